@@ -1,0 +1,1 @@
+//! Block-trace readers, statistics, conversion and replay (see docs/traces.md).
