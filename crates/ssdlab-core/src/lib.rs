@@ -5,10 +5,23 @@
 //! and never exits the process: every failure is an [`Error`] whose text names the file, line or
 //! key at fault.
 
+pub mod config;
+pub mod device;
 pub mod error;
+pub mod ftl;
+pub mod geometry;
+pub mod metrics;
+pub mod precondition;
 pub mod request;
+pub mod sim;
+pub mod timeline;
 pub mod trace;
 pub mod units;
+pub mod workload;
 
+pub use config::{load_config, parse_config, Config};
+pub use device::Device;
 pub use error::{Error, Result};
+pub use metrics::RunResult;
 pub use request::{Op, Request, RequestSource};
+pub use sim::{run_config, Simulation};

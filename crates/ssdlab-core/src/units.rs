@@ -12,7 +12,8 @@ use std::fmt;
 /// `KB`, `MB`, `GB`, `TB` (capital B after an SI prefix) are powers of 1000.
 pub fn parse_size(s: &str) -> Result<u64, String> {
     let t = s.trim();
-    let (num, suffix) = split_number(t).ok_or_else(|| format!("'{s}' is not a size (expected e.g. 4096, \"4KiB\", \"64GiB\")"))?;
+    let (num, suffix) =
+        split_number(t).ok_or_else(|| format!("'{s}' is not a size (expected e.g. 4096, \"4KiB\", \"64GiB\")"))?;
     let mult: u64 = match suffix.trim() {
         "" | "b" | "B" => 1,
         "k" | "K" | "KiB" | "kiB" | "Ki" | "KB_i" => 1 << 10,
@@ -23,7 +24,11 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
         "MB" => 1_000_000,
         "GB" => 1_000_000_000,
         "TB" => 1_000_000_000_000,
-        other => return Err(format!("'{s}': unknown size unit '{other}' (expected B, KiB, MiB, GiB, TiB, KB, MB, GB, TB, k, m, g)")),
+        other => {
+            return Err(format!(
+                "'{s}': unknown size unit '{other}' (expected B, KiB, MiB, GiB, TiB, KB, MB, GB, TB, k, m, g)"
+            ))
+        }
     };
     to_integer(num, mult).ok_or_else(|| format!("'{s}' is not a whole number of bytes"))
 }
@@ -31,14 +36,19 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
 /// Parse a duration into nanoseconds. A bare number means nanoseconds.
 pub fn parse_duration_ns(s: &str) -> Result<u64, String> {
     let t = s.trim();
-    let (num, suffix) = split_number(t).ok_or_else(|| format!("'{s}' is not a duration (expected e.g. \"75us\", \"3ms\", \"10s\")"))?;
+    let (num, suffix) =
+        split_number(t).ok_or_else(|| format!("'{s}' is not a duration (expected e.g. \"75us\", \"3ms\", \"10s\")"))?;
     let mult: u64 = match suffix.trim() {
         "" | "ns" => 1,
         "us" | "µs" => 1_000,
         "ms" => 1_000_000,
         "s" => 1_000_000_000,
         "m" | "min" => 60_000_000_000,
-        other => return Err(format!("'{s}': unknown time unit '{other}' (expected ns, us, ms, s, min)")),
+        other => {
+            return Err(format!(
+                "'{s}': unknown time unit '{other}' (expected ns, us, ms, s, min)"
+            ))
+        }
     };
     to_integer(num, mult).ok_or_else(|| format!("'{s}' is not a whole number of nanoseconds"))
 }
@@ -59,7 +69,11 @@ pub fn parse_rate(s: &str) -> Result<u64, String> {
         "KiB" => 1 << 10,
         "MiB" => 1 << 20,
         "GiB" => 1 << 30,
-        other => return Err(format!("'{s}': unknown rate unit '{other}/s' (expected B/s, KB/s, MB/s, GB/s, MiB/s, GiB/s, MT/s)")),
+        other => {
+            return Err(format!(
+                "'{s}': unknown rate unit '{other}/s' (expected B/s, KB/s, MB/s, GB/s, MiB/s, GiB/s, MT/s)"
+            ))
+        }
     };
     let v = to_integer(num, mult).ok_or_else(|| format!("'{s}' is not a whole number of bytes per second"))?;
     if v == 0 {
@@ -94,6 +108,14 @@ fn to_integer(num: f64, mult: u64) -> Option<u64> {
         return None;
     }
     Some(r as u64)
+}
+
+/// Derive an independent seed for stream `stream` of a run seed (SplitMix64 finaliser).
+pub fn mix_seed(seed: u64, stream: u64) -> u64 {
+    let mut z = seed ^ stream.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
 }
 
 /// Format bytes with a binary unit, e.g. `4KiB`, `1.5GiB`.
@@ -152,10 +174,15 @@ macro_rules! unit_type {
                         Ok($name(v))
                     }
                     fn visit_i64<E: de::Error>(self, v: i64) -> Result<$name, E> {
-                        u64::try_from(v).map($name).map_err(|_| E::custom(format!("{} must not be negative, got {v}", $what)))
+                        u64::try_from(v)
+                            .map($name)
+                            .map_err(|_| E::custom(format!("{} must not be negative, got {v}", $what)))
                     }
                     fn visit_f64<E: de::Error>(self, v: f64) -> Result<$name, E> {
-                        Err(E::custom(format!("{} must be an integer or a string with a unit, got {v}", $what)))
+                        Err(E::custom(format!(
+                            "{} must be an integer or a string with a unit, got {v}",
+                            $what
+                        )))
                     }
                     fn visit_str<E: de::Error>(self, v: &str) -> Result<$name, E> {
                         $parse(v).map($name).map_err(E::custom)
@@ -211,7 +238,12 @@ mod tests {
             assert_eq!(parse_size(&fmt_size(b)).unwrap(), b);
         }
         for ns in [75_000u64, 3_800_000, 56_500, 1_000_000_000, 17] {
-            assert_eq!(parse_duration_ns(&fmt_duration(ns)).unwrap(), ns, "{}", fmt_duration(ns));
+            assert_eq!(
+                parse_duration_ns(&fmt_duration(ns)).unwrap(),
+                ns,
+                "{}",
+                fmt_duration(ns)
+            );
         }
     }
 

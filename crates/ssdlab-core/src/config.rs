@@ -1,0 +1,504 @@
+//! Configuration: device presets and run files in TOML, with units (`"8KiB"`, `"75us"`).
+//!
+//! A run file has a `[device]` table (usually `preset = "NAME"` plus overrides), an optional
+//! `[precondition]` table and one or more `[[job]]` tables. Every table rejects unknown keys;
+//! every error names the file and the key (and, for syntax errors, the line).
+
+use crate::units::{Duration, Rate, Size};
+use crate::workload::job::JobConfig;
+use crate::{Error, Result};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// Built-in presets, embedded from `configs/` at build time.
+pub const PRESETS: &[(&str, &str)] = &[
+    ("tlc-nvme", include_str!("../../../configs/tlc-nvme.toml")),
+    ("mlc-sata", include_str!("../../../configs/mlc-sata.toml")),
+    ("cosmos-openssd", include_str!("../../../configs/cosmos-openssd.toml")),
+    ("qlc-nvme", include_str!("../../../configs/qlc-nvme.toml")),
+    ("slc-sata", include_str!("../../../configs/slc-sata.toml")),
+];
+
+/// The preset used by `ssdlab run` without arguments.
+pub const DEFAULT_PRESET: &str = "tlc-nvme";
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CellType {
+    Slc,
+    Mlc,
+    Tlc,
+    Qlc,
+}
+
+impl CellType {
+    pub fn bits(self) -> usize {
+        match self {
+            CellType::Slc => 1,
+            CellType::Mlc => 2,
+            CellType::Tlc => 3,
+            CellType::Qlc => 4,
+        }
+    }
+}
+
+/// One duration, or one per page type (LSB, CSB, MSB, TSB) for multi-level cells.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum PerPageType {
+    One(Duration),
+    PerType(Vec<Duration>),
+}
+
+impl PerPageType {
+    fn resolve(&self, bits: usize, file: &str, key: &str) -> Result<Vec<u64>> {
+        let v: Vec<u64> = match self {
+            PerPageType::One(d) => vec![d.0; bits],
+            PerPageType::PerType(v) => v.iter().map(|d| d.0).collect(),
+        };
+        if v.len() != bits {
+            return Err(Error::config(
+                file,
+                key,
+                format!("expected one duration or {bits} (one per page type), got {}", v.len()),
+            ));
+        }
+        if v.contains(&0) {
+            return Err(Error::config(file, key, "durations must be positive"));
+        }
+        Ok(v)
+    }
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GeometryConfig {
+    pub channels: u32,
+    /// Chips (ways) per channel.
+    pub ways: u32,
+    #[serde(default = "one")]
+    pub dies_per_chip: u32,
+    #[serde(default = "one")]
+    pub planes_per_die: u32,
+    pub blocks_per_plane: u32,
+    pub pages_per_block: u32,
+    pub page_size: Size,
+    /// Mapping unit of the FTL (sub-page mapping when smaller than the page).
+    #[serde(default = "default_unit")]
+    pub mapping_unit: Size,
+    /// Over-provisioning: (physical − logical) / logical. α = 1 + overprovisioning.
+    pub overprovisioning: f64,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NandConfig {
+    pub cell: CellType,
+    /// Array read time tR, one value or one per page type.
+    pub read: PerPageType,
+    /// Program time tPROG, one value or one per page type.
+    pub program: PerPageType,
+    /// Block erase time tBERS.
+    pub erase: Duration,
+    /// Channel (flash bus) transfer rate.
+    pub channel_rate: Rate,
+    /// Program/erase cycles before a block is retired.
+    pub endurance: u32,
+    /// Planes of a die work in parallel (multi-plane operation); otherwise the die is the unit.
+    #[serde(default = "yes")]
+    pub plane_parallel: bool,
+    /// Where the numbers come from.
+    #[serde(default)]
+    pub source: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Interface {
+    #[serde(rename = "sata3")]
+    Sata3,
+    #[serde(rename = "nvme-gen3x4")]
+    NvmeGen3x4,
+    #[serde(rename = "nvme-gen4x4")]
+    NvmeGen4x4,
+    #[serde(rename = "pcie-gen2x8")]
+    PcieGen2x8,
+}
+
+impl Interface {
+    /// Usable link bandwidth in bytes/s (after line encoding).
+    pub fn bandwidth(self) -> u64 {
+        match self {
+            Interface::Sata3 => 600_000_000,
+            Interface::NvmeGen3x4 => 3_938_000_000,
+            Interface::NvmeGen4x4 => 7_877_000_000,
+            Interface::PcieGen2x8 => 4_000_000_000,
+        }
+    }
+    pub fn full_duplex(self) -> bool {
+        !matches!(self, Interface::Sata3)
+    }
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostConfig {
+    pub interface: Interface,
+    /// Overrides the interface's bandwidth.
+    #[serde(default)]
+    pub bandwidth: Option<Rate>,
+    /// Link time taken by each command besides its data.
+    pub command_overhead: Duration,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Allocation {
+    RoundRobin,
+    LeastBusy,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FtlConfig {
+    #[serde(default = "default_alloc")]
+    pub allocation: Allocation,
+    /// Victim policy: greedy, fifo, random, cost-benefit, d-choices.
+    #[serde(default = "default_gc")]
+    pub gc_policy: String,
+    /// Sample size of the d-choices policy.
+    #[serde(default = "default_d")]
+    pub gc_d: u32,
+    /// Foreground GC runs while a plane has fewer free blocks than this.
+    #[serde(default = "default_gc_threshold")]
+    pub gc_threshold: u32,
+    /// Where GC survivors are written: "separate" (a GC frontier per plane, the default) or
+    /// "shared" (appended at the host write frontier, as the analytic WAF models assume).
+    #[serde(default = "default_frontier")]
+    pub gc_frontier: String,
+    /// Background GC runs on an idle plane with fewer free blocks than this (0 = off).
+    #[serde(default)]
+    pub bg_gc_threshold: u32,
+    /// How long a plane must be idle before background GC starts.
+    #[serde(default = "default_bg_idle")]
+    pub bg_gc_idle: Duration,
+    /// Static wear leveling: migrate cold data when max − min erase count exceeds this (0 = off).
+    #[serde(default)]
+    pub static_wl_threshold: u32,
+    /// DRAM write buffer (0 = write-through: a write completes when programmed).
+    #[serde(default)]
+    pub write_buffer: Size,
+}
+
+impl Default for FtlConfig {
+    fn default() -> Self {
+        toml::from_str("").expect("defaults")
+    }
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeviceConfig {
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    pub geometry: GeometryConfig,
+    pub nand: NandConfig,
+    pub host: HostConfig,
+    #[serde(default)]
+    pub ftl: FtlConfig,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum PreconditionMode {
+    /// A fresh device.
+    #[default]
+    None,
+    /// Sequential fill of `utilisation` × logical capacity.
+    Sequential,
+    /// Sequential fill, then uniform random overwrites until write amplification settles.
+    Steady,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PreconditionConfig {
+    #[serde(default)]
+    pub mode: PreconditionMode,
+    /// Share of the logical capacity that holds data (the rest stays trimmed).
+    #[serde(default = "one_f")]
+    pub utilisation: f64,
+    /// Cap on random overwrites in multiples of the data written by the fill.
+    #[serde(default = "default_max_overwrites")]
+    pub max_overwrites: f64,
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+}
+
+impl Default for PreconditionConfig {
+    fn default() -> Self {
+        toml::from_str("").expect("defaults")
+    }
+}
+
+/// A whole run: one device, its preconditioning, and the jobs that drive it.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    pub device: DeviceConfig,
+    #[serde(default)]
+    pub precondition: PreconditionConfig,
+    #[serde(default)]
+    pub job: Vec<JobConfig>,
+    /// Directory that relative paths in the config (traces) are resolved against.
+    #[serde(skip)]
+    pub base_dir: PathBuf,
+    /// Name of the file the config came from, for error messages.
+    #[serde(skip)]
+    pub file: String,
+}
+
+fn one() -> u32 {
+    1
+}
+fn one_f() -> f64 {
+    1.0
+}
+fn yes() -> bool {
+    true
+}
+fn default_unit() -> Size {
+    Size(4096)
+}
+fn default_alloc() -> Allocation {
+    Allocation::RoundRobin
+}
+fn default_gc() -> String {
+    "greedy".into()
+}
+fn default_frontier() -> String {
+    "separate".into()
+}
+fn default_d() -> u32 {
+    8
+}
+fn default_gc_threshold() -> u32 {
+    3
+}
+fn default_bg_idle() -> Duration {
+    Duration(1_000_000)
+}
+fn default_max_overwrites() -> f64 {
+    4.0
+}
+fn default_seed() -> u64 {
+    1
+}
+
+/// The text of a built-in preset.
+pub fn preset_text(name: &str) -> Option<&'static str> {
+    PRESETS.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
+}
+
+pub fn preset_names() -> Vec<&'static str> {
+    PRESETS.iter().map(|(n, _)| *n).collect()
+}
+
+/// Line (1-based) of a byte offset in a text.
+fn line_of(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].bytes().filter(|&b| b == b'\n').count() + 1
+}
+
+fn toml_error(file: &str, text: &str, e: &toml::de::Error) -> Error {
+    let msg = e.message().replace('\n', " ");
+    match e.span() {
+        Some(span) => Error::Config(format!("{file}:{}: {msg}", line_of(text, span.start))),
+        None => Error::Config(format!("{file}: {msg}")),
+    }
+}
+
+/// Merge `over` into `base` (tables recursively; other values replace).
+fn merge(base: &mut toml::Table, over: toml::Table) {
+    for (k, v) in over {
+        match (base.get_mut(&k), v) {
+            (Some(toml::Value::Table(b)), toml::Value::Table(o)) => merge(b, o),
+            (_, v) => {
+                base.insert(k, v);
+            }
+        }
+    }
+}
+
+/// Parse a run config from text. `file` names it in errors; `base_dir` resolves relative paths.
+pub fn parse_config(text: &str, file: &str, base_dir: &Path) -> Result<Config> {
+    let mut table: toml::Table = toml::from_str(text).map_err(|e| toml_error(file, text, &e))?;
+    // `[device] preset = "NAME"` (or a bare top-level `preset`) pulls in a built-in device.
+    let preset = match table.get_mut("device") {
+        Some(toml::Value::Table(d)) => d.remove("preset"),
+        Some(_) => return Err(Error::config(file, "device", "expected a table")),
+        None => None,
+    };
+    if let Some(p) = preset {
+        let name = p
+            .as_str()
+            .ok_or_else(|| Error::config(file, "device.preset", "expected a preset name (string)"))?
+            .to_string();
+        let ptext = preset_text(&name).ok_or_else(|| {
+            Error::config(
+                file,
+                "device.preset",
+                format!("unknown preset '{name}' (known: {})", preset_names().join(", ")),
+            )
+        })?;
+        let mut pt: toml::Table =
+            toml::from_str(ptext).map_err(|e| toml_error(&format!("preset {name}"), ptext, &e))?;
+        let pdev = match pt.remove("device") {
+            Some(toml::Value::Table(t)) => t,
+            _ => return Err(Error::Config(format!("preset {name}: no [device] table"))),
+        };
+        let mut dev = pdev;
+        if let Some(toml::Value::Table(user)) = table.remove("device") {
+            merge(&mut dev, user);
+        }
+        table.insert("device".into(), toml::Value::Table(dev));
+        // A preset's jobs and preconditioning apply only when the run file gives none.
+        for key in ["job", "precondition"] {
+            if !table.contains_key(key) {
+                if let Some(v) = pt.remove(key) {
+                    table.insert(key.into(), v);
+                }
+            }
+        }
+    }
+    let mut cfg: Config = Config::deserialize(toml::Value::Table(table)).map_err(|e| {
+        // Errors from a re-serialised table carry no span: the message names the key.
+        Error::Config(format!("{file}: {}", e.message().replace('\n', " ")))
+    })?;
+    cfg.file = file.to_string();
+    cfg.base_dir = base_dir.to_path_buf();
+    cfg.validate()?;
+    Ok(cfg)
+}
+
+/// Load a run config from a file, or a preset by name.
+pub fn load_config(path_or_preset: &str) -> Result<Config> {
+    let p = Path::new(path_or_preset);
+    if !p.exists() {
+        if let Some(t) = preset_text(path_or_preset) {
+            return parse_config(t, &format!("preset {path_or_preset}"), Path::new("."));
+        }
+    }
+    let text = std::fs::read_to_string(p).map_err(|e| Error::io(path_or_preset, e))?;
+    let base = p.parent().map(Path::to_path_buf).unwrap_or_default();
+    parse_config(&text, path_or_preset, &base)
+}
+
+/// The default run: the default preset with its built-in job.
+pub fn default_config() -> Config {
+    load_config(DEFAULT_PRESET).expect("the default preset is valid")
+}
+
+impl Config {
+    pub fn validate(&self) -> Result<()> {
+        let f = self.file.as_str();
+        let geo = crate::geometry::Geometry::from_config(&self.device, f)?;
+        self.device.validate(f)?;
+        let p = &self.precondition;
+        if !(0.0..=1.0).contains(&p.utilisation) {
+            return Err(Error::config(
+                f,
+                "precondition.utilisation",
+                format!("expected a share between 0 and 1, got {}", p.utilisation),
+            ));
+        }
+        if !(p.max_overwrites >= 0.0 && p.max_overwrites <= 1000.0) {
+            return Err(Error::config(
+                f,
+                "precondition.max_overwrites",
+                "expected a number between 0 and 1000",
+            ));
+        }
+        for (i, j) in self.job.iter().enumerate() {
+            j.validate(f, &format!("job[{i}]"), geo.logical_bytes())?;
+        }
+        Ok(())
+    }
+}
+
+impl DeviceConfig {
+    pub fn validate(&self, f: &str) -> Result<()> {
+        let n = &self.nand;
+        let bits = n.cell.bits();
+        n.read.resolve(bits, f, "device.nand.read")?;
+        n.program.resolve(bits, f, "device.nand.program")?;
+        if n.erase.0 == 0 {
+            return Err(Error::config(f, "device.nand.erase", "must be positive"));
+        }
+        if n.endurance == 0 {
+            return Err(Error::config(
+                f,
+                "device.nand.endurance",
+                "must be at least 1 P/E cycle",
+            ));
+        }
+        if let Some(Rate(0)) = self.host.bandwidth {
+            return Err(Error::config(f, "device.host.bandwidth", "must be positive"));
+        }
+        let t = &self.ftl;
+        crate::ftl::gc::check_policy_name(&t.gc_policy).map_err(|m| Error::config(f, "device.ftl.gc_policy", m))?;
+        if t.gc_frontier != "separate" && t.gc_frontier != "shared" {
+            return Err(Error::config(
+                f,
+                "device.ftl.gc_frontier",
+                format!("expected \"separate\" or \"shared\", got \"{}\"", t.gc_frontier),
+            ));
+        }
+        if t.gc_d == 0 {
+            return Err(Error::config(f, "device.ftl.gc_d", "must be at least 1"));
+        }
+        if t.gc_threshold < 2 {
+            return Err(Error::config(
+                f,
+                "device.ftl.gc_threshold",
+                "must be at least 2 free blocks (one is the GC destination)",
+            ));
+        }
+        if t.bg_gc_threshold != 0 && t.bg_gc_threshold <= t.gc_threshold {
+            return Err(Error::config(
+                f,
+                "device.ftl.bg_gc_threshold",
+                "must be 0 (off) or above gc_threshold",
+            ));
+        }
+        if self.geometry.blocks_per_plane <= t.gc_threshold.max(t.bg_gc_threshold) + 2 {
+            return Err(Error::config(
+                f,
+                "device.geometry.blocks_per_plane",
+                "too few blocks per plane for the GC thresholds",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Read times per page type (ns).
+    pub fn read_ns(&self) -> Vec<u64> {
+        self.nand
+            .read
+            .resolve(self.nand.cell.bits(), "", "")
+            .unwrap_or_default()
+    }
+    /// Program times per page type (ns).
+    pub fn program_ns(&self) -> Vec<u64> {
+        self.nand
+            .program
+            .resolve(self.nand.cell.bits(), "", "")
+            .unwrap_or_default()
+    }
+    pub fn link_bandwidth(&self) -> u64 {
+        self.host
+            .bandwidth
+            .map(|r| r.0)
+            .unwrap_or_else(|| self.host.interface.bandwidth())
+    }
+}

@@ -1,0 +1,638 @@
+//! Page-level FTL state: logical→physical map (L2P), its reverse (P2L), the valid bitmap,
+//! per-block metadata, per-plane allocation frontiers and free pools, garbage collection and
+//! wear leveling. This layer knows no time: it reports the flash work GC causes as
+//! [`GcWork`] records that the device layer books on its timelines.
+//!
+//! Memory: 4 bytes per logical unit (L2P) + 4 bytes + 1 bit per physical unit (P2L, bitmap)
+//! + about 30 bytes per block, i.e. under 9 bytes per physical unit at α ≥ 1.07.
+
+pub mod gc;
+
+use crate::geometry::Geometry;
+use crate::{Error, Result};
+use gc::{VictimCtx, VictimPolicy};
+use rand::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+use serde::Serialize;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// "No unit" in the maps.
+pub const NONE: u32 = u32::MAX;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum BlockState {
+    Free,
+    Open,
+    Full,
+    Retired,
+}
+
+/// Static parameters of the FTL.
+#[derive(Clone, Debug)]
+pub struct FtlParams {
+    pub gc_policy: String,
+    pub gc_d: u32,
+    pub gc_threshold: u32,
+    pub endurance: u32,
+    pub static_wl_threshold: u32,
+    /// GC survivors go to the host write frontier (true) or to a GC frontier of their own.
+    pub gc_shared_frontier: bool,
+    /// Array read / program time per page type, and erase time (ns), to price GC work.
+    pub read_ns: Vec<u64>,
+    pub program_ns: Vec<u64>,
+    pub erase_ns: u64,
+    pub seed: u64,
+}
+
+/// Flash work caused by one garbage collection (or wear-leveling migration) in a plane.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GcWork {
+    pub plane: usize,
+    /// Array time: page reads + page programs (copyback within the plane) + erase.
+    pub busy_ns: u64,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct FtlStats {
+    pub host_units_written: u64,
+    pub host_pages_programmed: u64,
+    /// Unused slots of pages programmed partially filled (write-through sub-page writes).
+    pub padded_units: u64,
+    pub gc_runs: u64,
+    pub gc_units_copied: u64,
+    pub gc_pages_read: u64,
+    pub gc_pages_programmed: u64,
+    pub wl_migrations: u64,
+    pub wl_units_copied: u64,
+    pub erases: u64,
+    pub retired_blocks: u64,
+    pub trimmed_units: u64,
+    /// Histogram of valid units in GC victims, index = valid count.
+    pub victim_valid_hist: Vec<u64>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Frontier {
+    block: u32,
+    /// Next free unit offset within the block.
+    next: u32,
+}
+
+const NO_FRONTIER: Frontier = Frontier { block: NONE, next: 0 };
+
+struct PlaneState {
+    free: BinaryHeap<Reverse<(u32, u32)>>,
+    host: Frontier,
+    gc: Frontier,
+}
+
+/// A page that became complete and must be programmed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PageDone {
+    /// First physical unit of the page.
+    pub first_unit: u32,
+}
+
+pub struct Ftl {
+    pub geo: Geometry,
+    l2p: Vec<u32>,
+    p2l: Vec<u32>,
+    bits: Vec<u64>,
+    valid: Vec<u32>,
+    erase: Vec<u32>,
+    state: Vec<BlockState>,
+    stamp: Vec<u64>,
+    planes: Vec<PlaneState>,
+    policy: Box<dyn VictimPolicy>,
+    rng: Xoshiro256PlusPlus,
+    params: FtlParams,
+    clock: u64,
+    max_erase: u32,
+    erases_since_wl: u64,
+    wl_interval: u64,
+    pub stats: FtlStats,
+    /// GC work not yet booked by the device layer.
+    pub gc_work: Vec<GcWork>,
+}
+
+impl Ftl {
+    pub fn new(geo: Geometry, params: FtlParams) -> Result<Ftl> {
+        let upb = geo.units_per_block as u32;
+        let policy = gc::make_policy(&params.gc_policy, geo.planes, geo.blocks, upb, params.gc_d)
+            .ok_or_else(|| Error::Invalid(format!("unknown GC policy '{}'", params.gc_policy)))?;
+        let planes = (0..geo.planes)
+            .map(|p| {
+                let base = (p * geo.blocks_per_plane) as u32;
+                PlaneState {
+                    free: (0..geo.blocks_per_plane as u32)
+                        .map(|b| Reverse((0, base + b)))
+                        .collect(),
+                    host: NO_FRONTIER,
+                    gc: NO_FRONTIER,
+                }
+            })
+            .collect();
+        let wl_interval = (geo.blocks as u64 / 4).clamp(64, 1 << 16);
+        Ok(Ftl {
+            l2p: vec![NONE; geo.logical_units as usize],
+            p2l: vec![NONE; geo.physical_units as usize],
+            bits: vec![0; (geo.physical_units as usize).div_ceil(64)],
+            valid: vec![0; geo.blocks],
+            erase: vec![0; geo.blocks],
+            state: vec![BlockState::Free; geo.blocks],
+            stamp: vec![0; geo.blocks],
+            planes,
+            policy,
+            rng: Xoshiro256PlusPlus::seed_from_u64(params.seed ^ 0x5eed_6c),
+            stats: FtlStats {
+                victim_valid_hist: vec![0; geo.units_per_block + 1],
+                ..Default::default()
+            },
+            params,
+            clock: 0,
+            max_erase: 0,
+            erases_since_wl: 0,
+            wl_interval,
+            geo,
+            gc_work: Vec::new(),
+        })
+    }
+
+    pub fn policy_name(&self) -> &'static str {
+        self.policy.name()
+    }
+
+    /// Physical unit of a logical unit, or [`NONE`].
+    #[inline]
+    pub fn lookup(&self, lpn: u64) -> u32 {
+        self.l2p[lpn as usize]
+    }
+
+    /// Hint the memory system that `lpn`'s map entry will be needed soon.
+    #[inline]
+    pub fn prefetch(&self, lpn: u64) {
+        #[cfg(target_arch = "x86_64")]
+        unsafe {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            if let Some(p) = self.l2p.get(lpn as usize) {
+                _mm_prefetch(p as *const u32 as *const i8, _MM_HINT_T0);
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = lpn;
+    }
+
+    pub fn free_blocks(&self, plane: usize) -> usize {
+        self.planes[plane].free.len()
+    }
+    pub fn total_free_blocks(&self) -> usize {
+        self.planes.iter().map(|p| p.free.len()).sum()
+    }
+
+    /// True when `pun` lies in the partially filled page at the host frontier of its plane
+    /// (data still in the controller's buffer).
+    #[inline]
+    pub fn in_open_page(&self, pun: u32) -> bool {
+        let upb = self.geo.units_per_block as u32;
+        let upp = self.geo.units_per_page as u32;
+        let block = pun / upb;
+        let f = self.planes[self.geo.plane_of_block(block as usize)].host;
+        f.block == block && f.next % upp != 0 && (pun % upb) / upp == f.next / upp
+    }
+
+    /// Units filled in the current page of a plane's host frontier.
+    pub fn open_page_fill(&self, plane: usize) -> usize {
+        let f = self.planes[plane].host;
+        if f.block == NONE {
+            0
+        } else {
+            (f.next as usize) % self.geo.units_per_page
+        }
+    }
+
+    #[inline]
+    fn bit(&self, pun: u32) -> bool {
+        self.bits[(pun >> 6) as usize] >> (pun & 63) & 1 == 1
+    }
+
+    /// Drop the mapping of a physical unit (it no longer holds live data).
+    #[inline]
+    fn invalidate(&mut self, pun: u32) {
+        self.bits[(pun >> 6) as usize] &= !(1u64 << (pun & 63));
+        self.p2l[pun as usize] = NONE;
+        let b = pun as usize / self.geo.units_per_block;
+        let old = self.valid[b];
+        self.valid[b] = old - 1;
+        if self.state[b] == BlockState::Full {
+            self.policy.invalidate(self.geo.plane_of_block(b), b as u32, old);
+        }
+    }
+
+    #[inline]
+    fn map(&mut self, lpn: u32, pun: u32) {
+        self.l2p[lpn as usize] = pun;
+        self.p2l[pun as usize] = lpn;
+        self.bits[(pun >> 6) as usize] |= 1u64 << (pun & 63);
+        self.valid[pun as usize / self.geo.units_per_block] += 1;
+    }
+
+    /// TRIM one logical unit.
+    pub fn trim(&mut self, lpn: u64) {
+        let old = self.l2p[lpn as usize];
+        if old != NONE {
+            self.invalidate(old);
+            self.l2p[lpn as usize] = NONE;
+            self.stats.trimmed_units += 1;
+        }
+    }
+
+    fn close_block(&mut self, plane: usize, block: u32) {
+        self.clock += 1;
+        self.state[block as usize] = BlockState::Full;
+        self.stamp[block as usize] = self.clock;
+        self.policy.insert(plane, block, self.valid[block as usize]);
+    }
+
+    fn take_free(&mut self, plane: usize) -> Result<u32> {
+        let Reverse((_, b)) = self.planes[plane].free.pop().ok_or_else(|| {
+            Error::Invalid(format!(
+                "plane {plane} ran out of free blocks (device worn out or over-full)"
+            ))
+        })?;
+        self.state[b as usize] = BlockState::Open;
+        Ok(b)
+    }
+
+    /// Append one logical unit at the host frontier of `plane`, running foreground GC when
+    /// the plane's free pool is low. Returns the page when this unit completed it.
+    #[inline]
+    pub fn append_host(&mut self, plane: usize, lpn: u64) -> Result<Option<PageDone>> {
+        let upb = self.geo.units_per_block as u32;
+        let mut f = self.planes[plane].host;
+        if f.block == NONE || f.next == upb {
+            f = self.new_host_block(plane, f)?;
+        }
+        let pun = f.block * upb + f.next;
+        let old = self.l2p[lpn as usize];
+        if old != NONE {
+            self.invalidate(old);
+        }
+        self.map(lpn as u32, pun);
+        f.next += 1;
+        self.planes[plane].host = f;
+        self.stats.host_units_written += 1;
+        if f.next % self.geo.units_per_page as u32 == 0 {
+            self.stats.host_pages_programmed += 1;
+            Ok(Some(PageDone {
+                first_unit: pun + 1 - self.geo.units_per_page as u32,
+            }))
+        } else {
+            Ok(None)
+        }
+    }
+
+    #[cold]
+    fn new_host_block(&mut self, plane: usize, f: Frontier) -> Result<Frontier> {
+        if f.block != NONE {
+            self.close_block(plane, f.block);
+            self.planes[plane].host = NO_FRONTIER;
+        }
+        let mut guard = 0;
+        while self.planes[plane].free.len() < self.params.gc_threshold as usize {
+            self.collect(plane, None)?;
+            guard += 1;
+            if guard > 4 * self.geo.blocks_per_plane + 16 {
+                return Err(Error::Invalid(format!(
+                    "garbage collection in plane {plane} makes no progress"
+                )));
+            }
+        }
+        // With a shared frontier, GC may have opened (and page-aligned) a host block already.
+        let cur = self.planes[plane].host;
+        if cur.block != NONE && cur.next < self.geo.units_per_block as u32 {
+            return Ok(cur);
+        }
+        if cur.block != NONE {
+            self.close_block(plane, cur.block);
+        }
+        let b = self.take_free(plane)?;
+        let nf = Frontier { block: b, next: 0 };
+        self.planes[plane].host = nf;
+        self.maybe_wear_level()?;
+        Ok(self.planes[plane].host)
+    }
+
+    /// Close the partially filled host page of `plane` (write-through of a sub-page write).
+    /// Returns the page if one was open.
+    pub fn pad_host(&mut self, plane: usize) -> Option<PageDone> {
+        let upp = self.geo.units_per_page as u32;
+        let f = &mut self.planes[plane].host;
+        let fill = f.next % upp;
+        if f.block == NONE || fill == 0 {
+            return None;
+        }
+        let pad = upp - fill;
+        f.next += pad;
+        let first = f.block * self.geo.units_per_block as u32 + f.next - upp;
+        self.stats.padded_units += pad as u64;
+        self.stats.host_pages_programmed += 1;
+        Some(PageDone { first_unit: first })
+    }
+
+    /// Run one garbage collection in `plane` (background or foreground). Returns false when
+    /// the plane has no candidate.
+    pub fn gc_once(&mut self, plane: usize) -> Result<bool> {
+        if self.policy.len(plane) == 0 {
+            return Ok(false);
+        }
+        self.collect(plane, None)?;
+        Ok(true)
+    }
+
+    /// Reclaim a block: the policy's victim, or `forced` (wear leveling). Copies valid units to
+    /// the plane's GC frontier and erases the block.
+    fn collect(&mut self, plane: usize, forced: Option<u32>) -> Result<()> {
+        let upb = self.geo.units_per_block as u32;
+        let upp = self.geo.units_per_page as u32;
+        let victim = match forced {
+            Some(b) => {
+                self.policy.remove(plane, b, self.valid[b as usize]);
+                b
+            }
+            None => {
+                let ctx = VictimCtx {
+                    valid: &self.valid,
+                    stamp: &self.stamp,
+                    now: self.clock,
+                    units_per_block: upb,
+                };
+                self.policy.select(plane, &ctx, &mut self.rng).ok_or_else(|| {
+                    Error::Invalid(format!("plane {plane}: no block to garbage-collect (device over-full)"))
+                })?
+            }
+        };
+        let v = self.valid[victim as usize];
+        if forced.is_none() {
+            self.stats.gc_runs += 1;
+            self.stats.victim_valid_hist[v as usize] += 1;
+        }
+        self.stamp[victim as usize] = 0;
+        // No longer a candidate: its invalidations must not reach the policy.
+        self.state[victim as usize] = BlockState::Open;
+        let mut busy = 0u64;
+        let bits_n = self.params.read_ns.len();
+        let base = victim * upb;
+        let mut copied = 0u64;
+        let mut last_page = u32::MAX;
+        let mut off = 0u32;
+        while off < upb && self.valid[victim as usize] > 0 {
+            let pun = base + off;
+            // Skip whole empty 64-unit words of the bitmap.
+            if pun & 63 == 0 && off + 64 <= upb && self.bits[(pun >> 6) as usize] == 0 {
+                off += 64;
+                continue;
+            }
+            if self.bit(pun) {
+                let page = off / upp;
+                if page != last_page {
+                    last_page = page;
+                    self.stats.gc_pages_read += 1;
+                    busy += self.params.read_ns[page as usize % bits_n];
+                }
+                let lpn = self.p2l[pun as usize];
+                let mut g = self.gc_frontier(plane);
+                if g.block == NONE || g.next == upb {
+                    if g.block != NONE {
+                        self.close_block(plane, g.block);
+                    }
+                    g = Frontier {
+                        block: self.take_free(plane)?,
+                        next: 0,
+                    };
+                }
+                let dst = g.block * upb + g.next;
+                g.next += 1;
+                self.set_gc_frontier(plane, g);
+                self.invalidate(pun);
+                self.map(lpn, dst);
+                copied += 1;
+                if g.next % upp == 0 {
+                    self.stats.gc_pages_programmed += 1;
+                    busy += self.params.program_ns[(g.next / upp - 1) as usize % bits_n];
+                }
+            }
+            off += 1;
+        }
+        if self.params.gc_shared_frontier {
+            // Keep the host frontier page-aligned: pad the page GC left partly filled.
+            let mut g = self.planes[plane].host;
+            let fill = g.next % upp;
+            if g.block != NONE && fill != 0 {
+                g.next += upp - fill;
+                self.stats.padded_units += (upp - fill) as u64;
+                self.stats.gc_pages_programmed += 1;
+                busy += self.params.program_ns[(g.next / upp - 1) as usize % bits_n];
+                self.planes[plane].host = g;
+            }
+        }
+        if forced.is_some() {
+            self.stats.wl_units_copied += copied;
+        } else {
+            self.stats.gc_units_copied += copied;
+        }
+        busy += self.params.erase_ns;
+        self.erase_block(plane, victim);
+        self.gc_work.push(GcWork { plane, busy_ns: busy });
+        Ok(())
+    }
+
+    #[inline]
+    fn gc_frontier(&self, plane: usize) -> Frontier {
+        if self.params.gc_shared_frontier {
+            self.planes[plane].host
+        } else {
+            self.planes[plane].gc
+        }
+    }
+
+    #[inline]
+    fn set_gc_frontier(&mut self, plane: usize, f: Frontier) {
+        if self.params.gc_shared_frontier {
+            self.planes[plane].host = f;
+        } else {
+            self.planes[plane].gc = f;
+        }
+    }
+
+    fn erase_block(&mut self, plane: usize, b: u32) {
+        debug_assert_eq!(self.valid[b as usize], 0);
+        self.stats.erases += 1;
+        self.erases_since_wl += 1;
+        let e = self.erase[b as usize] + 1;
+        self.erase[b as usize] = e;
+        self.max_erase = self.max_erase.max(e);
+        if e >= self.params.endurance {
+            self.state[b as usize] = BlockState::Retired;
+            self.stats.retired_blocks += 1;
+        } else {
+            self.state[b as usize] = BlockState::Free;
+            self.planes[plane].free.push(Reverse((e, b)));
+        }
+    }
+
+    /// Static wear leveling: every so many erases, if the erase-count spread exceeds the
+    /// threshold, migrate the data of the least-erased full block (cold data) so that block
+    /// returns to the free pool.
+    fn maybe_wear_level(&mut self) -> Result<()> {
+        if self.params.static_wl_threshold == 0 || self.erases_since_wl < self.wl_interval {
+            return Ok(());
+        }
+        self.erases_since_wl = 0;
+        let mut coldest: Option<(u32, usize)> = None;
+        for b in 0..self.geo.blocks {
+            if self.state[b] == BlockState::Full && coldest.map_or(true, |(e, _)| self.erase[b] < e) {
+                coldest = Some((self.erase[b], b));
+            }
+        }
+        if let Some((e, b)) = coldest {
+            if self.max_erase - e > self.params.static_wl_threshold {
+                let plane = self.geo.plane_of_block(b);
+                self.collect(plane, Some(b as u32))?;
+                self.stats.wl_migrations += 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// Erase counts summary: (min, mean, max) over blocks not retired, and a histogram in
+    /// `buckets` equal-width buckets from 0 to max.
+    pub fn erase_summary(&self) -> (u32, f64, u32, Vec<u64>) {
+        let mut min = u32::MAX;
+        let mut max = 0;
+        let mut sum = 0u64;
+        for &e in &self.erase {
+            min = min.min(e);
+            max = max.max(e);
+            sum += e as u64;
+        }
+        let buckets = 16usize;
+        let width = (max as usize / buckets) + 1;
+        let mut hist = vec![0u64; buckets];
+        for &e in &self.erase {
+            hist[(e as usize / width).min(buckets - 1)] += 1;
+        }
+        (min, sum as f64 / self.erase.len() as f64, max, hist)
+    }
+
+    pub fn erase_count(&self, block: usize) -> u32 {
+        self.erase[block]
+    }
+
+    /// Valid units in the whole device.
+    pub fn valid_units(&self) -> u64 {
+        self.valid.iter().map(|&v| v as u64).sum()
+    }
+
+    /// Check every invariant of the FTL state. Costs a full scan.
+    pub fn check_invariants(&self) -> std::result::Result<(), String> {
+        let g = &self.geo;
+        let mut mapped = 0u64;
+        for (lpn, &pun) in self.l2p.iter().enumerate() {
+            if pun == NONE {
+                continue;
+            }
+            mapped += 1;
+            if pun as u64 >= g.physical_units {
+                return Err(format!("L2P[{lpn}] = {pun} out of range"));
+            }
+            if self.p2l[pun as usize] != lpn as u32 {
+                return Err(format!(
+                    "L2P[{lpn}] = {pun} but P2L[{pun}] = {}",
+                    self.p2l[pun as usize]
+                ));
+            }
+            if !self.bit(pun) {
+                return Err(format!("L2P[{lpn}] = {pun} but its valid bit is clear"));
+            }
+        }
+        let mut valid_bits = 0u64;
+        for b in 0..g.blocks {
+            let mut cnt = 0u32;
+            for off in 0..g.units_per_block as u32 {
+                let pun = (b * g.units_per_block) as u32 + off;
+                let p = self.p2l[pun as usize];
+                if self.bit(pun) {
+                    cnt += 1;
+                    if p == NONE || self.l2p[p as usize] != pun {
+                        return Err(format!(
+                            "unit {pun} is marked valid but its logical unit does not map back"
+                        ));
+                    }
+                } else if p != NONE {
+                    return Err(format!("unit {pun} is invalid but P2L still names logical unit {p}"));
+                }
+            }
+            if cnt != self.valid[b] {
+                return Err(format!("block {b}: valid count {} but bitmap has {cnt}", self.valid[b]));
+            }
+            valid_bits += cnt as u64;
+            match self.state[b] {
+                BlockState::Free | BlockState::Retired if cnt != 0 => {
+                    return Err(format!("block {b} is {:?} but holds {cnt} valid units", self.state[b]))
+                }
+                _ => {}
+            }
+        }
+        if valid_bits != mapped {
+            return Err(format!(
+                "{mapped} mapped logical units but {valid_bits} valid physical units"
+            ));
+        }
+        let (mut free, mut open, mut full, mut retired) = (0usize, 0usize, 0usize, 0usize);
+        for s in &self.state {
+            match s {
+                BlockState::Free => free += 1,
+                BlockState::Open => open += 1,
+                BlockState::Full => full += 1,
+                BlockState::Retired => retired += 1,
+            }
+        }
+        if free + open + full + retired != g.blocks {
+            return Err(format!(
+                "free {free} + open {open} + full {full} + retired {retired} != {} blocks",
+                g.blocks
+            ));
+        }
+        let pooled: usize = self.planes.iter().map(|p| p.free.len()).sum();
+        if pooled != free {
+            return Err(format!("{free} blocks are free but the free pools hold {pooled}"));
+        }
+        let frontiers: usize = self
+            .planes
+            .iter()
+            .map(|p| (p.host.block != NONE) as usize + (p.gc.block != NONE) as usize)
+            .sum();
+        if frontiers != open {
+            return Err(format!("{open} blocks are open but {frontiers} frontiers exist"));
+        }
+        let candidates: usize = (0..g.planes).map(|p| self.policy.len(p)).sum();
+        if candidates != full {
+            return Err(format!("{full} full blocks but the GC policy indexes {candidates}"));
+        }
+        for (p, ps) in self.planes.iter().enumerate() {
+            for Reverse((e, b)) in ps.free.iter() {
+                if self.geo.plane_of_block(*b as usize) != p || self.state[*b as usize] != BlockState::Free {
+                    return Err(format!(
+                        "free pool of plane {p} holds block {b} in the wrong state or plane"
+                    ));
+                }
+                if *e != self.erase[*b as usize] {
+                    return Err(format!("free pool key of block {b} is stale"));
+                }
+            }
+        }
+        Ok(())
+    }
+}

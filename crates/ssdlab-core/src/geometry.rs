@@ -1,0 +1,167 @@
+//! Flash geometry and addressing.
+//!
+//! Planes are numbered so that consecutive plane numbers spread over channels first, then
+//! ways, dies and planes within a die: plane `s` sits on channel `s % channels` and die
+//! `s % dies`. Round-robin allocation over plane numbers therefore stripes over channels.
+//! A physical unit number (PUN, `u32`) is `(block * pages_per_block + page) * units_per_page + slot`
+//! with global block number `plane * blocks_per_plane + block_in_plane`.
+
+use crate::config::DeviceConfig;
+use crate::{Error, Result};
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Geometry {
+    pub channels: usize,
+    pub ways: usize,
+    pub dies_per_chip: usize,
+    pub planes_per_die: usize,
+    /// Dies in the device (channels × ways × dies per chip).
+    pub dies: usize,
+    /// Planes in the device.
+    pub planes: usize,
+    pub blocks_per_plane: usize,
+    pub pages_per_block: usize,
+    pub page_size: u64,
+    /// Mapping unit in bytes.
+    pub unit_size: u64,
+    pub units_per_page: usize,
+    pub units_per_block: usize,
+    /// Blocks in the device.
+    pub blocks: usize,
+    pub physical_units: u64,
+    pub logical_units: u64,
+}
+
+/// Largest number of physical units: unit numbers are `u32` with `u32::MAX` reserved.
+pub const MAX_UNITS: u64 = u32::MAX as u64 - 1;
+
+impl Geometry {
+    pub fn from_config(d: &DeviceConfig, file: &str) -> Result<Geometry> {
+        let g = &d.geometry;
+        let k = |key: &str| format!("device.geometry.{key}");
+        for (key, v) in [
+            ("channels", g.channels),
+            ("ways", g.ways),
+            ("dies_per_chip", g.dies_per_chip),
+            ("planes_per_die", g.planes_per_die),
+            ("blocks_per_plane", g.blocks_per_plane),
+            ("pages_per_block", g.pages_per_block),
+        ] {
+            if v == 0 {
+                return Err(Error::config(file, &k(key), "must be at least 1"));
+            }
+        }
+        if g.pages_per_block > 65536 {
+            return Err(Error::config(
+                file,
+                &k("pages_per_block"),
+                "at most 65536 pages per block",
+            ));
+        }
+        let page = g.page_size.0;
+        let unit = g.mapping_unit.0;
+        if page < 512 || page % 512 != 0 {
+            return Err(Error::config(
+                file,
+                &k("page_size"),
+                format!("expected a multiple of 512 bytes, got {page}"),
+            ));
+        }
+        if unit < 512 || unit % 512 != 0 || page % unit != 0 {
+            return Err(Error::config(
+                file,
+                &k("mapping_unit"),
+                format!("expected a multiple of 512 bytes that divides the page size ({page}), got {unit}"),
+            ));
+        }
+        let op = g.overprovisioning;
+        if !(op > 0.0 && op <= 4.0) {
+            return Err(Error::config(
+                file,
+                &k("overprovisioning"),
+                format!("expected a share above 0 and at most 4 (e.g. 0.07), got {op}"),
+            ));
+        }
+        let units_per_page = (page / unit) as usize;
+        if units_per_page > 64 {
+            return Err(Error::config(
+                file,
+                &k("mapping_unit"),
+                "at most 64 mapping units per page",
+            ));
+        }
+        let dies = (g.channels as u64) * (g.ways as u64) * (g.dies_per_chip as u64);
+        let planes = dies * g.planes_per_die as u64;
+        let blocks = planes * g.blocks_per_plane as u64;
+        let units_per_block = g.pages_per_block as u64 * units_per_page as u64;
+        let physical_units = blocks.checked_mul(units_per_block).unwrap_or(u64::MAX);
+        if physical_units > MAX_UNITS {
+            return Err(Error::config(
+                file,
+                "device.geometry",
+                format!("{physical_units} mapping units do not fit 32-bit unit numbers (at most {MAX_UNITS}); use a larger mapping_unit or fewer blocks"),
+            ));
+        }
+        if planes > 1 << 20 {
+            return Err(Error::config(file, "device.geometry", "at most 2^20 planes"));
+        }
+        let logical_units = (physical_units as f64 / (1.0 + op)).floor() as u64;
+        if logical_units == 0 {
+            return Err(Error::config(file, "device.geometry", "no logical capacity"));
+        }
+        Ok(Geometry {
+            channels: g.channels as usize,
+            ways: g.ways as usize,
+            dies_per_chip: g.dies_per_chip as usize,
+            planes_per_die: g.planes_per_die as usize,
+            dies: dies as usize,
+            planes: planes as usize,
+            blocks_per_plane: g.blocks_per_plane as usize,
+            pages_per_block: g.pages_per_block as usize,
+            page_size: page,
+            unit_size: unit,
+            units_per_page,
+            units_per_block: units_per_block as usize,
+            blocks: blocks as usize,
+            physical_units,
+            logical_units,
+        })
+    }
+
+    pub fn logical_bytes(&self) -> u64 {
+        self.logical_units * self.unit_size
+    }
+    pub fn physical_bytes(&self) -> u64 {
+        self.physical_units * self.unit_size
+    }
+    /// α = physical / logical.
+    pub fn alpha(&self) -> f64 {
+        self.physical_units as f64 / self.logical_units as f64
+    }
+    #[inline]
+    pub fn plane_of_block(&self, block: usize) -> usize {
+        block / self.blocks_per_plane
+    }
+    #[inline]
+    pub fn block_of_unit(&self, pun: u32) -> usize {
+        pun as usize / self.units_per_block
+    }
+    #[inline]
+    pub fn channel_of_plane(&self, plane: usize) -> usize {
+        plane % self.channels
+    }
+    #[inline]
+    pub fn die_of_plane(&self, plane: usize) -> usize {
+        plane % self.dies
+    }
+    /// Page index within its block of a physical unit.
+    #[inline]
+    pub fn page_in_block(&self, pun: u32) -> usize {
+        (pun as usize % self.units_per_block) / self.units_per_page
+    }
+    /// Global page number of a physical unit.
+    #[inline]
+    pub fn page_of_unit(&self, pun: u32) -> u64 {
+        pun as u64 / self.units_per_page as u64
+    }
+}

@@ -1,0 +1,562 @@
+//! A fio-style job: what to issue (rw, bs, bssplit, rwmixread, offset/size, distribution) and
+//! how (iodepth, numjobs, rate_iops, number_ios / io_size / runtime), or a trace to replay.
+
+use crate::request::{Op, Request, RequestSource};
+use crate::trace::ReplayConfig;
+use crate::units::{Duration, Size};
+use crate::{Error, Result};
+use rand::{Rng, SeedableRng};
+use rand_distr::Distribution;
+use rand_xoshiro::Xoshiro256PlusPlus;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Rw {
+    Read,
+    Write,
+    Trim,
+    RandRead,
+    RandWrite,
+    RandTrim,
+    #[serde(alias = "readwrite")]
+    Rw,
+    RandRw,
+}
+
+impl Rw {
+    pub fn parse(s: &str) -> Option<Rw> {
+        Some(match s {
+            "read" => Rw::Read,
+            "write" => Rw::Write,
+            "trim" => Rw::Trim,
+            "randread" => Rw::RandRead,
+            "randwrite" => Rw::RandWrite,
+            "randtrim" => Rw::RandTrim,
+            "rw" | "readwrite" => Rw::Rw,
+            "randrw" => Rw::RandRw,
+            _ => return None,
+        })
+    }
+    fn random(self) -> bool {
+        matches!(self, Rw::RandRead | Rw::RandWrite | Rw::RandTrim | Rw::RandRw)
+    }
+}
+
+/// `size` and `offset` accept a size (`"8GiB"`) or a share of the device (`"50%"`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum SizeOrShare {
+    Bytes(Size),
+    Text(String),
+}
+
+impl SizeOrShare {
+    pub fn resolve(&self, capacity: u64) -> std::result::Result<u64, String> {
+        match self {
+            SizeOrShare::Bytes(s) => Ok(s.0),
+            SizeOrShare::Text(t) => {
+                if let Some(p) = t.trim().strip_suffix('%') {
+                    let v: f64 = p.trim().parse().map_err(|_| format!("'{t}' is not a percentage"))?;
+                    if !(0.0..=100.0).contains(&v) {
+                        return Err(format!("'{t}': expected a percentage between 0 and 100"));
+                    }
+                    Ok(((capacity as f64 * v / 100.0) as u64) / 4096 * 4096)
+                } else {
+                    crate::units::parse_size(t)
+                }
+            }
+        }
+    }
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JobConfig {
+    #[serde(default = "default_name")]
+    pub name: String,
+    #[serde(default = "default_rw")]
+    pub rw: Rw,
+    /// Percentage of reads in mixed jobs.
+    #[serde(default = "default_mix")]
+    pub rwmixread: u32,
+    #[serde(default = "default_bs")]
+    pub bs: Size,
+    /// `"4k/50:64k/50"`: block sizes with percentages (overrides bs).
+    #[serde(default)]
+    pub bssplit: Option<String>,
+    #[serde(default = "one")]
+    pub iodepth: u32,
+    #[serde(default = "one")]
+    pub numjobs: u32,
+    #[serde(default)]
+    pub offset: Option<SizeOrShare>,
+    /// Region the job works on (default: from offset to the end of the device).
+    #[serde(default)]
+    pub size: Option<SizeOrShare>,
+    /// Bytes to transfer per clone (default: `size`, one pass).
+    #[serde(default)]
+    pub io_size: Option<Size>,
+    /// Requests per clone.
+    #[serde(default)]
+    pub number_ios: Option<u64>,
+    /// Simulated run time.
+    #[serde(default)]
+    pub runtime: Option<Duration>,
+    /// random, zipf:θ, pareto:h, normal[:σ%].
+    #[serde(default = "default_dist")]
+    pub random_distribution: String,
+    #[serde(default)]
+    pub seed: Option<u64>,
+    /// Open loop: issue at this rate (per clone) regardless of completions.
+    #[serde(default)]
+    pub rate_iops: Option<u64>,
+    /// Stream id for placement schemes.
+    #[serde(default)]
+    pub stream: u32,
+    /// Replay a trace instead of generating requests.
+    #[serde(default)]
+    pub trace: Option<ReplayConfig>,
+    /// Trace replay timing: "open" (timestamps × speed) or "closed" (iodepth, ignore timestamps).
+    #[serde(default)]
+    pub replay: Option<String>,
+}
+
+fn default_name() -> String {
+    "job".into()
+}
+fn default_rw() -> Rw {
+    Rw::RandRead
+}
+fn default_mix() -> u32 {
+    50
+}
+fn default_bs() -> Size {
+    Size(4096)
+}
+fn one() -> u32 {
+    1
+}
+fn default_dist() -> String {
+    "random".into()
+}
+
+impl Default for JobConfig {
+    fn default() -> Self {
+        toml::from_str("").expect("defaults")
+    }
+}
+
+/// Offset distribution of random jobs.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Dist {
+    Uniform,
+    Zipf(f64),
+    Pareto(f64),
+    /// Normal around the middle, σ as a share of the range.
+    Normal(f64),
+}
+
+pub fn parse_dist(s: &str) -> std::result::Result<Dist, String> {
+    let (name, arg) = match s.split_once(':') {
+        Some((n, a)) => (n.trim(), Some(a.trim())),
+        None => (s.trim(), None),
+    };
+    let num = |what: &str| -> std::result::Result<f64, String> {
+        let a = arg.ok_or_else(|| format!("'{s}': {name} needs a parameter, e.g. {name}:{what}"))?;
+        a.parse::<f64>().map_err(|_| format!("'{s}': '{a}' is not a number"))
+    };
+    match name {
+        "random" | "uniform" => Ok(Dist::Uniform),
+        "zipf" => {
+            let t = num("1.2")?;
+            if !(t > 0.0 && t.is_finite()) || t == 1.0 {
+                return Err(format!("'{s}': zipf θ must be positive and not 1"));
+            }
+            Ok(Dist::Zipf(t))
+        }
+        "pareto" => {
+            let h = num("0.9")?;
+            if !(h > 0.0 && h < 1.0) {
+                return Err(format!("'{s}': pareto h must be between 0 and 1"));
+            }
+            Ok(Dist::Pareto(h))
+        }
+        "normal" | "gauss" => {
+            let d = if arg.is_some() { num("10")? } else { 10.0 };
+            if !(d > 0.0 && d <= 100.0) {
+                return Err(format!("'{s}': normal deviation must be a percentage in (0, 100]"));
+            }
+            Ok(Dist::Normal(d / 100.0))
+        }
+        _ => Err(format!(
+            "unknown random_distribution '{s}' (expected random, zipf:θ, pareto:h or normal[:σ%])"
+        )),
+    }
+}
+
+/// Parse a bssplit string into (size, weight) pairs.
+pub fn parse_bssplit(s: &str) -> std::result::Result<Vec<(u64, u32)>, String> {
+    let mut out = Vec::new();
+    for part in s.split(':').filter(|p| !p.trim().is_empty()) {
+        let (bs, w) = part
+            .split_once('/')
+            .ok_or_else(|| format!("bssplit '{s}': '{part}' is not SIZE/PERCENT"))?;
+        let bs = crate::units::parse_size(bs).map_err(|e| format!("bssplit '{s}': {e}"))?;
+        let w: u32 = w
+            .trim()
+            .parse()
+            .map_err(|_| format!("bssplit '{s}': '{w}' is not a whole percentage"))?;
+        if bs == 0 || bs % 512 != 0 {
+            return Err(format!(
+                "bssplit '{s}': block size {bs} must be a positive multiple of 512"
+            ));
+        }
+        out.push((bs, w));
+    }
+    let total: u32 = out.iter().map(|x| x.1).sum();
+    if out.is_empty() || total == 0 {
+        return Err(format!(
+            "bssplit '{s}': expected SIZE/PERCENT entries with a positive total"
+        ));
+    }
+    Ok(out)
+}
+
+impl JobConfig {
+    /// Resolved region [offset, offset + size) on a device of `capacity` bytes.
+    pub fn region(&self, capacity: u64) -> std::result::Result<(u64, u64), String> {
+        let off = match &self.offset {
+            Some(o) => o.resolve(capacity)?,
+            None => 0,
+        };
+        let size = match &self.size {
+            Some(s) => s.resolve(capacity)?,
+            None => capacity.saturating_sub(off),
+        };
+        Ok((off, size))
+    }
+
+    pub fn block_sizes(&self) -> std::result::Result<Vec<(u64, u32)>, String> {
+        match &self.bssplit {
+            Some(s) => parse_bssplit(s),
+            None => Ok(vec![(self.bs.0, 100)]),
+        }
+    }
+
+    pub fn validate(&self, file: &str, key: &str, capacity: u64) -> Result<()> {
+        let e = |k: &str, m: String| Error::config(file, &format!("{key}.{k}"), m);
+        if self.iodepth == 0 {
+            return Err(e("iodepth", "must be at least 1".into()));
+        }
+        if self.iodepth > 65536 {
+            return Err(e("iodepth", "at most 65536".into()));
+        }
+        if self.numjobs == 0 || self.numjobs > 4096 {
+            return Err(e("numjobs", "must be between 1 and 4096".into()));
+        }
+        if self.rwmixread > 100 {
+            return Err(e(
+                "rwmixread",
+                format!("expected a percentage 0..100, got {}", self.rwmixread),
+            ));
+        }
+        if self.trace.is_some() {
+            if let Some(r) = &self.replay {
+                if r != "open" && r != "closed" {
+                    return Err(e("replay", format!("expected \"open\" or \"closed\", got \"{r}\"")));
+                }
+            }
+            return Ok(());
+        }
+        if self.replay.is_some() {
+            return Err(e("replay", "only for jobs with a [job.trace] table".into()));
+        }
+        if self.bs.0 == 0 || self.bs.0 % 512 != 0 {
+            return Err(e(
+                "bs",
+                format!("expected a positive multiple of 512 bytes, got {}", self.bs.0),
+            ));
+        }
+        let sizes = self.block_sizes().map_err(|m| e("bssplit", m))?;
+        parse_dist(&self.random_distribution).map_err(|m| e("random_distribution", m))?;
+        let (off, size) = self.region(capacity).map_err(|m| e("size", m))?;
+        if off.checked_add(size).map_or(true, |end| end > capacity) {
+            return Err(e(
+                "size",
+                format!("the job's range (offset {off} + size {size} bytes) exceeds the logical capacity of {capacity} bytes"),
+            ));
+        }
+        let max_bs = sizes.iter().map(|x| x.0).max().unwrap_or(0);
+        if size < max_bs {
+            return Err(e(
+                "size",
+                format!("the range ({size} bytes) is smaller than the block size ({max_bs})"),
+            ));
+        }
+        if self.rate_iops == Some(0) {
+            return Err(e("rate_iops", "must be positive".into()));
+        }
+        if self.number_ios == Some(0) {
+            return Err(e("number_ios", "must be positive".into()));
+        }
+        if self.runtime == Some(Duration(0)) {
+            return Err(e("runtime", "must be positive".into()));
+        }
+        Ok(())
+    }
+
+    /// Base seed of clone `clone` of job `index`, from the job's `seed` or the run's.
+    /// Streams are derived through a hash so that no job replays another job's (or the
+    /// preconditioning's) random sequence.
+    pub fn clone_seed(&self, run_seed: u64, index: usize, clone: u32) -> u64 {
+        let base = self
+            .seed
+            .unwrap_or_else(|| crate::units::mix_seed(run_seed, 0x4a0b_0000 + index as u64));
+        crate::units::mix_seed(base, clone as u64 + 1)
+    }
+}
+
+/// A bijection on [0, n) that scatters ranks so hot items of skewed distributions do not sit
+/// next to each other (as fio does).
+fn scatter(rank: u64, n: u64) -> u64 {
+    const PRIMES: [u64; 4] = [2_147_483_647, 998_244_353, 1_000_000_007, 1_000_003];
+    let m = PRIMES.iter().copied().find(|p| n % p != 0).unwrap_or(1);
+    ((rank as u128 * m as u128 + 0x5bd1_e995) % n as u128) as u64
+}
+
+/// Generator of one clone of a synthetic job.
+pub struct JobSource {
+    rw: Rw,
+    mix: u32,
+    sizes: Vec<(u64, u32)>,
+    weight_total: u32,
+    align: u64,
+    start: u64,
+    len: u64,
+    dist: Dist,
+    zipf: Option<rand_distr::Zipf<f64>>,
+    rng: Xoshiro256PlusPlus,
+    seq_next: u64,
+    issued: u64,
+    bytes: u64,
+    max_ios: Option<u64>,
+    max_bytes: Option<u64>,
+    runtime_ns: Option<u64>,
+    interval_ns: Option<u64>,
+}
+
+impl JobSource {
+    pub fn new(job: &JobConfig, capacity: u64, seed: u64) -> Result<JobSource> {
+        let sizes = job.block_sizes().map_err(Error::Invalid)?;
+        let weight_total = sizes.iter().map(|x| x.1).sum();
+        let align = sizes.iter().map(|x| x.0).min().unwrap_or(4096);
+        let (start, len) = job.region(capacity).map_err(Error::Invalid)?;
+        let dist = parse_dist(&job.random_distribution).map_err(Error::Invalid)?;
+        let slots = (len / align).max(1);
+        let zipf = match dist {
+            Dist::Zipf(t) => Some(rand_distr::Zipf::new(slots, t).map_err(|e| Error::Invalid(e.to_string()))?),
+            _ => None,
+        };
+        let max_bytes = match (job.number_ios, job.runtime, job.io_size) {
+            (_, _, Some(s)) => Some(s.0),
+            (None, None, None) => Some(len),
+            _ => None,
+        };
+        Ok(JobSource {
+            rw: job.rw,
+            mix: job.rwmixread,
+            sizes,
+            weight_total,
+            align,
+            start,
+            len,
+            dist,
+            zipf,
+            rng: Xoshiro256PlusPlus::seed_from_u64(seed),
+            seq_next: 0,
+            issued: 0,
+            bytes: 0,
+            max_ios: job.number_ios,
+            max_bytes,
+            runtime_ns: job.runtime.map(|d| d.0),
+            interval_ns: job.rate_iops.map(|r| (1_000_000_000 / r).max(1)),
+        })
+    }
+
+    fn pick_size(&mut self) -> u64 {
+        if self.sizes.len() == 1 {
+            return self.sizes[0].0;
+        }
+        let mut x = self.rng.gen_range(0..self.weight_total);
+        for &(s, w) in &self.sizes {
+            if x < w {
+                return s;
+            }
+            x -= w;
+        }
+        self.sizes[0].0
+    }
+
+    fn pick_op(&mut self) -> Op {
+        match self.rw {
+            Rw::Read | Rw::RandRead => Op::Read,
+            Rw::Write | Rw::RandWrite => Op::Write,
+            Rw::Trim | Rw::RandTrim => Op::Trim,
+            Rw::Rw | Rw::RandRw => {
+                if self.rng.gen_range(0..100) < self.mix {
+                    Op::Read
+                } else {
+                    Op::Write
+                }
+            }
+        }
+    }
+
+    fn random_slot(&mut self, slots: u64) -> u64 {
+        match self.dist {
+            Dist::Uniform => self.rng.gen_range(0..slots),
+            Dist::Zipf(_) => {
+                let r = self.zipf.as_ref().expect("zipf").sample(&mut self.rng) as u64;
+                scatter(r.saturating_sub(1).min(slots - 1), slots)
+            }
+            Dist::Pareto(h) => {
+                // Rank from a power law: U^(1/(1-h)) piles mass near rank 0 as h → 1.
+                let u: f64 = self.rng.gen();
+                let r = ((u.powf(1.0 / (1.0 - h))) * slots as f64) as u64;
+                scatter(r.min(slots - 1), slots)
+            }
+            Dist::Normal(sd) => {
+                let n = rand_distr::Normal::new(0.5, sd).expect("valid normal");
+                let x: f64 = n.sample(&mut self.rng);
+                let x = x.rem_euclid(1.0);
+                ((x * slots as f64) as u64).min(slots - 1)
+            }
+        }
+    }
+}
+
+impl RequestSource for JobSource {
+    fn next_request(&mut self, now_ns: u64) -> Result<Option<Request>> {
+        if self.max_ios.is_some_and(|m| self.issued >= m)
+            || self.max_bytes.is_some_and(|m| self.bytes >= m)
+            || self.runtime_ns.is_some_and(|r| now_ns >= r)
+        {
+            return Ok(None);
+        }
+        let time_ns = match self.interval_ns {
+            Some(iv) => {
+                let t = self.issued * iv;
+                if self.runtime_ns.is_some_and(|r| t >= r) {
+                    return Ok(None);
+                }
+                t
+            }
+            None => 0,
+        };
+        let op = self.pick_op();
+        let size = self.pick_size().min(self.len);
+        let offset = if self.rw.random() {
+            let slots = ((self.len - size) / self.align) + 1;
+            self.start + self.random_slot(slots) * self.align
+        } else {
+            if self.seq_next + size > self.len {
+                self.seq_next = 0;
+            }
+            let o = self.start + self.seq_next;
+            self.seq_next += size;
+            o
+        };
+        self.issued += 1;
+        self.bytes += size;
+        Ok(Some(Request {
+            time_ns,
+            op,
+            offset,
+            len: size,
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scatter_is_a_bijection() {
+        for n in [1u64, 2, 7, 64, 1000, 4099] {
+            let mut seen = vec![false; n as usize];
+            for r in 0..n {
+                let s = scatter(r, n) as usize;
+                assert!(!seen[s]);
+                seen[s] = true;
+            }
+        }
+    }
+
+    #[test]
+    fn requests_stay_in_range_and_mix_holds() {
+        let job = JobConfig {
+            rw: Rw::RandRw,
+            rwmixread: 70,
+            bssplit: Some("4k/50:16k/50".into()),
+            number_ios: Some(20_000),
+            offset: Some(SizeOrShare::Bytes(Size(1 << 20))),
+            size: Some(SizeOrShare::Bytes(Size(64 << 20))),
+            ..Default::default()
+        };
+        for dist in ["random", "zipf:1.2", "pareto:0.9", "normal:20"] {
+            let job = JobConfig {
+                random_distribution: dist.into(),
+                ..job.clone()
+            };
+            let mut s = JobSource::new(&job, 1 << 30, 5).unwrap();
+            let mut reads = 0;
+            let mut n = 0;
+            while let Some(r) = s.next_request(0).unwrap() {
+                assert!(
+                    r.offset >= 1 << 20 && r.offset + r.len <= (1 << 20) + (64 << 20),
+                    "{dist}"
+                );
+                assert_eq!(r.offset % 4096, 0);
+                reads += (r.op == Op::Read) as u32;
+                n += 1;
+            }
+            assert_eq!(n, 20_000);
+            assert!((reads as f64 / n as f64 - 0.7).abs() < 0.02, "{dist}: {reads}");
+        }
+    }
+
+    #[test]
+    fn sequential_wraps_and_one_pass_by_default() {
+        let job = JobConfig {
+            rw: Rw::Write,
+            bs: Size(8192),
+            size: Some(SizeOrShare::Bytes(Size(81920))),
+            ..Default::default()
+        };
+        let mut s = JobSource::new(&job, 1 << 20, 1).unwrap();
+        let offs: Vec<u64> = std::iter::from_fn(|| s.next_request(0).unwrap())
+            .map(|r| r.offset)
+            .collect();
+        assert_eq!(offs, (0..10).map(|i| i * 8192).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn zipf_is_skewed() {
+        let job = JobConfig {
+            random_distribution: "zipf:1.2".into(),
+            number_ios: Some(50_000),
+            ..Default::default()
+        };
+        let mut s = JobSource::new(&job, 1 << 30, 3).unwrap();
+        let mut counts = std::collections::BTreeMap::new();
+        while let Some(r) = s.next_request(0).unwrap() {
+            *counts.entry(r.offset).or_insert(0u32) += 1;
+        }
+        let mut v: Vec<u32> = counts.values().copied().collect();
+        v.sort_unstable_by(|a, b| b.cmp(a));
+        let top: u32 = v.iter().take(v.len() / 100 + 1).sum();
+        assert!(top as f64 / 50_000.0 > 0.3, "top 1% got {top}");
+    }
+}

@@ -1,0 +1,471 @@
+//! Validation of the engine against independent references: analytic write amplification,
+//! exact latencies of single requests, bottleneck bandwidth, FTL invariants, determinism.
+//! Heavy: run with `cargo test --profile ci-test`.
+
+use ssdlab_core::config::parse_config;
+use ssdlab_core::device::xfer_ns;
+use ssdlab_core::{run_config, Config, Device, Op, Request, Simulation};
+use std::path::Path;
+
+fn cfg(text: &str) -> Config {
+    parse_config(text, "test.toml", Path::new(".")).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// A device of one plane with 4 KiB pages (mapping unit = page), SLC timing, write-through.
+fn waf_device(alpha: f64, pages_per_block: u32, blocks: u32, policy: &str) -> String {
+    format!(
+        r#"
+[device]
+name = "waf"
+[device.geometry]
+channels = 1
+ways = 1
+blocks_per_plane = {blocks}
+pages_per_block = {pages_per_block}
+page_size = "4KiB"
+overprovisioning = {op}
+[device.nand]
+cell = "slc"
+read = "25us"
+program = "200us"
+erase = "1.5ms"
+channel_rate = "400MB/s"
+endurance = 1000000
+[device.host]
+interface = "nvme-gen3x4"
+command_overhead = "0ns"
+[device.ftl]
+gc_policy = "{policy}"
+gc_d = 64
+gc_threshold = 2
+gc_frontier = "shared"
+[precondition]
+mode = "steady"
+utilisation = 1.0
+max_overwrites = 8
+seed = 7
+"#,
+        op = alpha - 1.0
+    )
+}
+
+/// FIFO closed form (Desnoyers): X = exp(−α(1 − X)), WA = 1/(1 − X).
+fn fifo_wa(alpha: f64) -> f64 {
+    let mut x = 0.5;
+    for _ in 0..10_000 {
+        x = (-alpha * (1.0 - x)).exp();
+    }
+    1.0 / (1.0 - x)
+}
+
+/// Greedy mean-field (Van Houdt, d → ∞): c·α at the first admissible victim level k
+/// (0 ≤ 1 − c·H_k ≤ 1); this reproduces every entry of the design notes' table.
+fn greedy_wa(alpha: f64, b: usize) -> f64 {
+    let bf = b as f64;
+    for k in 0..b {
+        let h: f64 = (k + 1..=b).map(|j| 1.0 / j as f64).sum();
+        let kf = k as f64;
+        let c = (bf / alpha - kf) / (bf - kf - kf * h);
+        let p = 1.0 - c * h;
+        if c > 0.0 && (0.0..=1.0).contains(&p) {
+            return c * alpha;
+        }
+    }
+    f64::NAN
+}
+
+#[test]
+fn reference_formulas_match_the_design_table() {
+    assert!((fifo_wa(1.07) - 7.817).abs() < 0.002);
+    assert!((fifo_wa(1.28) - 2.481).abs() < 0.002);
+    assert!((greedy_wa(1.07, 32) - 6.347).abs() < 0.002);
+    assert!((greedy_wa(1.10, 256) - 5.562).abs() < 0.002);
+    assert!((greedy_wa(1.28, 64) - 2.403).abs() < 0.002);
+}
+
+/// Steady-state WAF of uniform random 4 KiB overwrites, measured over a timed run of
+/// `writes_per_unit` × logical units after preconditioning.
+fn measured_waf(alpha: f64, b: u32, units: u64, policy: &str) -> f64 {
+    let blocks = ((units as f64 * alpha) / b as f64).ceil() as u32;
+    let mut text = waf_device(alpha, b, blocks, policy);
+    let logical = (blocks as f64 * b as f64 / alpha).floor() as u64;
+    text += &format!(
+        "[[job]]\nname = \"w\"\nrw = \"randwrite\"\nbs = \"4KiB\"\niodepth = 4\nnumber_ios = {}\n",
+        logical * 2
+    );
+    let c = cfg(&text);
+    let mut sim = Simulation::new(&c).unwrap();
+    let r = sim.run(&mut |_| {}).unwrap();
+    sim.device.ftl.check_invariants().unwrap();
+    assert_eq!(r.jobs[0].write.total_ios, logical * 2);
+    r.ssd.waf
+}
+
+fn check(name: &str, got: f64, want: f64, tol: f64) {
+    let err = (got - want) / want;
+    eprintln!(
+        "{name}: measured {got:.3}, reference {want:.3}, error {:+.2} %",
+        err * 100.0
+    );
+    assert!(
+        err.abs() <= tol,
+        "{name}: measured WAF {got:.3} vs reference {want:.3} ({:+.2} %, tolerance {} %)",
+        err * 100.0,
+        tol * 100.0
+    );
+}
+
+#[test]
+fn waf_fifo_matches_closed_form() {
+    for &alpha in &[1.07, 1.10, 1.28] {
+        for &b in &[32u32, 128] {
+            let got = measured_waf(alpha, b, 1 << 20, "fifo");
+            check(&format!("fifo α={alpha} b={b}"), got, fifo_wa(alpha), 0.02);
+        }
+    }
+}
+
+#[test]
+fn waf_greedy_matches_mean_field() {
+    for &alpha in &[1.07, 1.10, 1.28] {
+        for &b in &[32u32, 128] {
+            let got = measured_waf(alpha, b, 1 << 20, "greedy");
+            check(
+                &format!("greedy α={alpha} b={b}"),
+                got,
+                greedy_wa(alpha, b as usize),
+                0.03,
+            );
+        }
+    }
+}
+
+#[test]
+fn waf_random_matches_alpha_over_alpha_minus_one() {
+    for &alpha in &[1.07, 1.10, 1.28] {
+        let got = measured_waf(alpha, 64, 1 << 20, "random");
+        check(&format!("random α={alpha}"), got, alpha / (alpha - 1.0), 0.03);
+    }
+}
+
+#[test]
+fn gc_frontier_choice_does_not_matter_for_uniform_writes() {
+    // All data is equally hot, so where survivors go cannot change write amplification.
+    let base = waf_device(1.1, 64, 4096, "fifo") + "[[job]]\nrw = \"randwrite\"\nnumber_ios = 400000\n";
+    let shared = run_config(&cfg(&base)).unwrap().ssd.waf;
+    let separate = run_config(&cfg(
+        &base.replace("gc_frontier = \"shared\"", "gc_frontier = \"separate\"")
+    ))
+    .unwrap()
+    .ssd
+    .waf;
+    assert!(
+        (separate - shared).abs() < 0.01 * shared,
+        "separate {separate} vs shared {shared}"
+    );
+}
+
+#[test]
+fn d_choices_sits_between_random_and_greedy() {
+    let alpha = 1.10;
+    let mut text = waf_device(alpha, 64, 4096, "d-choices").replace("gc_d = 64", "gc_d = 2");
+    text += "[[job]]\nrw = \"randwrite\"\nnumber_ios = 400000\n";
+    let w = run_config(&cfg(&text)).unwrap().ssd.waf;
+    assert!(
+        w > greedy_wa(alpha, 64) * 1.02 && w < alpha / (alpha - 1.0),
+        "d=2 WAF {w}"
+    );
+}
+
+/// Small two-channel SLC device for exact latencies: plane s sits on channel s.
+const EXACT: &str = r#"
+[device]
+name = "exact"
+[device.geometry]
+channels = 2
+ways = 1
+blocks_per_plane = 64
+pages_per_block = 16
+page_size = "8KiB"
+mapping_unit = "4KiB"
+overprovisioning = 0.25
+[device.nand]
+cell = "slc"
+read = "25us"
+program = "200us"
+erase = "1.5ms"
+channel_rate = "100MB/s"
+endurance = 100000
+[device.host]
+interface = "sata3"
+command_overhead = "5us"
+[device.ftl]
+gc_threshold = 2
+"#;
+
+#[test]
+fn single_requests_take_the_sum_of_their_parts() {
+    let c = cfg(EXACT);
+    let mut d = Device::new(&c.device, 1).unwrap();
+    let link = |bytes: u64| 5_000 + xfer_ns(bytes, 600_000_000);
+    let ch = |bytes: u64| xfer_ns(bytes, 100_000_000);
+    let (t_r, t_p) = (25_000, 200_000);
+    let mut t = 0u64;
+    let mut lat = |d: &mut Device, op: Op, offset: u64, len: u64| {
+        t += 100_000_000; // far apart: the device is idle at each arrival
+        d.submit(
+            t,
+            &Request {
+                time_ns: t,
+                op,
+                offset,
+                len,
+            },
+        )
+        .unwrap()
+            - t
+    };
+    // Read of never-written data: the link only.
+    assert_eq!(lat(&mut d, Op::Read, 0, 4096), link(4096));
+    // 4 KiB write: link, a padded 8 KiB page over the channel, program.
+    assert_eq!(lat(&mut d, Op::Write, 0, 4096), link(4096) + ch(8192) + t_p);
+    // 4 KiB read: tR, 4 KiB over the channel, link.
+    assert_eq!(lat(&mut d, Op::Read, 0, 4096), t_r + ch(4096) + link(4096));
+    // 16 KiB write = two pages on the two planes/channels in parallel.
+    assert_eq!(lat(&mut d, Op::Write, 8192, 16384), link(16384) + ch(8192) + t_p);
+    // 16 KiB read of those two pages: two planes, two channels, in parallel.
+    assert_eq!(lat(&mut d, Op::Read, 8192, 16384), t_r + ch(8192) + link(16384));
+    // 2 KiB write into the mapped unit 0: read-modify-write (read overlaps the link).
+    let rmw = (t_r + ch(4096)).max(link(2048));
+    assert_eq!(lat(&mut d, Op::Write, 0, 2048), rmw + ch(8192) + t_p);
+    // 2 KiB write into a never-written unit: no read first.
+    assert_eq!(lat(&mut d, Op::Write, 65536 + 1024, 2048), link(2048) + ch(8192) + t_p);
+    // Trim: the command only.
+    assert_eq!(lat(&mut d, Op::Trim, 0, 8192), 5_000);
+    // Two pages on the same plane: cache read lets the second tR follow the first at once;
+    // the channel carries them one after the other.
+    let mut d2 = Device::new(&cfg(&EXACT.replace("channels = 2", "channels = 1")).device, 1).unwrap();
+    let mut t2 = 0u64;
+    let mut lat2 = |d: &mut Device, op: Op, offset: u64, len: u64| {
+        t2 += 100_000_000;
+        d.submit(
+            t2,
+            &Request {
+                time_ns: t2,
+                op,
+                offset,
+                len,
+            },
+        )
+        .unwrap()
+            - t2
+    };
+    lat2(&mut d2, Op::Write, 0, 16384);
+    let two = (t_r + ch(8192)).max(2 * t_r) + ch(8192);
+    assert_eq!(lat2(&mut d2, Op::Read, 0, 16384), two + link(16384));
+    d.ftl.check_invariants().unwrap();
+    d2.ftl.check_invariants().unwrap();
+}
+
+#[test]
+fn page_types_have_their_own_times() {
+    let text = EXACT
+        .replace("cell = \"slc\"", "cell = \"mlc\"")
+        .replace("read = \"25us\"", "read = [\"40us\", \"60us\"]")
+        .replace("program = \"200us\"", "program = [\"500us\", \"1500us\"]")
+        .replace("channels = 2", "channels = 1")
+        .replace("mapping_unit = \"4KiB\"", "mapping_unit = \"8KiB\"");
+    let mut d = Device::new(&cfg(&text).device, 1).unwrap();
+    let link = |bytes: u64| 5_000 + xfer_ns(bytes, 600_000_000);
+    let ch = xfer_ns(8192, 100_000_000);
+    let mut t = 0;
+    let mut lat = |d: &mut Device, op: Op, offset: u64| {
+        t += 100_000_000;
+        d.submit(
+            t,
+            &Request {
+                time_ns: t,
+                op,
+                offset,
+                len: 8192,
+            },
+        )
+        .unwrap()
+            - t
+    };
+    assert_eq!(lat(&mut d, Op::Write, 0), link(8192) + ch + 500_000); // page 0: LSB
+    assert_eq!(lat(&mut d, Op::Write, 8192), link(8192) + ch + 1_500_000); // page 1: MSB
+    assert_eq!(lat(&mut d, Op::Read, 0), 40_000 + ch + link(8192));
+    assert_eq!(lat(&mut d, Op::Read, 8192), 60_000 + ch + link(8192));
+}
+
+/// 4 channels × 2 ways × 2 planes, 16 KiB pages.
+fn bw_device(t_r: &str, t_p: &str, ch_rate: &str, iface: &str) -> String {
+    format!(
+        r#"
+[device]
+name = "bw"
+[device.geometry]
+channels = 4
+ways = 2
+planes_per_die = 2
+blocks_per_plane = 64
+pages_per_block = 256
+page_size = "16KiB"
+mapping_unit = "16KiB"
+overprovisioning = 0.1
+[device.nand]
+cell = "slc"
+read = "{t_r}"
+program = "{t_p}"
+erase = "2ms"
+channel_rate = "{ch_rate}"
+endurance = 100000
+[device.host]
+interface = "{iface}"
+command_overhead = "0ns"
+"#
+    )
+}
+
+fn seq_bw(text: String, rw: &str) -> f64 {
+    let pre = if rw == "read" {
+        "[precondition]\nmode = \"sequential\"\n"
+    } else {
+        ""
+    };
+    let job = format!("{pre}[[job]]\nrw = \"{rw}\"\nbs = \"128KiB\"\niodepth = 64\nnumber_ios = 3000\n");
+    let c = cfg(&(text + &job));
+    let mut sim = Simulation::new(&c).unwrap();
+    let r = sim.run(&mut |_| {}).unwrap();
+    sim.device.ftl.check_invariants().unwrap();
+    let op = if rw == "read" {
+        &r.jobs[0].read
+    } else {
+        &r.jobs[0].write
+    };
+    op.bw_bytes as f64
+}
+
+#[test]
+fn sequential_bandwidth_hits_the_bottleneck() {
+    let page = 16384.0;
+    let planes = 16.0;
+    let cases = [
+        // (tR, tPROG, channel rate, interface, rw, expected bottleneck in B/s)
+        ("50us", "500us", "400MB/s", "nvme-gen3x4", "read", 4.0 * 400e6), // channels
+        (
+            "400us",
+            "500us",
+            "400MB/s",
+            "nvme-gen3x4",
+            "read",
+            planes * page / 400e-6,
+        ), // arrays
+        ("50us", "500us", "800MB/s", "sata3", "read", 600e6),             // host link
+        (
+            "50us",
+            "500us",
+            "400MB/s",
+            "nvme-gen3x4",
+            "write",
+            planes * page / 500e-6,
+        ), // arrays
+        ("50us", "100us", "200MB/s", "nvme-gen3x4", "write", 4.0 * 200e6), // channels
+    ];
+    for (tr, tp, rate, iface, rw, want) in cases {
+        let got = seq_bw(bw_device(tr, tp, rate, iface), rw);
+        let err = (got - want) / want;
+        eprintln!(
+            "{rw} tR={tr} tPROG={tp} ch={rate} {iface}: {got:.0} B/s vs {want:.0} ({:+.2} %)",
+            err * 100.0
+        );
+        assert!(err.abs() < 0.02, "{rw} {tr} {tp} {rate} {iface}: {got} vs {want}");
+    }
+}
+
+#[test]
+fn invariants_hold_after_trim_and_gc_heavy_mixes() {
+    let text = waf_device(1.1, 32, 512, "greedy").replace("mode = \"steady\"", "mode = \"sequential\"")
+        + "[[job]]\nname = \"mix\"\nrw = \"randrw\"\nrwmixread = 30\nbssplit = \"4k/60:16k/30:64k/10\"\niodepth = 16\nnumber_ios = 60000\n"
+        + "[[job]]\nname = \"trim\"\nrw = \"randtrim\"\nbs = \"32k\"\niodepth = 2\nnumber_ios = 5000\n";
+    for policy in ["greedy", "fifo", "random", "cost-benefit", "d-choices"] {
+        let c = cfg(&text.replace("gc_policy = \"greedy\"", &format!("gc_policy = \"{policy}\"")));
+        let mut sim = Simulation::new(&c).unwrap();
+        let r = sim.run(&mut |_| {}).unwrap();
+        sim.device
+            .ftl
+            .check_invariants()
+            .unwrap_or_else(|e| panic!("{policy}: {e}"));
+        assert!(r.ssd.gc["runs"].as_u64().unwrap() > 0, "{policy}: no GC happened");
+        assert!(r.jobs[1].trim.total_ios == 5000);
+        // Counters add up: host units written = mapped-or-overwritten units accounted by the FTL.
+        assert_eq!(r.ssd.host["write_units"], sim.device.ftl.stats.host_units_written);
+    }
+}
+
+#[test]
+fn sub_page_mapping_with_buffer_and_wear_leveling_keeps_invariants() {
+    let text = EXACT.replace("[device.ftl]\n", "[device.ftl]\nwrite_buffer = \"64KiB\"\nstatic_wl_threshold = 4\nbg_gc_threshold = 4\n")
+        + "[precondition]\nmode = \"steady\"\nutilisation = 0.5\n"
+        + "[[job]]\nrw = \"randrw\"\nbssplit = \"2k/20:4k/50:12k/30\"\nrandom_distribution = \"zipf:1.1\"\niodepth = 8\nnumber_ios = 50000\n";
+    let c = cfg(&text);
+    let mut sim = Simulation::new(&c).unwrap();
+    let r = sim.run(&mut |_| {}).unwrap();
+    sim.device.ftl.check_invariants().unwrap();
+    assert!(
+        r.ssd.wear["static_wl_migrations"].as_u64().unwrap() > 0,
+        "{}",
+        r.ssd.wear
+    );
+    let (min, _, max, _) = sim.device.ftl.erase_summary();
+    assert!(max - min <= 4 + 8, "erase spread {min}..{max}");
+}
+
+#[test]
+fn blocks_retire_at_their_endurance_limit() {
+    let text = waf_device(1.25, 16, 256, "greedy").replace("endurance = 1000000", "endurance = 6")
+        + "[[job]]\nrw = \"randwrite\"\nnumber_ios = 200000\n";
+    let c = cfg(&text.replace("max_overwrites = 8", "max_overwrites = 0"));
+    let mut sim = Simulation::new(&c).unwrap();
+    let res = sim.run(&mut |_| {});
+    // Either the run wears the device out (a clear error) or it retires blocks on the way.
+    match res {
+        Ok(r) => assert!(r.ssd.wear["retired_blocks"].as_u64().unwrap() > 0),
+        Err(e) => assert!(
+            e.to_string().contains("free blocks") || e.to_string().contains("no block"),
+            "{e}"
+        ),
+    }
+    sim.device.ftl.check_invariants().unwrap();
+    for b in 0..sim.device.geo.blocks {
+        assert!(sim.device.ftl.erase_count(b) <= 6);
+    }
+}
+
+#[test]
+fn same_seed_same_json_other_seed_differs() {
+    let text = waf_device(1.1, 32, 512, "d-choices").replace("gc_d = 64", "gc_d = 4")
+        + "[[job]]\nrw = \"randrw\"\niodepth = 8\nnumber_ios = 30000\nrandom_distribution = \"zipf:0.9\"\n";
+    let mut c = cfg(&text);
+    let a = run_config(&c).unwrap().deterministic_json();
+    let b = run_config(&c).unwrap().deterministic_json();
+    assert_eq!(a, b);
+    c.precondition.seed = 8;
+    let d = run_config(&c).unwrap().deterministic_json();
+    assert_ne!(a, d);
+}
+
+#[test]
+fn presets_load_and_run_briefly() {
+    for name in ssdlab_core::config::preset_names() {
+        let mut c = ssdlab_core::load_config(name).unwrap();
+        c.precondition.mode = ssdlab_core::config::PreconditionMode::Sequential;
+        c.precondition.utilisation = 0.05;
+        for j in &mut c.job {
+            j.number_ios = Some(2000);
+        }
+        let r = run_config(&c).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(r.ssd.requests, 2000 * c.job.len() as u64, "{name}");
+    }
+}

@@ -1,0 +1,144 @@
+//! fio-like text rendering of a run result.
+use ssdlab_core::metrics::{JobResult, OpResult, RunResult};
+use ssdlab_core::units::fmt_size;
+use std::fmt::Write;
+
+fn lat_unit(typical_ns: u64) -> (&'static str, f64) {
+    if typical_ns >= 10_000_000 {
+        ("msec", 1e6)
+    } else if typical_ns >= 10_000 {
+        ("usec", 1e3)
+    } else {
+        ("nsec", 1.0)
+    }
+}
+
+fn op(out: &mut String, name: &str, r: &OpResult) {
+    if r.total_ios == 0 {
+        return;
+    }
+    let mib = r.bw_bytes as f64 / (1024.0 * 1024.0);
+    let mb = r.bw_bytes as f64 / 1e6;
+    let _ = writeln!(
+        out,
+        "  {name}: IOPS={:.0}, BW={mib:.1}MiB/s ({mb:.1}MB/s)({}/{}msec)",
+        r.iops,
+        fmt_size(r.io_bytes),
+        r.runtime
+    );
+    let l = &r.clat_ns;
+    let (u, div) = lat_unit(l.mean as u64);
+    let _ = writeln!(
+        out,
+        "    clat ({u}): min={:.0}, max={:.0}, avg={:.2}, stdev={:.2}",
+        l.min as f64 / div,
+        l.max as f64 / div,
+        l.mean / div,
+        l.stddev / div
+    );
+    let _ = writeln!(out, "    clat percentiles ({u}):");
+    let items: Vec<String> = l
+        .percentile
+        .0
+        .iter()
+        .map(|(k, v)| format!("{:>6}th=[{:.1}]", &k[..k.len() - 4], *v as f64 / div))
+        .collect();
+    for chunk in items.chunks(4) {
+        let _ = writeln!(out, "     | {}", chunk.join(", "));
+    }
+}
+
+fn job(out: &mut String, j: &JobResult) {
+    let _ = writeln!(
+        out,
+        "{}: (groupid={}, jobs={}): err= {}: {}",
+        j.jobname, j.groupid, j.ssdlab.numjobs, j.error, j.ssdlab.source
+    );
+    op(out, "read", &j.read);
+    op(out, "write", &j.write);
+    op(out, "trim", &j.trim);
+    if let Some(o) = &j.ssdlab.open_loop {
+        let _ = writeln!(
+            out,
+            "  open loop: mean latency first {:.1}us, last {:.1}us, max outstanding {}{}",
+            o.first_mean_lat_ns / 1e3,
+            o.last_mean_lat_ns / 1e3,
+            o.max_outstanding,
+            if o.keeping_up {
+                ""
+            } else {
+                "  -- the device is NOT keeping up with the arrival rate"
+            }
+        );
+    }
+}
+
+pub fn normal(r: &RunResult) -> String {
+    let mut out = String::new();
+    for j in &r.jobs {
+        job(&mut out, j);
+    }
+    let s = &r.ssd;
+    let _ = writeln!(
+        out,
+        "\nssd: {} ({} logical, {} physical, alpha {:.3}, GC {})",
+        s.device,
+        fmt_size(s.logical_bytes),
+        fmt_size(s.physical_bytes),
+        s.alpha,
+        s.gc_policy
+    );
+    let g = |v: &serde_json::Value, k: &str| v.get(k).cloned().unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "  flash: page reads={}, page programs={}, erases={}, WAF={:.3}",
+        g(&s.flash, "page_reads"),
+        g(&s.flash, "page_programs"),
+        g(&s.flash, "erases"),
+        s.waf
+    );
+    let _ = writeln!(
+        out,
+        "  gc: runs={} (foreground {}, background {}), copied units={}; read/write interference: {} reads",
+        g(&s.gc, "runs"),
+        g(&s.gc, "foreground"),
+        g(&s.gc, "background"),
+        g(&s.gc, "copied_units"),
+        s.interference_reads
+    );
+    let _ = writeln!(
+        out,
+        "  wear: erase count min={} mean={} max={}, retired blocks={}",
+        g(&s.wear, "erase_min"),
+        g(&s.wear, "erase_mean"),
+        g(&s.wear, "erase_max"),
+        g(&s.wear, "retired_blocks")
+    );
+    let _ = writeln!(
+        out,
+        "  utilisation: host link {}, channels {}, planes {}",
+        g(&s.utilisation, "host_link"),
+        g(&s.utilisation, "channels"),
+        g(&s.utilisation, "planes")
+    );
+    let p = &s.precondition;
+    if g(p, "mode") != "none" {
+        let _ = writeln!(
+            out,
+            "  precondition: {} to {} utilisation, steady WAF {} ({} s)",
+            g(p, "mode").as_str().unwrap_or(""),
+            g(p, "utilisation"),
+            g(p, "steady_waf"),
+            g(p, "wall_time_s")
+        );
+    }
+    let _ = writeln!(
+        out,
+        "  simulated {:.3} s, {} requests in {:.2} s wall ({:.0} requests/s)",
+        s.sim_time_ns as f64 / 1e9,
+        s.requests,
+        s.wall_time_s,
+        s.sim_requests_per_wall_s
+    );
+    out
+}
