@@ -404,6 +404,18 @@ impl Config {
         let f = self.file.as_str();
         let geo = crate::geometry::Geometry::from_config(&self.device, f)?;
         self.device.validate(f)?;
+        // Spare blocks per plane must cover the free-block reserve and the open frontiers.
+        let spare = (geo.physical_units - geo.logical_units) as f64 / (geo.planes * geo.units_per_block) as f64;
+        let need = self.device.ftl.gc_threshold.max(self.device.ftl.bg_gc_threshold) as f64 + 2.0;
+        if spare < need {
+            return Err(Error::config(
+                f,
+                "device.geometry.overprovisioning",
+                format!(
+                    "{spare:.1} spare blocks per plane cannot hold the GC reserve and open blocks ({need}); raise overprovisioning or blocks_per_plane, or lower gc_threshold"
+                ),
+            ));
+        }
         let p = &self.precondition;
         if !(0.0..=1.0).contains(&p.utilisation) {
             return Err(Error::config(
@@ -500,5 +512,75 @@ impl DeviceConfig {
             .bandwidth
             .map(|r| r.0)
             .unwrap_or_else(|| self.host.interface.bandwidth())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn parse(text: &str) -> Result<Config> {
+        parse_config(text, "t.toml", Path::new("."))
+    }
+
+    #[test]
+    fn presets_are_valid_and_complete() {
+        for name in preset_names() {
+            let c = load_config(name).unwrap();
+            assert!(
+                !c.device.nand.source.is_empty(),
+                "{name}: preset must state its sources"
+            );
+            assert!(!c.job.is_empty(), "{name}: a preset carries a default job");
+        }
+    }
+
+    #[test]
+    fn overrides_merge_into_presets() {
+        let c = parse("[device]\npreset = \"tlc-nvme\"\n[device.geometry]\nblocks_per_plane = 100\n").unwrap();
+        assert_eq!(c.device.geometry.blocks_per_plane, 100);
+        assert_eq!(c.device.geometry.channels, 8);
+        assert_eq!(c.job.len(), 1, "the preset's job applies when none is given");
+    }
+
+    #[test]
+    fn errors_name_file_key_and_line() {
+        let e = parse("[device]\npreset = \"tlc-nvme\"\n[device.nand]\nerase = \"3 furlongs\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("t.toml") && e.contains("furlongs"), "{e}");
+        let e = parse("[device]\npreset = \"tlc-nvme\"\nwarp = 9\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("warp"), "{e}");
+        let e = parse("[device\n").unwrap_err().to_string();
+        assert!(e.starts_with("t.toml:1:"), "{e}");
+        assert!(!e.contains('\n'), "one line: {e}");
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+        /// Replace one value of a preset with arbitrary text: an error or a valid config, never a panic.
+        #[test]
+        fn mutated_configs_never_panic(line in 0usize..60, junk in "\\PC{0,12}") {
+            let text = preset_text("mlc-sata").unwrap();
+            let mut lines: Vec<String> = text.lines().map(String::from).collect();
+            let i = line % lines.len();
+            if let Some((k, _)) = lines[i].clone().split_once('=') {
+                lines[i] = format!("{k}= {junk}");
+            } else {
+                lines[i] = junk.clone();
+            }
+            let _ = parse(&lines.join("\n"));
+        }
+
+        #[test]
+        fn numeric_extremes_never_panic(key in proptest::sample::select(vec![
+            "channels", "ways", "dies_per_chip", "planes_per_die", "blocks_per_plane", "pages_per_block",
+            "page_size", "mapping_unit", "overprovisioning"]), v in proptest::num::i64::ANY) {
+            let text = format!("[device]\npreset = \"mlc-sata\"\n[device.geometry]\n{key} = {v}\n");
+            let _ = parse(&text);
+        }
     }
 }

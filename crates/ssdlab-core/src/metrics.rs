@@ -86,7 +86,10 @@ impl OpStats {
         self.max = self.max.max(lat_ns);
         self.sum += lat_ns as u128;
         self.sumsq += (lat_ns as f64) * (lat_ns as f64);
-        self.hist.saturating_record(lat_ns.max(1));
+        // `record` grows the auto-resizing histogram; `saturating_record` would clamp instead.
+        if self.hist.record(lat_ns.max(1)).is_err() {
+            self.hist.saturating_record(lat_ns.max(1));
+        }
     }
 
     pub fn mean(&self) -> f64 {
@@ -230,5 +233,29 @@ impl RunResult {
             o.remove("wall_time_s");
         }
         serde_json::to_string_pretty(&r).expect("serialisable")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles_follow_the_recorded_values() {
+        let mut s = OpStats::default();
+        for v in 1..=10_000u64 {
+            s.record(4096, v * 1000);
+        }
+        let r = s.result(1_000_000_000);
+        let p = |k: &str| r.clat_ns.percentile.0.iter().find(|(q, _)| q == k).unwrap().1 as f64;
+        assert!((p("50.000000") / 5_000_000.0 - 1.0).abs() < 0.002);
+        assert!((p("99.000000") / 9_900_000.0 - 1.0).abs() < 0.002);
+        assert!((p("1.000000") / 100_000.0 - 1.0).abs() < 0.002);
+        assert_eq!(r.clat_ns.min, 1000);
+        assert_eq!(r.clat_ns.max, 10_000_000);
+        assert!((r.clat_ns.mean - 5_000_500.0).abs() < 1.0);
+        assert_eq!(r.total_ios, 10_000);
+        assert_eq!(r.iops, 10_000.0);
+        assert_eq!(r.bw_bytes, 4096 * 10_000);
     }
 }

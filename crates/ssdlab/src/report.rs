@@ -13,6 +13,14 @@ fn lat_unit(typical_ns: u64) -> (&'static str, f64) {
     }
 }
 
+fn fmt_lat(v: u64, div: f64) -> String {
+    if div == 1.0 {
+        v.to_string()
+    } else {
+        format!("{:.1}", v as f64 / div)
+    }
+}
+
 fn op(out: &mut String, name: &str, r: &OpResult) {
     if r.total_ios == 0 {
         return;

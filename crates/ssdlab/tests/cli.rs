@@ -1,0 +1,177 @@
+//! The command line as a user meets it: the default run, outputs, and bad input.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn ssdlab(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("runs")
+}
+
+fn tmp(name: &str, text: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("ssdlab-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.to_string_lossy().into_owned()
+}
+
+/// A small valid run file.
+const SMALL: &str = r#"
+[device]
+preset = "mlc-sata"
+[device.geometry]
+blocks_per_plane = 32
+[[job]]
+rw = "randrw"
+iodepth = 4
+number_ios = 2000
+"#;
+
+#[test]
+fn default_run_prints_a_fio_like_summary() {
+    let o = ssdlab(&["run", "--quiet"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout);
+    for want in [
+        "randrw-4k",
+        "read: IOPS=",
+        "write: IOPS=",
+        "clat percentiles",
+        "WAF=",
+        "tlc-nvme",
+    ] {
+        assert!(out.contains(want), "missing '{want}' in:\n{out}");
+    }
+}
+
+#[test]
+fn json_output_has_fio_shape_and_goes_to_a_file() {
+    let cfg = tmp("small.toml", SMALL);
+    let out = std::env::temp_dir().join(format!("ssdlab-cli-{}/out.json", std::process::id()));
+    let o = ssdlab(&[
+        "run",
+        &cfg,
+        "--output-format",
+        "json",
+        "--output",
+        out.to_str().unwrap(),
+        "--check",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let read = &v["jobs"][0]["read"];
+    assert!(read["total_ios"].as_u64().unwrap() > 500);
+    assert!(read["clat_ns"]["percentile"]["99.000000"].as_u64().unwrap() > 0);
+    let keys: Vec<&String> = read["clat_ns"]["percentile"].as_object().unwrap().keys().collect();
+    assert_eq!(keys.first().map(|s| s.as_str()), Some("1.000000"));
+    assert_eq!(keys.last().map(|s| s.as_str()), Some("99.990000"));
+    for k in [
+        "waf",
+        "flash",
+        "gc",
+        "wear",
+        "free_blocks_over_time",
+        "interference_reads",
+        "sim_time_ns",
+        "wall_time_s",
+        "sim_requests_per_wall_s",
+    ] {
+        assert!(v["ssd"].get(k).is_some(), "ssd.{k} missing");
+    }
+}
+
+#[test]
+fn examples_run() {
+    let o = ssdlab(&["run", "examples/small.toml", "--quiet"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("oltp:") && out.contains("log:"), "{out}");
+    let o = ssdlab(&["run", "--job", "examples/mixed.fio", "examples/small.toml", "--quiet"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("randread:") && out.contains("randwrite:"), "{out}");
+}
+
+#[test]
+fn config_show_prints_presets() {
+    let o = ssdlab(&["config", "show", "cosmos-openssd"]);
+    assert!(o.status.success());
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("channels = 4") && out.contains("page_size = \"8KiB\"") && out.contains("pages_per_block = 256")
+    );
+    let o = ssdlab(&["config", "list"]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("mlc-sata"));
+}
+
+/// Every bad input: exit status 2, one line on stderr naming what is wrong, no panic.
+fn bad(args: &[&str], must_contain: &[&str]) {
+    let o = ssdlab(args);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+    assert!(!err.contains("panicked"), "{args:?} panicked: {err}");
+    for m in must_contain {
+        assert!(err.contains(m), "{args:?}: '{m}' not in: {err}");
+    }
+}
+
+#[test]
+fn bad_input_is_a_clear_error_with_status_2() {
+    let with = |name: &str, from: &str, to: &str| -> String {
+        assert!(SMALL.contains(from), "{from}");
+        tmp(name, &SMALL.replacen(from, to, 1))
+    };
+    let f = with("unknown.toml", "iodepth = 4", "iodepth = 4\nfrobnicate = 1");
+    bad(&["run", &f, "-q"], &["unknown.toml", "frobnicate"]);
+    let f = tmp(
+        "unit.toml",
+        &SMALL.replace(
+            "[device.geometry]",
+            "[device.nand]\nerase = \"3 parsecs\"\n[device.geometry]",
+        ),
+    );
+    bad(&["run", &f, "-q"], &["unit.toml", "parsecs"]);
+    let f = with("geo.toml", "blocks_per_plane = 32", "blocks_per_plane = 400000000");
+    bad(&["run", &f, "-q"], &["geo.toml", "device.geometry"]);
+    let f = with("range.toml", "number_ios = 2000", "number_ios = 2000\nsize = \"10TiB\"");
+    bad(
+        &["run", &f, "-q"],
+        &["range.toml", "job[0].size", "exceeds the logical capacity"],
+    );
+    let f = with("qd.toml", "iodepth = 4", "iodepth = 0");
+    bad(&["run", &f, "-q"], &["qd.toml", "job[0].iodepth"]);
+    let f = with("pol.toml", "[[job]]", "[device.ftl]\ngc_policy = \"oracle\"\n[[job]]");
+    bad(&["run", &f, "-q"], &["pol.toml", "gc_policy", "greedy"]);
+    let f = with(
+        "dist.toml",
+        "number_ios = 2000",
+        "number_ios = 2000\nrandom_distribution = \"zipf\"",
+    );
+    bad(&["run", &f, "-q"], &["dist.toml", "random_distribution"]);
+    let f = with("syntax.toml", "[[job]]", "[[job]\n");
+    bad(&["run", &f, "-q"], &["syntax.toml:"]);
+    let f = with("preset.toml", "mlc-sata", "nope");
+    bad(&["run", &f, "-q"], &["preset.toml", "device.preset", "nope"]);
+    let f = with(
+        "op.toml",
+        "blocks_per_plane = 32",
+        "blocks_per_plane = 32\noverprovisioning = 0.001",
+    );
+    bad(&["run", &f, "-q"], &["op.toml", "overprovisioning"]);
+    bad(&["run", "/nonexistent/run.toml"], &["/nonexistent/run.toml"]);
+    let fio = tmp("bad.fio", "[j]\nrw=randwrite\niodepth=0\n");
+    bad(&["run", "--job", &fio, "-q"], &["bad.fio", "iodepth"]);
+    let fio = tmp("bad2.fio", "[j]\nrw=sideways\n");
+    bad(&["run", "--job", &fio, "-q"], &["bad2.fio:2", "rw"]);
+    bad(&["run", "--output-format", "xml"], &["xml"]);
+    bad(&["config", "show", "nope"], &["nope"]);
+    bad(&["frobnicate"], &["frobnicate"]);
+}
