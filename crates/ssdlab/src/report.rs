@@ -49,7 +49,7 @@ fn op(out: &mut String, name: &str, r: &OpResult) {
         .percentile
         .0
         .iter()
-        .map(|(k, v)| format!("{:>6}th=[{:.1}]", &k[..k.len() - 4], *v as f64 / div))
+        .map(|(k, v)| format!("{:>6}th=[{}]", &k[..k.len() - 4], fmt_lat(*v, div)))
         .collect();
     for chunk in items.chunks(4) {
         let _ = writeln!(out, "     | {}", chunk.join(", "));
