@@ -194,6 +194,12 @@ impl Simulation {
             }
         }
         self.free_samples.push((end, self.device.free_blocks() as u64));
+        if cfg!(debug_assertions) {
+            self.device
+                .ftl
+                .check_invariants()
+                .map_err(|m| Error::Invalid(format!("FTL invariant violated: {m}")))?;
+        }
         progress(Progress {
             requests: done,
             sim_time_ns: end,

@@ -469,3 +469,36 @@ fn presets_load_and_run_briefly() {
         assert_eq!(r.ssd.requests, 2000 * c.job.len() as u64, "{name}");
     }
 }
+
+#[test]
+fn open_loop_reports_whether_the_device_keeps_up() {
+    let base = EXACT.replace("blocks_per_plane = 64", "blocks_per_plane = 2048")
+        + "[[job]]\nrw = \"randwrite\"\nbs = \"8KiB\"\nnumber_ios = 20000\n";
+    // Write-through 8 KiB writes, no GC on this size: a 282 us page program per plane, two
+    // planes: about 7,000 IOPS.
+    let slow = run_config(&cfg(&(base.clone() + "rate_iops = 2000\n"))).unwrap();
+    let o = slow.jobs[0].ssdlab.open_loop.as_ref().unwrap();
+    assert!(o.keeping_up, "{o:?}");
+    assert!(
+        (slow.jobs[0].write.iops - 2000.0).abs() < 20.0,
+        "{}",
+        slow.jobs[0].write.iops
+    );
+    let fast = run_config(&cfg(&(base + "rate_iops = 50000\n"))).unwrap();
+    let o = fast.jobs[0].ssdlab.open_loop.as_ref().unwrap();
+    assert!(!o.keeping_up && o.max_outstanding > 1000, "{o:?}");
+}
+
+#[test]
+fn runtime_limits_simulated_time_and_numjobs_multiplies_streams() {
+    let text = EXACT.to_string()
+        + "[precondition]\nmode = \"sequential\"\n[[job]]\nrw = \"randread\"\niodepth = 2\nnumjobs = 3\nruntime = \"50ms\"\n";
+    let r = run_config(&cfg(&text)).unwrap();
+    assert!(
+        r.ssd.sim_time_ns >= 50_000_000 && r.ssd.sim_time_ns < 51_000_000,
+        "{}",
+        r.ssd.sim_time_ns
+    );
+    // Two reads per channel in flight at most: 6 outstanding over 2 planes.
+    assert!(r.jobs[0].read.total_ios > 1000);
+}
