@@ -538,8 +538,8 @@ mod tests {
 
     #[test]
     fn overrides_merge_into_presets() {
-        let c = parse("[device]\npreset = \"tlc-nvme\"\n[device.geometry]\nblocks_per_plane = 100\n").unwrap();
-        assert_eq!(c.device.geometry.blocks_per_plane, 100);
+        let c = parse("[device]\npreset = \"tlc-nvme\"\n[device.geometry]\nblocks_per_plane = 200\n").unwrap();
+        assert_eq!(c.device.geometry.blocks_per_plane, 200);
         assert_eq!(c.device.geometry.channels, 8);
         assert_eq!(c.job.len(), 1, "the preset's job applies when none is given");
     }

@@ -43,4 +43,10 @@ pub trait RequestSource {
     /// The next request, `Ok(None)` at the end. `now_ns` is the simulated time at which the
     /// host asks (useful for time-limited jobs).
     fn next_request(&mut self, now_ns: u64) -> crate::Result<Option<Request>>;
+
+    /// What the source has to say about itself once the run is over (a trace replay's
+    /// counters: records read, filtered out, skipped lines), merged into the job's result.
+    fn report(&self) -> Option<serde_json::Value> {
+        None
+    }
 }

@@ -254,7 +254,19 @@ impl Simulation {
                             None => format!("{:?}", job.rw).to_lowercase(),
                         },
                         open_loop,
-                        trace: None,
+                        trace: {
+                            let reports: Vec<serde_json::Value> = self
+                                .streams
+                                .iter()
+                                .filter(|s| s.job == i)
+                                .filter_map(|s| s.source.report())
+                                .collect();
+                            match reports.len() {
+                                0 => None,
+                                1 => reports.into_iter().next(),
+                                _ => Some(serde_json::Value::Array(reports)),
+                            }
+                        },
                     },
                 }
             })

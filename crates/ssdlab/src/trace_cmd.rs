@@ -1,9 +1,172 @@
-//! `ssdlab trace ...`
-use clap::Subcommand;
+//! `ssdlab trace ...`: statistics, format conversion and the list of formats.
+//!
+//! Results go to standard output; progress and information ("guessed format: msr") to
+//! standard error.
+
+use clap::{Subcommand, ValueEnum};
+use ssdlab_core::trace::{self, Format, OutputFormat, ReaderOptions, TraceReader, TraceStats, FORMATS};
+use ssdlab_core::{Error, Result};
+use std::io::{IsTerminal, Write};
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum StatsOutput {
+    Text,
+    Json,
+}
 
 #[derive(Subcommand)]
-pub enum TraceCmd {}
+pub enum TraceCmd {
+    /// Statistics of a trace: op mix, sizes, footprint, sequentiality, inter-arrival times,
+    /// page access classes and read concentration.
+    Stats {
+        /// Trace file (.gz, .bz2, .xz and .zst are decompressed).
+        file: String,
+        /// Trace format (see `ssdlab trace formats`); default: guessed from the content.
+        #[arg(long, short, default_value = "auto")]
+        format: String,
+        #[arg(long, value_enum, default_value = "text")]
+        output_format: StatsOutput,
+        /// Skip and count malformed lines instead of stopping at the first one.
+        #[arg(long)]
+        skip_bad_lines: bool,
+        /// Only this device / volume / LUN / ASU number.
+        #[arg(long)]
+        device: Option<u32>,
+    },
+    /// Convert a trace to another format.
+    Convert {
+        /// Trace file.
+        file: String,
+        /// Output format: native, fio-iolog, mqsim or msr.
+        #[arg(long)]
+        to: String,
+        /// Output file; default standard output (text formats only).
+        #[arg(long, short)]
+        output: Option<String>,
+        /// Input format; default: guessed from the content.
+        #[arg(long, short, default_value = "auto")]
+        format: String,
+        #[arg(long)]
+        skip_bad_lines: bool,
+        /// Only this device / volume / LUN / ASU number.
+        #[arg(long)]
+        device: Option<u32>,
+    },
+    /// List the trace formats.
+    Formats,
+}
 
-pub fn run(cmd: TraceCmd) -> ssdlab_core::Result<()> {
-    match cmd {}
+fn open(file: &str, format: &str, skip_bad_lines: bool) -> Result<TraceReader> {
+    let format = Format::from_name(format)?;
+    let reader = TraceReader::open(file, &ReaderOptions { format, skip_bad_lines })?;
+    if reader.guessed() {
+        eprintln!("guessed format: {}", reader.format());
+    }
+    Ok(reader)
+}
+
+fn report_skipped(reader: &TraceReader) {
+    if reader.skipped() > 0 {
+        eprintln!(
+            "skipped {} malformed line(s); first: {}",
+            reader.skipped(),
+            reader.first_skipped().unwrap_or("")
+        );
+    }
+}
+
+pub fn run(cmd: TraceCmd) -> Result<()> {
+    match run_cmd(cmd) {
+        // A closed pipe (`ssdlab trace convert ... | head`) is not an error.
+        Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        r => r,
+    }
+}
+
+fn run_cmd(cmd: TraceCmd) -> Result<()> {
+    match cmd {
+        TraceCmd::Stats {
+            file,
+            format,
+            output_format,
+            skip_bad_lines,
+            device,
+        } => {
+            let mut reader = open(&file, &format, skip_bad_lines)?;
+            let stats = TraceStats::compute(&mut reader, device)?;
+            report_skipped(&reader);
+            let text = match output_format {
+                StatsOutput::Text => stats.to_string(),
+                StatsOutput::Json => {
+                    let mut s = serde_json::to_string_pretty(&stats).map_err(|e| Error::Invalid(e.to_string()))?;
+                    s.push('\n');
+                    s
+                }
+            };
+            write_stdout(text.as_bytes())
+        }
+        TraceCmd::Convert {
+            file,
+            to,
+            output,
+            format,
+            skip_bad_lines,
+            device,
+        } => {
+            let to = OutputFormat::from_name(&to)?;
+            let (out, name): (Box<dyn Write>, String) = match &output {
+                Some(path) if path != "-" => {
+                    let f = std::fs::File::create(path).map_err(|e| Error::io(path, e))?;
+                    (Box::new(std::io::BufWriter::with_capacity(1 << 16, f)), path.clone())
+                }
+                _ => {
+                    if to.is_binary() && std::io::stdout().is_terminal() {
+                        return Err(Error::Invalid(format!(
+                            "the {} format is binary: give an output file with -o FILE",
+                            to.name()
+                        )));
+                    }
+                    if to.is_binary() && output.is_none() {
+                        return Err(Error::Invalid(format!(
+                            "the {} format is binary: give an output file with -o FILE (or -o - for standard output)",
+                            to.name()
+                        )));
+                    }
+                    (
+                        Box::new(std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock())),
+                        "standard output".into(),
+                    )
+                }
+            };
+            let mut reader = open(&file, &format, skip_bad_lines)?;
+            let mut writer = to.writer(out, &name)?;
+            let s = trace::convert(&mut reader, writer.as_mut(), device)?;
+            report_skipped(&reader);
+            eprintln!("wrote {} record(s) as {} to {name}", s.written, to.name());
+            if s.dropped > 0 {
+                eprintln!("dropped {} trim(s): the {} format has no trim", s.dropped, to.name());
+            }
+            Ok(())
+        }
+        TraceCmd::Formats => {
+            let mut s = String::from("auto             guess from the content (the default)\n");
+            for f in FORMATS {
+                s.push_str(&format!("{:<16} {}\n", f.name, f.description));
+            }
+            s.push_str(
+                "\nInputs compressed with gzip, bzip2, xz or zstd are decompressed (detected by magic bytes).\n",
+            );
+            s.push_str("convert --to accepts: native, fio-iolog, mqsim, msr\n");
+            write_stdout(s.as_bytes())
+        }
+    }
+}
+
+fn write_stdout(b: &[u8]) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(b).and_then(|_| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(Error::io("standard output", e)),
+    }
 }

@@ -28,7 +28,7 @@ const SMALL: &str = r#"
 [device]
 preset = "mlc-sata"
 [device.geometry]
-blocks_per_plane = 32
+blocks_per_plane = 128
 [[job]]
 rw = "randrw"
 iodepth = 4
@@ -139,7 +139,7 @@ fn bad_input_is_a_clear_error_with_status_2() {
         ),
     );
     bad(&["run", &f, "-q"], &["unit.toml", "parsecs"]);
-    let f = with("geo.toml", "blocks_per_plane = 32", "blocks_per_plane = 400000000");
+    let f = with("geo.toml", "blocks_per_plane = 128", "blocks_per_plane = 400000000");
     bad(&["run", &f, "-q"], &["geo.toml", "device.geometry"]);
     let f = with("range.toml", "number_ios = 2000", "number_ios = 2000\nsize = \"10TiB\"");
     bad(
@@ -162,8 +162,8 @@ fn bad_input_is_a_clear_error_with_status_2() {
     bad(&["run", &f, "-q"], &["preset.toml", "device.preset", "nope"]);
     let f = with(
         "op.toml",
-        "blocks_per_plane = 32",
-        "blocks_per_plane = 32\noverprovisioning = 0.001",
+        "blocks_per_plane = 128",
+        "blocks_per_plane = 128\noverprovisioning = 0.001",
     );
     bad(&["run", &f, "-q"], &["op.toml", "overprovisioning"]);
     bad(&["run", "/nonexistent/run.toml"], &["/nonexistent/run.toml"]);

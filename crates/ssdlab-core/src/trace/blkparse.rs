@@ -1,0 +1,98 @@
+//! blkparse default text output:
+//! `maj,min cpu seq time_s pid action RWBS sector + count [process]`.
+//!
+//! Only queue (`Q`) events are requests by default (`blkparse-d` uses dispatch `D` events
+//! instead); every other line — other actions, plug/unplug notes, per-CPU summaries — is
+//! ignored, not an error. RWBS containing `D` is a discard (trim), else `R` a read, else `W` a
+//! write; events without data (pure flushes, `N`) are ignored. The device number is
+//! `major << 20 | minor` (the kernel's internal dev_t encoding).
+
+use super::input::LineDecoder;
+use super::parse::{mul, show, time, uint, Fields, LineResult, Sep};
+use super::{text_opener, Format, FormatInfo, TraceRecord};
+use crate::Op;
+
+pub(crate) const BLKPARSE: FormatInfo = FormatInfo {
+    format: Format::Blkparse,
+    name: "blkparse",
+    description: "blkparse default text output, queue (Q) events; device = major<<20 | minor",
+    layout: "`maj,min cpu seq time_s pid action RWBS sector + count [process]`",
+    rebase: false,
+    open: text_opener!(BlkparseDecoder { action: b'Q' }),
+};
+
+pub(crate) const BLKPARSE_D: FormatInfo = FormatInfo {
+    format: Format::BlkparseD,
+    name: "blkparse-d",
+    description: "blkparse default text output, dispatch (D) events instead of queue events",
+    layout: "`maj,min cpu seq time_s pid action RWBS sector + count [process]`",
+    rebase: false,
+    open: text_opener!(BlkparseDecoder { action: b'D' }),
+};
+
+pub(crate) struct BlkparseDecoder {
+    pub(crate) action: u8,
+}
+
+/// `maj,min` → (maj, min), `None` if the token is not a device number.
+fn dev(tok: &[u8]) -> Option<(u32, u32)> {
+    let i = tok.iter().position(|&b| b == b',')?;
+    let maj = uint(&tok[..i], "").ok()?;
+    let min = uint(&tok[i + 1..], "").ok()?;
+    Some((u32::try_from(maj).ok()?, u32::try_from(min).ok()?))
+}
+
+impl LineDecoder for BlkparseDecoder {
+    fn decode(&mut self, line: &[u8]) -> LineResult<Option<TraceRecord>> {
+        let mut f = Fields::new(line, Sep::Blank);
+        let Some((maj, min)) = f.next_field().and_then(dev) else {
+            return Ok(None); // summary or other non-event line
+        };
+        let (Some(_cpu), Some(_seq), Some(t), Some(_pid), Some(action)) = (
+            f.next_field(),
+            f.next_field(),
+            f.next_field(),
+            f.next_field(),
+            f.next_field(),
+        ) else {
+            return Ok(None);
+        };
+        if action != [self.action] {
+            return Ok(None);
+        }
+        let time_ns = time(t, 1_000_000_000, "time")?;
+        let rwbs = f.req("RWBS")?;
+        let op = if rwbs.contains(&b'D') {
+            Op::Trim
+        } else if rwbs.contains(&b'R') {
+            Op::Read
+        } else if rwbs.contains(&b'W') {
+            Op::Write
+        } else {
+            return Ok(None); // no data transfer (flush, N)
+        };
+        let sector = match f.next_field() {
+            None => return Ok(None),
+            Some(s) if s.starts_with(b"[") => return Ok(None), // flush without data
+            Some(s) => uint(s, "sector")?,
+        };
+        let plus = f.req("'+'")?;
+        if plus != b"+" {
+            return Err(format!("expected '+' between sector and count, found '{}'", show(plus)));
+        }
+        let count = uint(f.req("count")?, "count")?;
+        if count == 0 && rwbs.contains(&b'F') {
+            return Ok(None);
+        }
+        if maj >= 1 << 12 || min >= 1 << 20 {
+            return Err(format!("device {maj},{min}: major must be < 4096 and minor < 1048576"));
+        }
+        Ok(Some(TraceRecord {
+            time_ns,
+            device: maj << 20 | min,
+            op,
+            offset: mul(sector, 512, "sector")?,
+            len: mul(count, 512, "count")?,
+        }))
+    }
+}

@@ -1,0 +1,208 @@
+//! Opening trace files (transparent decompression by magic bytes) and the generic record
+//! streams the readers are built from: [`TextStream`] turns lines into records with a
+//! [`LineDecoder`]; binary formats implement [`RecordStream`] directly.
+
+use super::parse::{trim, LineResult};
+use super::TraceRecord;
+use crate::{Error, Result};
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
+use std::path::Path;
+
+/// Buffer size for file and decompressor readers.
+pub(crate) const BUF_SIZE: usize = 256 * 1024;
+/// Longest accepted text line; longer lines are malformed (keeps memory bounded on binary
+/// input read as text).
+pub(crate) const MAX_LINE: usize = 64 * 1024;
+
+/// A boxed buffered input.
+pub(crate) type Input = Box<dyn BufRead + Send>;
+
+/// Compression detected from the first bytes of a file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Compression {
+    None,
+    Gzip,
+    Bzip2,
+    Xz,
+    Zstd,
+}
+
+impl Compression {
+    /// Detect from the magic bytes at the start of a file.
+    pub fn detect(head: &[u8]) -> Compression {
+        if head.starts_with(&[0x1f, 0x8b]) {
+            Compression::Gzip
+        } else if head.starts_with(b"BZh") {
+            Compression::Bzip2
+        } else if head.starts_with(&[0xfd, b'7', b'z', b'X', b'Z', 0x00]) {
+            Compression::Xz
+        } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+            Compression::Zstd
+        } else {
+            Compression::None
+        }
+    }
+}
+
+/// Wrap a raw input in the decompressor its magic bytes call for.
+pub(crate) fn decompress(name: &str, raw: Box<dyn Read + Send>) -> Result<(Input, Compression)> {
+    let mut raw = BufReader::with_capacity(BUF_SIZE, raw);
+    let head = raw.fill_buf().map_err(|e| Error::io(name, e))?;
+    let c = Compression::detect(head);
+    let input: Input = match c {
+        Compression::None => Box::new(raw),
+        Compression::Gzip => Box::new(BufReader::with_capacity(
+            BUF_SIZE,
+            flate2::bufread::MultiGzDecoder::new(raw),
+        )),
+        Compression::Bzip2 => Box::new(BufReader::with_capacity(
+            BUF_SIZE,
+            bzip2::bufread::MultiBzDecoder::new(raw),
+        )),
+        Compression::Xz => Box::new(BufReader::with_capacity(
+            BUF_SIZE,
+            xz2::bufread::XzDecoder::new_multi_decoder(raw),
+        )),
+        Compression::Zstd => Box::new(BufReader::with_capacity(
+            BUF_SIZE,
+            zstd::stream::read::Decoder::with_buffer(raw).map_err(|e| Error::io(name, e))?,
+        )),
+    };
+    Ok((input, c))
+}
+
+/// Open a file for reading, decompressing it if needed.
+pub(crate) fn open_file(path: &Path) -> Result<(Input, Compression)> {
+    let name = path.display().to_string();
+    let f = File::open(path).map_err(|e| Error::io(&name, e))?;
+    decompress(&name, Box::new(f))
+}
+
+/// Read up to `n` bytes from the start of `input` and return them with an input that still
+/// yields the whole stream (the prefix first).
+pub(crate) fn peek(mut input: Input, n: usize) -> io::Result<(Vec<u8>, Input)> {
+    let mut prefix = Vec::with_capacity(n.min(1 << 16));
+    (&mut input).take(n as u64).read_to_end(&mut prefix)?;
+    let rest: Input = Box::new(BufReader::with_capacity(
+        BUF_SIZE,
+        io::Cursor::new(prefix.clone()).chain(input),
+    ));
+    Ok((prefix, rest))
+}
+
+/// Why a record could not be produced.
+pub(crate) enum StreamError {
+    /// A malformed line (or binary record) at this line (record) number; skippable.
+    Bad { line: u64, msg: String },
+    /// An input error (I/O, corrupt compressed stream); ends the stream.
+    Fatal(io::Error),
+}
+
+/// A stream of raw records (times as in the file, before rebasing).
+pub(crate) trait RecordStream: Send {
+    /// The next record, `None` at the end.
+    fn next_record(&mut self) -> Option<std::result::Result<TraceRecord, StreamError>>;
+    /// Line (text) or record (binary) number of the last record or error returned, 1-based.
+    fn line(&self) -> u64;
+    /// Binary streams that decode in batches may hand several records at once: replace the
+    /// content of `out` with the next records and return `true`, or return `false` (at the
+    /// end, before an error, or if the stream does not batch) and let `next_record` speak.
+    fn take_batch(&mut self, _out: &mut Vec<TraceRecord>) -> bool {
+        false
+    }
+}
+
+/// Decodes one line of a text format.
+pub(crate) trait LineDecoder: Send {
+    /// Decode a trimmed, non-empty line that does not start with `#`. `Ok(None)` means the line
+    /// carries no request (a header, a summary, a non-I/O event) and is ignored.
+    fn decode(&mut self, line: &[u8]) -> LineResult<Option<TraceRecord>>;
+}
+
+/// A [`RecordStream`] over the lines of a text input, one reused line buffer.
+pub(crate) struct TextStream<D> {
+    input: Input,
+    buf: Vec<u8>,
+    line: u64,
+    decoder: D,
+}
+
+impl<D: LineDecoder> TextStream<D> {
+    pub(crate) fn new(input: Input, decoder: D) -> Self {
+        TextStream {
+            input,
+            buf: Vec::with_capacity(256),
+            line: 0,
+            decoder,
+        }
+    }
+
+    /// Read the next line into `buf` (without the terminator). `Ok(false)` at the end of input.
+    /// A line longer than [`MAX_LINE`] is consumed and reported as too long.
+    fn read_line(&mut self) -> io::Result<Option<bool>> {
+        self.buf.clear();
+        let mut any = false;
+        let mut too_long = false;
+        loop {
+            let avail = match self.input.fill_buf() {
+                Ok(a) => a,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if avail.is_empty() {
+                return Ok(if any { Some(too_long) } else { None });
+            }
+            any = true;
+            let (take, found) = match avail.iter().position(|&b| b == b'\n') {
+                Some(i) => (i + 1, true),
+                None => (avail.len(), false),
+            };
+            if !too_long {
+                let keep = if found { take - 1 } else { take };
+                if self.buf.len() + keep > MAX_LINE {
+                    too_long = true;
+                    self.buf.clear();
+                } else {
+                    self.buf.extend_from_slice(&avail[..keep]);
+                }
+            }
+            self.input.consume(take);
+            if found {
+                return Ok(Some(too_long));
+            }
+        }
+    }
+}
+
+impl<D: LineDecoder> RecordStream for TextStream<D> {
+    fn next_record(&mut self) -> Option<std::result::Result<TraceRecord, StreamError>> {
+        loop {
+            let too_long = match self.read_line() {
+                Ok(None) => return None,
+                Ok(Some(t)) => t,
+                Err(e) => return Some(Err(StreamError::Fatal(e))),
+            };
+            self.line += 1;
+            if too_long {
+                return Some(Err(StreamError::Bad {
+                    line: self.line,
+                    msg: format!("line longer than {MAX_LINE} bytes (is this a text trace?)"),
+                }));
+            }
+            let l = trim(&self.buf);
+            if l.is_empty() || l[0] == b'#' {
+                continue;
+            }
+            match self.decoder.decode(l) {
+                Ok(Some(r)) => return Some(Ok(r)),
+                Ok(None) => continue,
+                Err(msg) => return Some(Err(StreamError::Bad { line: self.line, msg })),
+            }
+        }
+    }
+
+    fn line(&self) -> u64 {
+        self.line
+    }
+}

@@ -1,0 +1,126 @@
+//! MSR Cambridge traces: the SNIA CSV form and the space-separated cuts used by
+//! Heimdall-style pipelines.
+
+use super::input::LineDecoder;
+use super::parse::{eq_ic, mul, time, uint, uint32, Fields, LineResult, Sep};
+use super::{text_opener, Format, FormatInfo, TraceRecord};
+use crate::Op;
+
+/// SNIA MSR Cambridge CSV: `Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime`.
+pub(crate) const MSR: FormatInfo = FormatInfo {
+    format: Format::Msr,
+    name: "msr",
+    description: "MSR Cambridge / SNIA CSV (FILETIME 100 ns ticks, byte offsets and sizes)",
+    layout: "`Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime` with Type Read or Write",
+    rebase: true,
+    open: text_opener!(MsrDecoder),
+};
+
+/// Heimdall MSR cuts: `time_ms device byte_offset bytes op`, op 1 = read.
+pub(crate) const MSR_CUT: FormatInfo = FormatInfo {
+    format: Format::MsrCut,
+    name: "msr-cut",
+    description: "MSR Cambridge cuts, space separated: time_ms device byte_offset bytes op (1 = read)",
+    layout: "`time_ms device byte_offset bytes op` with op 1 (read) or 0 (write)",
+    rebase: false,
+    open: text_opener!(MsrCutDecoder),
+};
+
+pub(crate) struct MsrDecoder;
+
+impl LineDecoder for MsrDecoder {
+    #[inline]
+    fn decode(&mut self, line: &[u8]) -> LineResult<Option<TraceRecord>> {
+        let mut f = Fields::new(line, Sep::Comma);
+        let ts = f.req("Timestamp")?;
+        if eq_ic(ts, "Timestamp") {
+            return Ok(None); // header line
+        }
+        let ticks = uint(ts, "Timestamp")?;
+        let _host = f.req("Hostname")?;
+        let device = uint32(f.req("DiskNumber")?, "DiskNumber")?;
+        let ty = f.req("Type")?;
+        let op = if eq_ic(ty, "Read") {
+            Op::Read
+        } else if eq_ic(ty, "Write") {
+            Op::Write
+        } else {
+            return Err(format!(
+                "Type: unknown operation '{}' (expected Read or Write)",
+                super::parse::show(ty)
+            ));
+        };
+        let offset = uint(f.req("Offset")?, "Offset")?;
+        let len = uint(f.req("Size")?, "Size")?;
+        f.req("ResponseTime")?;
+        Ok(Some(TraceRecord {
+            time_ns: mul(ticks, 100, "Timestamp")?,
+            device,
+            op,
+            offset,
+            len,
+        }))
+    }
+}
+
+pub(crate) struct MsrCutDecoder;
+
+impl LineDecoder for MsrCutDecoder {
+    fn decode(&mut self, line: &[u8]) -> LineResult<Option<TraceRecord>> {
+        let mut f = Fields::new(line, Sep::Blank);
+        let time_ns = time(f.req("time_ms")?, 1_000_000, "time_ms")?;
+        let device = uint32(f.req("device")?, "device")?;
+        let offset = uint(f.req("byte_offset")?, "byte_offset")?;
+        let len = uint(f.req("bytes")?, "bytes")?;
+        let op = super::sim::binary_op(f.req("op")?, "op")?;
+        Ok(Some(TraceRecord {
+            time_ns,
+            device,
+            op,
+            offset,
+            len,
+        }))
+    }
+}
+
+/// Writes MSR Cambridge CSV: timestamps as 100 ns ticks from 0, host `ssdlab`, response time
+/// 0. Trims are dropped.
+pub struct MsrWriter {
+    out: std::io::BufWriter<Box<dyn std::io::Write>>,
+    name: String,
+}
+
+impl MsrWriter {
+    pub fn new(out: Box<dyn std::io::Write>, name: &str) -> MsrWriter {
+        MsrWriter {
+            out: std::io::BufWriter::with_capacity(1 << 16, out),
+            name: name.to_string(),
+        }
+    }
+}
+
+impl super::write::TraceWriter for MsrWriter {
+    fn write_record(&mut self, r: &TraceRecord) -> crate::Result<bool> {
+        use std::io::Write;
+        let ty = match r.op {
+            Op::Read => "Read",
+            Op::Write => "Write",
+            Op::Trim => return Ok(false),
+        };
+        writeln!(
+            self.out,
+            "{},ssdlab,{},{ty},{},{},0",
+            r.time_ns / 100,
+            r.device,
+            r.offset,
+            r.len
+        )
+        .map_err(|e| crate::Error::io(&self.name, e))?;
+        Ok(true)
+    }
+
+    fn finish(&mut self) -> crate::Result<()> {
+        use std::io::Write;
+        self.out.flush().map_err(|e| crate::Error::io(&self.name, e))
+    }
+}

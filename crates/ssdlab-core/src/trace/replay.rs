@@ -1,0 +1,340 @@
+//! Trace replay: a [`RequestSource`] that feeds a trace to the simulated device.
+//!
+//! Records pass the filters (device, ops, time window), are counted against
+//! `max_requests`, get their arrival times rebased (first replayed request at 0) and divided
+//! by `speed`, and their addresses mapped into the logical capacity by the address mode.
+//! Arrival times never go backwards: a record stamped earlier than its predecessor (some
+//! traces are not sorted) is replayed at the predecessor's time.
+
+use super::{Format, ReaderOptions, TraceReader, TraceRecord};
+use crate::units::Duration;
+use crate::{Error, Op, Request, RequestSource, Result};
+use serde::Deserialize;
+use std::collections::{HashMap, VecDeque};
+use std::path::{Path, PathBuf};
+
+/// Page size used by the `wrap` and `compact` address modes.
+pub const PAGE: u64 = 4096;
+
+/// Which operations to replay.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OpsFilter {
+    #[default]
+    All,
+    Read,
+    Write,
+}
+
+/// How trace addresses are mapped onto the device's logical capacity.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AddressMode {
+    /// Use addresses as they are; a request beyond the capacity is an error.
+    #[default]
+    Keep,
+    /// Wrap offsets modulo the capacity (in 4 KiB pages, keeping the offset inside the page);
+    /// a request that would cross the end starts over at page 0.
+    Wrap,
+    /// Map each 4 KiB page, on first touch, to the next unused page from 0: the footprint is
+    /// packed densely. Memory is proportional to the footprint.
+    Compact,
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+/// The `replay` section of a job.
+#[derive(Clone, Debug, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReplayConfig {
+    /// Trace file; relative paths are resolved against the config file's folder.
+    pub file: String,
+    /// Trace format name, `auto` (default) guesses.
+    #[serde(default)]
+    pub format: Format,
+    /// Only replay this device / volume / LUN / ASU number.
+    #[serde(default)]
+    pub device: Option<u32>,
+    /// Skip records before this trace time (as read, see [`super::TraceRecord::time_ns`]).
+    #[serde(default)]
+    pub start: Option<Duration>,
+    /// Skip records at or after this trace time.
+    #[serde(default)]
+    pub end: Option<Duration>,
+    /// Stop after this many replayed requests.
+    #[serde(default)]
+    pub max_requests: Option<u64>,
+    /// `all` (default), `read` or `write`.
+    #[serde(default)]
+    pub ops: OpsFilter,
+    /// `keep` (default), `wrap` or `compact`.
+    #[serde(default)]
+    pub address: AddressMode,
+    /// Time compression factor: 2.0 replays twice as fast. Default 1.0.
+    #[serde(default = "one")]
+    pub speed: f64,
+    /// Skip and count malformed lines instead of failing.
+    #[serde(default)]
+    pub skip_bad_lines: bool,
+}
+
+impl ReplayConfig {
+    /// A configuration with defaults for `file`.
+    pub fn new(file: impl Into<String>) -> ReplayConfig {
+        ReplayConfig {
+            file: file.into(),
+            format: Format::Auto,
+            device: None,
+            start: None,
+            end: None,
+            max_requests: None,
+            ops: OpsFilter::All,
+            address: AddressMode::Keep,
+            speed: 1.0,
+            skip_bad_lines: false,
+        }
+    }
+
+    /// Check values serde cannot check.
+    pub fn validate(&self) -> Result<()> {
+        if !(self.speed.is_finite() && self.speed > 0.0) {
+            return Err(Error::Config(format!(
+                "replay: speed: must be a positive number, got {}",
+                self.speed
+            )));
+        }
+        if let (Some(s), Some(e)) = (self.start, self.end) {
+            if e.0 <= s.0 {
+                return Err(Error::Config("replay: end must be after start".to_string()));
+            }
+        }
+        if self.max_requests == Some(0) {
+            return Err(Error::Config("replay: max_requests: must be at least 1".to_string()));
+        }
+        Ok(())
+    }
+}
+
+/// Counters of a replay.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct ReplayCounters {
+    /// Records read from the trace.
+    pub read: u64,
+    /// Records filtered out (device, ops, time window).
+    pub filtered: u64,
+    /// Malformed lines skipped (`skip_bad_lines`).
+    pub skipped_lines: u64,
+    /// Requests handed to the device (after `compact` splitting).
+    pub replayed: u64,
+    /// Records replayed later than their timestamp because the trace went back in time.
+    pub reordered: u64,
+    /// Records the `compact` mode split because their pages were not contiguous.
+    pub split: u64,
+}
+
+/// A trace replay, implementing [`RequestSource`].
+pub struct TraceSource {
+    reader: TraceReader,
+    cfg: ReplayConfig,
+    capacity: u64,
+    first_time: Option<u64>,
+    last_time: u64,
+    accepted: u64,
+    pending: VecDeque<Request>,
+    pages: HashMap<u64, u64>,
+    counters: ReplayCounters,
+}
+
+impl TraceSource {
+    /// Open the trace of `cfg` (relative to `config_dir`) for a device of
+    /// `logical_capacity_bytes`.
+    pub fn open(cfg: &ReplayConfig, config_dir: &Path, logical_capacity_bytes: u64) -> Result<TraceSource> {
+        cfg.validate()?;
+        if logical_capacity_bytes < PAGE {
+            return Err(Error::Invalid(format!(
+                "replay: logical capacity {logical_capacity_bytes} bytes is below one 4 KiB page"
+            )));
+        }
+        let file = Path::new(&cfg.file);
+        let path: PathBuf = if file.is_absolute() {
+            file.to_path_buf()
+        } else {
+            config_dir.join(file)
+        };
+        let reader = TraceReader::open(
+            &path,
+            &ReaderOptions {
+                format: cfg.format,
+                skip_bad_lines: cfg.skip_bad_lines,
+            },
+        )?;
+        Ok(TraceSource {
+            reader,
+            cfg: cfg.clone(),
+            capacity: logical_capacity_bytes,
+            first_time: None,
+            last_time: 0,
+            accepted: 0,
+            pending: VecDeque::new(),
+            pages: HashMap::new(),
+            counters: ReplayCounters::default(),
+        })
+    }
+
+    /// The trace format (guessed or given).
+    pub fn format(&self) -> Format {
+        self.reader.format()
+    }
+
+    /// Counters so far.
+    pub fn counters(&self) -> ReplayCounters {
+        ReplayCounters {
+            skipped_lines: self.reader.skipped(),
+            ..self.counters
+        }
+    }
+
+    /// Distinct 4 KiB pages mapped so far by the `compact` mode.
+    pub fn compact_pages(&self) -> u64 {
+        self.pages.len() as u64
+    }
+
+    fn keep(&self, r: &TraceRecord) -> bool {
+        let c = &self.cfg;
+        c.device.is_none_or(|d| d == r.device)
+            && match c.ops {
+                OpsFilter::All => true,
+                OpsFilter::Read => r.op == Op::Read,
+                OpsFilter::Write => r.op == Op::Write,
+            }
+            && c.start.is_none_or(|s| r.time_ns >= s.0)
+            && c.end.is_none_or(|e| r.time_ns < e.0)
+    }
+
+    fn arrival(&mut self, t: u64) -> u64 {
+        let t0 = *self.first_time.get_or_insert(t);
+        let rel = t.saturating_sub(t0);
+        let scaled = if self.cfg.speed == 1.0 {
+            rel
+        } else {
+            (rel as f64 / self.cfg.speed) as u64
+        };
+        if scaled < self.last_time {
+            self.counters.reordered += 1;
+        }
+        self.last_time = self.last_time.max(scaled);
+        self.last_time
+    }
+
+    fn beyond(&self, what: &str) -> Error {
+        Error::Invalid(format!(
+            "{}:{}: {what} the logical capacity of {} bytes; set address = \"wrap\" or address = \"compact\" in the replay section",
+            self.reader.name(),
+            self.reader.line(),
+            self.capacity
+        ))
+    }
+
+    /// Map a record into the capacity, pushing one or more requests to `pending`.
+    fn map(&mut self, r: &TraceRecord, time_ns: u64) -> Result<()> {
+        let cap = self.capacity;
+        let req = |offset, len| Request {
+            time_ns,
+            op: r.op,
+            offset,
+            len,
+        };
+        match self.cfg.address {
+            AddressMode::Keep => {
+                if r.offset.checked_add(r.len).is_none_or(|e| e > cap) {
+                    return Err(self.beyond(&format!(
+                        "request at byte offset {} with length {} ends beyond",
+                        r.offset, r.len
+                    )));
+                }
+                self.pending.push_back(req(r.offset, r.len));
+            }
+            AddressMode::Wrap => {
+                if r.len > cap {
+                    return Err(self.beyond(&format!("request length {} exceeds", r.len)));
+                }
+                let pages = cap / PAGE;
+                let mut off = (r.offset / PAGE % pages) * PAGE + r.offset % PAGE;
+                if off + r.len > cap {
+                    off = r.offset % PAGE;
+                    if off + r.len > cap {
+                        off = 0;
+                    }
+                }
+                self.pending.push_back(req(off, r.len));
+            }
+            AddressMode::Compact => {
+                let cap_pages = cap / PAGE;
+                let first = r.offset / PAGE;
+                let last = (r.offset + r.len - 1) / PAGE;
+                let mut run_start: Option<(u64, u64)> = None; // (dense page, byte offset in request)
+                let mut prev_dense = 0;
+                let mut pieces = 0;
+                for (i, p) in (first..=last).enumerate() {
+                    let next = self.pages.len() as u64;
+                    let dense = *self.pages.entry(p).or_insert(next);
+                    if dense >= cap_pages {
+                        return Err(self.beyond(&format!(
+                            "the trace footprint ({} pages of 4 KiB so far) exceeds",
+                            self.pages.len()
+                        )));
+                    }
+                    let contiguous = run_start.is_some() && dense == prev_dense + 1;
+                    if !contiguous {
+                        if let Some((d, from)) = run_start {
+                            let to = (i as u64) * PAGE - r.offset % PAGE;
+                            self.pending
+                                .push_back(req(d * PAGE + if from == 0 { r.offset % PAGE } else { 0 }, to - from));
+                            pieces += 1;
+                        }
+                        let from = if i == 0 { 0 } else { (i as u64) * PAGE - r.offset % PAGE };
+                        run_start = Some((dense, from));
+                    }
+                    prev_dense = dense;
+                }
+                if let Some((d, from)) = run_start {
+                    self.pending.push_back(req(
+                        d * PAGE + if from == 0 { r.offset % PAGE } else { 0 },
+                        r.len - from,
+                    ));
+                    pieces += 1;
+                }
+                if pieces > 1 {
+                    self.counters.split += 1;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl RequestSource for TraceSource {
+    fn next_request(&mut self, _now_ns: u64) -> Result<Option<Request>> {
+        loop {
+            if let Some(r) = self.pending.pop_front() {
+                self.counters.replayed += 1;
+                return Ok(Some(r));
+            }
+            if self.cfg.max_requests.is_some_and(|m| self.accepted >= m) {
+                return Ok(None);
+            }
+            let Some(r) = self.reader.next() else { return Ok(None) };
+            let r = r?;
+            self.counters.read += 1;
+            if !self.keep(&r) {
+                self.counters.filtered += 1;
+                continue;
+            }
+            self.accepted += 1;
+            let t = self.arrival(r.time_ns);
+            self.map(&r, t)?;
+        }
+    }
+}

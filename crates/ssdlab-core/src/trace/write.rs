@@ -1,0 +1,100 @@
+//! Trace writers and conversion.
+
+use super::{TraceReader, TraceRecord};
+use crate::{Error, Result};
+use std::io::Write;
+
+/// Writes records in one output format.
+pub trait TraceWriter {
+    /// Write one record. `Ok(false)` if the format cannot represent it (e.g. a trim in a format
+    /// without trims) and it was dropped.
+    fn write_record(&mut self, r: &TraceRecord) -> Result<bool>;
+    /// Write any trailer and flush.
+    fn finish(&mut self) -> Result<()>;
+}
+
+/// Formats `ssdlab trace convert` can write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutputFormat {
+    /// Native binary (see [`super::native`]).
+    Native,
+    /// fio iolog v3, replayable with `fio --read_iolog`.
+    FioIolog,
+    /// MQSim trace text (sector units; trims dropped).
+    Mqsim,
+    /// MSR Cambridge CSV (trims dropped).
+    Msr,
+}
+
+impl OutputFormat {
+    pub const ALL: [OutputFormat; 4] = [
+        OutputFormat::Native,
+        OutputFormat::FioIolog,
+        OutputFormat::Mqsim,
+        OutputFormat::Msr,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            OutputFormat::Native => "native",
+            OutputFormat::FioIolog => "fio-iolog",
+            OutputFormat::Mqsim => "mqsim",
+            OutputFormat::Msr => "msr",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Result<OutputFormat> {
+        let k = s.trim().to_ascii_lowercase().replace('_', "-");
+        Self::ALL.into_iter().find(|f| f.name() == k).ok_or_else(|| {
+            Error::Invalid(format!(
+                "cannot write trace format '{s}' (expected native, fio-iolog, mqsim or msr)"
+            ))
+        })
+    }
+
+    /// Whether the output is binary (not for a terminal).
+    pub fn is_binary(self) -> bool {
+        self == OutputFormat::Native
+    }
+
+    /// A writer to `out`; `name` is used in error messages. fio iologs name their files
+    /// `ssdlab-dev{N}` (redirect with fio's `replay_redirect`).
+    pub fn writer(self, out: Box<dyn Write>, name: &str) -> Result<Box<dyn TraceWriter>> {
+        Ok(match self {
+            OutputFormat::Native => Box::new(super::native::NativeWriter::new(out, name)?),
+            OutputFormat::FioIolog => Box::new(super::fio::FioWriter::new(out, name, "ssdlab-dev")?),
+            OutputFormat::Mqsim => Box::new(super::sim::MqsimWriter::new(out, name)),
+            OutputFormat::Msr => Box::new(super::msr::MsrWriter::new(out, name)),
+        })
+    }
+}
+
+/// Result of a conversion.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct ConvertSummary {
+    /// Records written.
+    pub written: u64,
+    /// Records the output format cannot represent (trims in MQSim or MSR output).
+    pub dropped: u64,
+    /// Malformed input lines skipped.
+    pub skipped_lines: u64,
+}
+
+/// Copy every record of `reader` (optionally only those of `device`) to `writer`.
+pub fn convert(reader: &mut TraceReader, writer: &mut dyn TraceWriter, device: Option<u32>) -> Result<ConvertSummary> {
+    let mut s = ConvertSummary::default();
+    for r in reader.by_ref() {
+        let r = r?;
+        if device.is_some_and(|d| d != r.device) {
+            continue;
+        }
+        if writer.write_record(&r)? {
+            s.written += 1;
+        } else {
+            s.dropped += 1;
+        }
+    }
+    writer.finish()?;
+    s.skipped_lines = reader.skipped();
+    Ok(s)
+}
