@@ -36,6 +36,9 @@ pub struct Request {
     pub offset: u64,
     /// Length in bytes (> 0).
     pub len: u64,
+    /// Stream id (the job's `stream`), for data-placement schemes. Sources leave it 0; the
+    /// host model stamps each request with its job's stream.
+    pub stream: u32,
 }
 
 /// A stream of host requests for one job.

@@ -146,6 +146,10 @@ impl Simulation {
                     None => continue,
                 }
             };
+            let req = Request {
+                stream: self.cfg.job[s.job].stream,
+                ..req
+            };
             let c = self.device.submit(t, &req)?;
             let js = &mut self.stats[s.job];
             js.ops[req.op.index()].record(req.len, c - t);

@@ -220,6 +220,7 @@ fn single_requests_take_the_sum_of_their_parts() {
                 op,
                 offset,
                 len,
+                stream: 0,
             },
         )
         .unwrap()
@@ -255,6 +256,7 @@ fn single_requests_take_the_sum_of_their_parts() {
                 op,
                 offset,
                 len,
+                stream: 0,
             },
         )
         .unwrap()
@@ -288,6 +290,7 @@ fn page_types_have_their_own_times() {
                 op,
                 offset,
                 len: 8192,
+                stream: 0,
             },
         )
         .unwrap()

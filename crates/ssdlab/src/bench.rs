@@ -8,6 +8,10 @@
 //! - `mixed`: 70/30 random reads/writes, QD 32.
 //! - `precondition`: a 512 GiB device to random-write steady state at 75 % utilisation.
 //! - `memory`: a 1 TiB device (256 Mi pages) preconditioned to steady state; peak RSS.
+//! - `trace-parse`: lines parsed per second per trace format, on generated 2 M-line files
+//!   (MSR CSV, MQSim, DiskSim, SPC, and the native binary form of the MSR file).
+//! - `trace-replay`: end-to-end replay of `ssd-iozone-aligned2-100K.trace` and
+//!   `cloudPhysicsIO.csv` from `../shared/traces` on the mlc-sata preset.
 use clap::Args;
 use ssdlab_core::config::{parse_config, PreconditionMode};
 use ssdlab_core::{Error, Result, Simulation};
@@ -137,12 +141,131 @@ pub fn run(a: BenchArgs) -> Result<()> {
             "mixed" => timed_run(small, 0.10, "rw = \"randrw\"\nrwmixread = 70\nbs = \"4KiB\"", n)?,
             "precondition" => precondition_case(big, 0.75)?,
             "memory" => precondition_case(huge, 0.75)?,
+            "trace-parse" => trace_parse(if a.quick { 100_000 } else { 2_000_000 })?,
+            "trace-replay" => trace_replay()?,
             other => {
                 return Err(Error::Invalid(format!(
-                    "--case: unknown benchmark '{other}' (expected randwrite, randread, mixed, precondition, memory)"
+                    "--case: unknown benchmark '{other}' (expected randwrite, randread, mixed, precondition, memory, trace-parse, trace-replay)"
                 )))
             }
         }
+    }
+    Ok(())
+}
+
+/// Write `n` lines of a synthetic trace (deterministic pseudo-random addresses).
+fn synth(path: &Path, n: u64, line: impl Fn(u64, u64, bool, &mut String)) -> Result<()> {
+    use std::io::Write;
+    let f = std::fs::File::create(path).map_err(|e| Error::io(path.display().to_string(), e))?;
+    let mut w = std::io::BufWriter::new(f);
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    let mut buf = String::new();
+    for i in 0..n {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        buf.clear();
+        line(i, (x >> 20) % (1 << 26), x & 3 == 0, &mut buf);
+        w.write_all(buf.as_bytes())
+            .map_err(|e| Error::io(path.display().to_string(), e))?;
+    }
+    w.flush().map_err(|e| Error::io(path.display().to_string(), e))
+}
+
+fn trace_parse(n: u64) -> Result<()> {
+    use ssdlab_core::trace::{self, bench::parse_speed, Format, OutputFormat};
+    use std::fmt::Write as _;
+    let dir = std::env::temp_dir().join(format!("ssdlab-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| Error::io(dir.display().to_string(), e))?;
+    let files = [
+        ("msr.csv", Format::Msr),
+        ("mqsim.trace", Format::Mqsim),
+        ("disksim.trace", Format::Disksim),
+        ("umass.spc", Format::Spc),
+    ];
+    synth(&dir.join(files[0].0), n, |i, page, read, b| {
+        let _ = writeln!(
+            b,
+            "{},hm,0,{},{},4096,2833",
+            128166385295514663 + i * 1000,
+            if read { "Read" } else { "Write" },
+            page * 4096
+        );
+    })?;
+    synth(&dir.join(files[1].0), n, |i, page, read, b| {
+        let _ = writeln!(b, "{} 0 {} 8 {}", i * 10_000, page * 8, read as u8);
+    })?;
+    synth(&dir.join(files[2].0), n, |i, page, read, b| {
+        let _ = writeln!(b, "{}.{:03} 0 {} 8 {}", i / 100, i % 100 * 10, page * 8, read as u8);
+    })?;
+    synth(&dir.join(files[3].0), n, |i, page, read, b| {
+        let _ = writeln!(
+            b,
+            "0,{},4096,{},{}.{:06}",
+            page * 8,
+            if read { "r" } else { "w" },
+            i / 1000,
+            i % 1000 * 1000
+        );
+    })?;
+    // The native form of the MSR file.
+    let native = dir.join("msr.native");
+    {
+        let mut r = trace::open(dir.join(files[0].0), Format::Msr)?;
+        let out = std::fs::File::create(&native).map_err(|e| Error::io(native.display().to_string(), e))?;
+        let mut w =
+            OutputFormat::Native.writer(Box::new(std::io::BufWriter::new(out)), &native.display().to_string())?;
+        trace::convert(&mut r, w.as_mut(), None)?;
+    }
+    let mut msr_rate = 0.0;
+    println!("  trace parsing, {n} lines per file (best of 3):");
+    for (name, fmt) in files.iter().copied().chain([("msr.native", Format::Native)]) {
+        let best = (0..3)
+            .map(|_| parse_speed(&dir.join(name), fmt).map(|s| s.lines_per_second()))
+            .collect::<Result<Vec<f64>>>()?
+            .into_iter()
+            .fold(0.0, f64::max);
+        if name == "msr.csv" {
+            msr_rate = best;
+        }
+        let rel = if name == "msr.native" {
+            format!(" ({:.1}x MSR CSV)", best / msr_rate)
+        } else {
+            String::new()
+        };
+        println!("    {:<10} {:>7.2} M lines/s{rel}", fmt.name(), best / 1e6);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(())
+}
+
+fn trace_replay() -> Result<()> {
+    let traces = Path::new("../shared/traces");
+    if !traces.exists() {
+        return Err(Error::Invalid(
+            "trace-replay: ../shared/traces not found (run from the project root)".into(),
+        ));
+    }
+    println!("  trace replay on the mlc-sata preset (open loop at trace timestamps, addresses wrapped):");
+    for name in ["ssd-iozone-aligned2-100K.trace", "cloudPhysicsIO.csv"] {
+        let path = std::fs::canonicalize(traces.join(name)).map_err(|e| Error::io(name, e))?;
+        let text = format!(
+            "[device]\npreset = \"mlc-sata\"\n[[job]]\nname = \"replay\"\n[job.trace]\nfile = \"{}\"\naddress = \"wrap\"\n",
+            path.display()
+        );
+        let cfg = parse_config(&text, "bench", Path::new("."))?;
+        let t0 = Instant::now();
+        let mut sim = Simulation::new(&cfg)?;
+        let build = t0.elapsed().as_secs_f64();
+        let t1 = Instant::now();
+        let r = sim.run(&mut |_| {})?;
+        let secs = t1.elapsed().as_secs_f64();
+        println!(
+            "    {name:<32} {:>7} requests replayed in {secs:.3} s = {:>9.0} requests/s (+ {build:.2} s to build the 256 GiB device; simulated {:.2} s)",
+            r.ssd.requests,
+            r.ssd.requests as f64 / secs,
+            r.ssd.sim_time_ns as f64 / 1e9
+        );
     }
     Ok(())
 }

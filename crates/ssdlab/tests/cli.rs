@@ -175,3 +175,38 @@ fn bad_input_is_a_clear_error_with_status_2() {
     bad(&["config", "show", "nope"], &["nope"]);
     bad(&["frobnicate"], &["frobnicate"]);
 }
+
+/// True when ../shared/traces is there; without it the test is skipped, except under CI.
+fn shared_traces() -> bool {
+    let ok = root().join("../shared/traces/MANIFEST.md").exists();
+    if !ok {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI is set but ../shared/traces is missing"
+        );
+        eprintln!("skipped: ../shared/traces is not present");
+    }
+    ok
+}
+
+#[test]
+fn trace_replay_through_run_reports_its_counters() {
+    if !shared_traces() {
+        return;
+    }
+    let o = ssdlab(&["run", "examples/replay.toml", "--output-format", "json", "--check"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let tpcc = &v["jobs"][0];
+    let ios =
+        |j: &serde_json::Value| j["read"]["total_ios"].as_u64().unwrap() + j["write"]["total_ios"].as_u64().unwrap();
+    // Every record of the 6,999-line TPC-C trace is replayed, 63 % of them reads.
+    assert_eq!(tpcc["ssdlab"]["trace"]["replayed"], 6999);
+    assert_eq!(ios(tpcc), 6999);
+    let reads = tpcc["read"]["total_ios"].as_u64().unwrap() as f64 / 6999.0;
+    assert!((reads - 0.63).abs() < 0.01, "{reads}");
+    assert!(tpcc["ssdlab"]["open_loop"].is_object());
+    let ws = &v["jobs"][1];
+    assert_eq!(ios(ws), ws["ssdlab"]["trace"]["replayed"].as_u64().unwrap());
+    assert!(ws["ssdlab"]["open_loop"].is_null(), "closed-loop replay");
+}

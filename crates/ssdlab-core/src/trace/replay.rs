@@ -245,6 +245,7 @@ impl TraceSource {
             op: r.op,
             offset,
             len,
+            stream: 0,
         };
         match self.cfg.address {
             AddressMode::Keep => {
@@ -316,6 +317,13 @@ impl TraceSource {
 }
 
 impl RequestSource for TraceSource {
+    fn report(&self) -> Option<serde_json::Value> {
+        let mut v = serde_json::to_value(self.counters()).ok()?;
+        v["file"] = self.cfg.file.clone().into();
+        v["format"] = self.format().name().into();
+        Some(v)
+    }
+
     fn next_request(&mut self, _now_ns: u64) -> Result<Option<Request>> {
         loop {
             if let Some(r) = self.pending.pop_front() {

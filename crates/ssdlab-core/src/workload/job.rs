@@ -474,6 +474,7 @@ impl RequestSource for JobSource {
             op,
             offset,
             len: size,
+            stream: 0,
         }))
     }
 }
