@@ -505,3 +505,96 @@ fn runtime_limits_simulated_time_and_numjobs_multiplies_streams() {
     // Two reads per channel in flight at most: 6 outstanding over 2 planes.
     assert!(r.jobs[0].read.total_ios > 1000);
 }
+
+#[test]
+fn die_level_timing_when_planes_are_not_parallel() {
+    // 4 channels × 2 ways × 1 die × 2 planes, but the die is the unit: 8 × page / tR.
+    let text = bw_device("400us", "500us", "400MB/s", "nvme-gen3x4")
+        .replace("endurance = 100000", "endurance = 100000\nplane_parallel = false");
+    let got = seq_bw(text, "read");
+    let want = 8.0 * 16384.0 / 400e-6;
+    assert!(((got - want) / want).abs() < 0.02, "{got} vs {want}");
+}
+
+#[test]
+fn a_read_behind_a_program_counts_as_interference() {
+    let mut d = Device::new(&cfg(EXACT).device, 1).unwrap();
+    let w = |t: u64, offset: u64| Request {
+        time_ns: t,
+        op: Op::Write,
+        offset,
+        len: 8192,
+        stream: 0,
+    };
+    let r = |t: u64, offset: u64| Request {
+        time_ns: t,
+        op: Op::Read,
+        offset,
+        len: 8192,
+        stream: 0,
+    };
+    d.submit(0, &w(0, 0)).unwrap(); // page on plane 0
+    d.submit(0, &w(0, 8192)).unwrap(); // page on plane 1
+                                       // Both planes program until ~293 us; a read of plane 0's page at 1 ms waits for nothing...
+    let c = d.submit(1_000_000, &r(1_000_000, 0)).unwrap();
+    assert_eq!(d.counters.interference_reads, 0);
+    assert_eq!(
+        c - 1_000_000,
+        25_000 + xfer_ns(8192, 100_000_000) + 5_000 + xfer_ns(8192, 600_000_000)
+    );
+    // A read arriving before a program's data reaches the plane uses the array's idle gap
+    // (no interference), though its data waits for the channel carrying the program's data.
+    let t = 2_000_000;
+    d.submit(t, &w(t, 16384)).unwrap(); // plane 0 again (round robin)
+    let program_start = t + 5_000 + xfer_ns(8192, 600_000_000) + xfer_ns(8192, 100_000_000);
+    let read_tail = 25_000 + xfer_ns(8192, 100_000_000) + 5_000 + xfer_ns(8192, 600_000_000);
+    let c = d.submit(t, &r(t, 0)).unwrap();
+    assert_eq!(d.counters.interference_reads, 0);
+    assert_eq!(
+        c,
+        program_start + xfer_ns(8192, 100_000_000) + 5_000 + xfer_ns(8192, 600_000_000)
+    );
+    // ...but one arriving once the program runs waits for it, and is counted.
+    let t2 = program_start + 50_000;
+    let c = d.submit(t2, &r(t2, 0)).unwrap();
+    assert_eq!(d.counters.interference_reads, 1);
+    assert_eq!(c, program_start + 200_000 + read_tail);
+}
+
+#[test]
+fn background_gc_uses_idle_time_and_spares_the_foreground() {
+    let base = waf_device(1.2, 32, 1024, "greedy").replace(
+        "gc_threshold = 2",
+        "gc_threshold = 2\nbg_gc_threshold = 8\nbg_gc_idle = \"100us\"",
+    ) + "[[job]]\nrw = \"randwrite\"\nnumber_ios = 6000\nrate_iops = 200\n";
+    let mut sim = Simulation::new(&cfg(&base)).unwrap();
+    let r = sim.run(&mut |_| {}).unwrap();
+    sim.device.ftl.check_invariants().unwrap();
+    let bg = r.ssd.gc["background"].as_u64().unwrap();
+    let fg = r.ssd.gc["foreground"].as_u64().unwrap();
+    assert!(bg > 100 && fg == 0, "background {bg}, foreground {fg}");
+    // At 200 IOPS the device idles between writes: the median write is one program.
+    let p50 = r.jobs[0]
+        .write
+        .clat_ns
+        .percentile
+        .0
+        .iter()
+        .find(|(k, _)| k == "50.000000")
+        .unwrap()
+        .1;
+    assert!(p50 < 300_000, "median write latency {p50} ns");
+}
+
+#[test]
+fn least_busy_allocation_keeps_invariants_and_spreads_writes() {
+    let text = bw_device("50us", "500us", "400MB/s", "nvme-gen3x4").replace(
+        "[device.host]",
+        "[device.ftl]\nallocation = \"least-busy\"\n[device.host]",
+    ) + "[[job]]\nrw = \"randrw\"\nbs = \"16KiB\"\niodepth = 32\nnumber_ios = 20000\n";
+    let mut sim = Simulation::new(&cfg(&text)).unwrap();
+    let r = sim.run(&mut |_| {}).unwrap();
+    sim.device.ftl.check_invariants().unwrap();
+    let planes = r.ssd.utilisation["planes"].as_f64().unwrap();
+    assert!(planes > 0.5, "arrays should be kept busy: {planes}");
+}
