@@ -466,6 +466,14 @@ impl DeviceConfig {
                 format!("expected \"separate\" or \"shared\", got \"{}\"", t.gc_frontier),
             ));
         }
+        if t.gc_frontier == "shared" && t.write_buffer.0 > 0 && self.geometry.mapping_unit.0 < self.geometry.page_size.0
+        {
+            return Err(Error::config(
+                f,
+                "device.ftl.gc_frontier",
+                "\"shared\" needs write-through (write_buffer = 0) or whole-page mapping units: GC would otherwise fill pages whose host data still sits in the buffer",
+            ));
+        }
         if t.gc_d == 0 {
             return Err(Error::config(f, "device.ftl.gc_d", "must be at least 1"));
         }
@@ -542,6 +550,15 @@ mod tests {
         assert_eq!(c.device.geometry.blocks_per_plane, 200);
         assert_eq!(c.device.geometry.channels, 8);
         assert_eq!(c.job.len(), 1, "the preset's job applies when none is given");
+    }
+
+    #[test]
+    fn shared_gc_frontier_with_a_sub_page_buffer_is_rejected() {
+        let e = parse("[device]\npreset = \"tlc-nvme\"\n[device.ftl]\ngc_frontier = \"shared\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("device.ftl.gc_frontier"), "{e}");
+        parse("[device]\npreset = \"tlc-nvme\"\n[device.ftl]\ngc_frontier = \"shared\"\nwrite_buffer = 0\n").unwrap();
     }
 
     #[test]
