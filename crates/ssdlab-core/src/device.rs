@@ -11,6 +11,7 @@
 //!   buffer is full) and pages are programmed when full; without one it completes when its
 //!   last page is programmed, a partly filled page being programmed padded.
 //! - trim: the command over the link; the map entries are dropped.
+//!
 //! GC work is booked on the plane's timeline as one interval (copyback reads, programs, erase).
 
 use crate::config::{Allocation, DeviceConfig};
@@ -198,7 +199,7 @@ impl Device {
         }
         self.now = now;
         let cap = self.geo.logical_bytes();
-        if req.len == 0 || req.offset.checked_add(req.len).map_or(true, |e| e > cap) {
+        if req.len == 0 || req.offset.checked_add(req.len).is_none_or(|e| e > cap) {
             return Err(Error::Invalid(format!(
                 "request at offset {} of {} bytes is outside the logical capacity ({cap} bytes)",
                 req.offset, req.len
@@ -361,8 +362,8 @@ impl Device {
         self.counters.host_write_units += units;
         let mut ready = self.link(0, now, req.len);
         // Read-modify-write of partially written mapping units that hold data.
-        let head_partial = req.offset % us != 0;
-        let tail_partial = (req.offset + req.len) % us != 0;
+        let head_partial = !req.offset.is_multiple_of(us);
+        let tail_partial = !(req.offset + req.len).is_multiple_of(us);
         for (partial, lpn) in [
             (head_partial, first),
             (tail_partial && (last != first || !head_partial), last),

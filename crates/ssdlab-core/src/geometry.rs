@@ -60,14 +60,14 @@ impl Geometry {
         }
         let page = g.page_size.0;
         let unit = g.mapping_unit.0;
-        if page < 512 || page % 512 != 0 {
+        if page < 512 || !page.is_multiple_of(512) {
             return Err(Error::config(
                 file,
                 &k("page_size"),
                 format!("expected a multiple of 512 bytes, got {page}"),
             ));
         }
-        if unit < 512 || unit % 512 != 0 || page % unit != 0 {
+        if unit < 512 || !unit.is_multiple_of(512) || !page.is_multiple_of(unit) {
             return Err(Error::config(
                 file,
                 &k("mapping_unit"),
@@ -94,7 +94,7 @@ impl Geometry {
         let planes = dies * g.planes_per_die as u64;
         let blocks = planes * g.blocks_per_plane as u64;
         let units_per_block = g.pages_per_block as u64 * units_per_page as u64;
-        let physical_units = blocks.checked_mul(units_per_block).unwrap_or(u64::MAX);
+        let physical_units = blocks.saturating_mul(units_per_block);
         if physical_units > MAX_UNITS {
             return Err(Error::config(
                 file,

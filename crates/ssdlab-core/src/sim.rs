@@ -180,7 +180,7 @@ impl Simulation {
             }
             seq += 1;
             done += 1;
-            if done % self.sample_every == 0 {
+            if done.is_multiple_of(self.sample_every) {
                 self.free_samples.push((t, self.device.free_blocks() as u64));
                 if self.free_samples.len() >= 512 {
                     // Keep every other sample and sample half as often: bounded and deterministic.

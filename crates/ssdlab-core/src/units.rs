@@ -136,11 +136,11 @@ pub fn fmt_size(b: u64) -> String {
 
 /// Format nanoseconds with the largest unit that keeps the value readable.
 pub fn fmt_duration(ns: u64) -> String {
-    if ns >= 1_000_000_000 && ns % 1_000_000 == 0 {
+    if ns >= 1_000_000_000 && ns.is_multiple_of(1_000_000) {
         format!("{}s", ns as f64 / 1e9)
-    } else if ns >= 1_000_000 && ns % 1_000 == 0 {
+    } else if ns >= 1_000_000 && ns.is_multiple_of(1_000) {
         format!("{}ms", ns as f64 / 1e6)
-    } else if ns >= 1_000 && ns % 1_000 == 0 || ns >= 1_000 && ns % 100 == 0 {
+    } else if ns >= 1_000 && ns.is_multiple_of(100) {
         format!("{}us", ns as f64 / 1e3)
     } else {
         format!("{ns}ns")
@@ -149,7 +149,7 @@ pub fn fmt_duration(ns: u64) -> String {
 
 /// Format a rate in decimal megabytes per second.
 pub fn fmt_rate(bps: u64) -> String {
-    if bps % 1_000_000_000 == 0 {
+    if bps.is_multiple_of(1_000_000_000) {
         format!("{}GB/s", bps / 1_000_000_000)
     } else {
         format!("{}MB/s", bps as f64 / 1e6)

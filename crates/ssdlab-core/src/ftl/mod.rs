@@ -145,7 +145,7 @@ impl Ftl {
             stamp: vec![0; geo.blocks],
             planes,
             policy,
-            rng: Xoshiro256PlusPlus::seed_from_u64(params.seed ^ 0x5eed_6c),
+            rng: Xoshiro256PlusPlus::seed_from_u64(crate::units::mix_seed(params.seed, 0x6c)),
             stats: FtlStats {
                 victim_valid_hist: vec![0; geo.units_per_block + 1],
                 ..Default::default()
@@ -199,7 +199,7 @@ impl Ftl {
         let upp = self.geo.units_per_page as u32;
         let block = pun / upb;
         let f = self.planes[self.geo.plane_of_block(block as usize)].host;
-        f.block == block && f.next % upp != 0 && (pun % upb) / upp == f.next / upp
+        f.block == block && !f.next.is_multiple_of(upp) && (pun % upb) / upp == f.next / upp
     }
 
     /// Units filled in the current page of a plane's host frontier.
@@ -283,7 +283,7 @@ impl Ftl {
         f.next += 1;
         self.planes[plane].host = f;
         self.stats.host_units_written += 1;
-        if f.next % self.geo.units_per_page as u32 == 0 {
+        if f.next.is_multiple_of(self.geo.units_per_page as u32) {
             self.stats.host_pages_programmed += 1;
             Ok(Some(PageDone {
                 first_unit: pun + 1 - self.geo.units_per_page as u32,
@@ -418,7 +418,7 @@ impl Ftl {
                 self.invalidate(pun);
                 self.map(lpn, dst);
                 copied += 1;
-                if g.next % upp == 0 {
+                if g.next.is_multiple_of(upp) {
                     self.stats.gc_pages_programmed += 1;
                     busy += self.params.program_ns[(g.next / upp - 1) as usize % bits_n];
                 }
@@ -492,7 +492,7 @@ impl Ftl {
         self.erases_since_wl = 0;
         let mut coldest: Option<(u32, usize)> = None;
         for b in 0..self.geo.blocks {
-            if self.state[b] == BlockState::Full && coldest.map_or(true, |(e, _)| self.erase[b] < e) {
+            if self.state[b] == BlockState::Full && coldest.is_none_or(|(e, _)| self.erase[b] < e) {
                 coldest = Some((self.erase[b], b));
             }
         }

@@ -272,7 +272,7 @@ impl JobConfig {
         if self.replay.is_some() {
             return Err(e("replay", "only for jobs with a [job.trace] table".into()));
         }
-        if self.bs.0 == 0 || self.bs.0 % 512 != 0 {
+        if self.bs.0 == 0 || !self.bs.0.is_multiple_of(512) {
             return Err(e(
                 "bs",
                 format!("expected a positive multiple of 512 bytes, got {}", self.bs.0),
@@ -281,7 +281,7 @@ impl JobConfig {
         let sizes = self.block_sizes().map_err(|m| e("bssplit", m))?;
         parse_dist(&self.random_distribution).map_err(|m| e("random_distribution", m))?;
         let (off, size) = self.region(capacity).map_err(|m| e("size", m))?;
-        if off.checked_add(size).map_or(true, |end| end > capacity) {
+        if off.checked_add(size).is_none_or(|end| end > capacity) {
             return Err(e(
                 "size",
                 format!("the job's range (offset {off} + size {size} bytes) exceeds the logical capacity of {capacity} bytes"),
@@ -321,7 +321,7 @@ impl JobConfig {
 /// next to each other (as fio does).
 fn scatter(rank: u64, n: u64) -> u64 {
     const PRIMES: [u64; 4] = [2_147_483_647, 998_244_353, 1_000_000_007, 1_000_003];
-    let m = PRIMES.iter().copied().find(|p| n % p != 0).unwrap_or(1);
+    let m = PRIMES.iter().copied().find(|p| !n.is_multiple_of(*p)).unwrap_or(1);
     ((rank as u128 * m as u128 + 0x5bd1_e995) % n as u128) as u64
 }
 

@@ -32,7 +32,7 @@ impl VictimPolicy for CostBenefit {
                 (1.0 - u) * age / (2.0 * u)
             };
             // Ties go to the lower block number, so the choice never depends on list order.
-            if best.map_or(true, |(s, bb)| score > s || (score == s && b < bb)) {
+            if best.is_none_or(|(s, bb)| score > s || (score == s && b < bb)) {
                 best = Some((score, b));
             }
         }
