@@ -42,7 +42,13 @@ impl Filler {
     }
 }
 
-pub fn precondition(dev: &mut Device, cfg: &PreconditionConfig, bg_threshold: usize) -> Result<PreconditionReport> {
+/// Precondition `dev`; `progress(units written, units planned at most)` is called now and then.
+pub fn precondition(
+    dev: &mut Device,
+    cfg: &PreconditionConfig,
+    bg_threshold: usize,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<PreconditionReport> {
     let start = std::time::Instant::now();
     let mut rep = PreconditionReport {
         mode: format!("{:?}", cfg.mode).to_lowercase(),
@@ -53,9 +59,17 @@ pub fn precondition(dev: &mut Device, cfg: &PreconditionConfig, bg_threshold: us
         return Ok(rep);
     }
     let n = ((dev.geo.logical_units as f64 * cfg.utilisation) as u64).max(1);
+    let planned = n + if cfg.mode == PreconditionMode::Steady {
+        (cfg.max_overwrites * n as f64) as u64
+    } else {
+        0
+    };
     let mut f = Filler { plane: 0 };
     for lpn in 0..n {
         f.put(dev, lpn)?;
+        if lpn & 0xF_FFFF == 0 {
+            progress(lpn, planned);
+        }
     }
     rep.filled_units = n;
     if cfg.mode == PreconditionMode::Steady {
@@ -83,6 +97,7 @@ pub fn precondition(dev: &mut Device, cfg: &PreconditionConfig, bg_threshold: us
                 f.put(dev, lpn)?;
             }
             written += todo;
+            progress(n + written, planned);
             let s = &dev.ftl.stats;
             let host = (s.host_units_written - before.host_units_written) as f64;
             let copied = (s.gc_units_copied - before.gc_units_copied) as f64;

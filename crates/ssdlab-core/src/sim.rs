@@ -63,9 +63,20 @@ pub struct Simulation {
 impl Simulation {
     /// Build the device, precondition it and set up the jobs' streams.
     pub fn new(cfg: &Config) -> Result<Simulation> {
+        Self::with_progress(cfg, &mut |_, _| {})
+    }
+
+    /// As [`Simulation::new`], reporting preconditioning progress as (units written, units
+    /// planned at most).
+    pub fn with_progress(cfg: &Config, progress: &mut dyn FnMut(u64, u64)) -> Result<Simulation> {
         let seed = cfg.precondition.seed;
         let mut device = Device::new(&cfg.device, seed)?;
-        let pre = precondition(&mut device, &cfg.precondition, cfg.device.ftl.bg_gc_threshold as usize)?;
+        let pre = precondition(
+            &mut device,
+            &cfg.precondition,
+            cfg.device.ftl.bg_gc_threshold as usize,
+            progress,
+        )?;
         let cap = device.logical_bytes();
         let mut streams = Vec::new();
         let mut expected = Some(0u64);

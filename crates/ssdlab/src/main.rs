@@ -133,14 +133,17 @@ impl ProgressUi {
             return;
         }
         let bar = self.bar.get_or_insert_with(|| {
-            let b = match total {
-                Some(t) => indicatif::ProgressBar::new(t),
-                None => indicatif::ProgressBar::new_spinner(),
+            let (b, template) = match total {
+                Some(t) => (
+                    indicatif::ProgressBar::new(t),
+                    "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} {msg}",
+                ),
+                None => (
+                    indicatif::ProgressBar::new_spinner(),
+                    "{spinner} [{elapsed_precise}] {msg}",
+                ),
             };
-            b.set_style(
-                indicatif::ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} {msg}")
-                    .expect("template"),
-            );
+            b.set_style(indicatif::ProgressStyle::with_template(template).expect("template"));
             b
         });
         bar.set_position(done);
@@ -175,14 +178,23 @@ fn run(
     if let Some(s) = seed {
         cfg.precondition.seed = s;
     }
-    let mut ui = ProgressUi::new(quiet);
     if !quiet && cfg.precondition.mode != config::PreconditionMode::None {
         eprintln!(
-            "ssdlab: preconditioning {} ({:?}) ...",
-            cfg.device.name, cfg.precondition.mode
+            "ssdlab: preconditioning {} ({}) ...",
+            cfg.device.name,
+            format!("{:?}", cfg.precondition.mode).to_lowercase()
         );
     }
-    let mut sim = ssdlab_core::Simulation::new(&cfg)?;
+    let mut pre_ui = ProgressUi::new(quiet);
+    let mut sim = ssdlab_core::Simulation::with_progress(&cfg, &mut |done, planned| {
+        pre_ui.update(
+            done,
+            None,
+            &format!("preconditioning: {done} of at most {planned} units written"),
+        );
+    })?;
+    pre_ui.finish();
+    let mut ui = ProgressUi::new(quiet);
     let result = sim.run(&mut |p| {
         let t = ssdlab_core::units::fmt_duration(p.sim_time_ns / 1000 * 1000);
         ui.update(p.requests, p.expected, &format!("simulated {t}"));

@@ -506,9 +506,9 @@ impl Ftl {
         Ok(())
     }
 
-    /// Erase counts summary: (min, mean, max) over blocks not retired, and a histogram in
-    /// `buckets` equal-width buckets from 0 to max.
-    pub fn erase_summary(&self) -> (u32, f64, u32, Vec<u64>) {
+    /// Erase counts over all blocks: (min, mean, max) and a histogram of 16 equal-width
+    /// buckets from 0, as (lowest erase count of the bucket, blocks) pairs.
+    pub fn erase_summary(&self) -> (u32, f64, u32, Vec<(u32, u64)>) {
         let mut min = u32::MAX;
         let mut max = 0;
         let mut sum = 0u64;
@@ -523,6 +523,11 @@ impl Ftl {
         for &e in &self.erase {
             hist[(e as usize / width).min(buckets - 1)] += 1;
         }
+        let hist = hist
+            .into_iter()
+            .enumerate()
+            .map(|(i, n)| ((i * width) as u32, n))
+            .collect();
         (min, sum as f64 / self.erase.len() as f64, max, hist)
     }
 
