@@ -294,18 +294,10 @@ impl TraceReader {
 
 impl TraceReader {
     /// Check and rebase a decoded record; `None` if it was malformed and skipped.
-    #[inline]
+    #[inline(always)]
     fn accept(&mut self, mut r: TraceRecord) -> Option<Result<TraceRecord>> {
-        let problem = if r.len == 0 {
-            Some("zero-length request".to_string())
-        } else if r.offset.checked_add(r.len).is_none() {
-            Some(format!("offset {} + length {} overflows 64 bits", r.offset, r.len))
-        } else {
-            None
-        };
-        if let Some(msg) = problem {
-            let line = self.line();
-            return self.bad(line, msg).map(Err);
+        if r.len == 0 || r.offset.checked_add(r.len).is_none() {
+            return self.reject(r);
         }
         if self.rebase {
             let t0 = *self.first_time.get_or_insert(r.time_ns);
@@ -313,6 +305,17 @@ impl TraceReader {
         }
         self.records += 1;
         Some(Ok(r))
+    }
+
+    #[cold]
+    fn reject(&mut self, r: TraceRecord) -> Option<Result<TraceRecord>> {
+        let msg = if r.len == 0 {
+            "zero-length request".to_string()
+        } else {
+            format!("offset {} + length {} overflows 64 bits", r.offset, r.len)
+        };
+        let line = self.line();
+        self.bad(line, msg).map(Err)
     }
 }
 

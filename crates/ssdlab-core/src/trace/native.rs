@@ -125,15 +125,29 @@ struct NativeStream {
     done: bool,
 }
 
+/// Masks keeping the low `n` bytes, n = 0..=8.
+const MASKS: [u64; 9] = [
+    0,
+    0xff,
+    0xffff,
+    0xff_ffff,
+    0xffff_ffff,
+    0xff_ffff_ffff,
+    0xffff_ffff_ffff,
+    0xff_ffff_ffff_ffff,
+    u64::MAX,
+];
+
 /// `n` (<= 8) little-endian bytes at `p`; `buf` must hold 8 bytes from `p`.
 #[inline(always)]
 fn load(buf: &[u8], p: usize, n: usize) -> u64 {
     let mut w = [0u8; 8];
     w.copy_from_slice(&buf[p..p + 8]);
-    let v = u64::from_le_bytes(w);
-    let mask = ((1u128 << (8 * n)) - 1) as u64;
-    v & mask
+    u64::from_le_bytes(w) & MASKS[n]
 }
+
+/// Operation of each 2-bit code (3 is invalid and rejected before use).
+const OPS: [Op; 4] = [Op::Read, Op::Write, Op::Trim, Op::Read];
 
 /// Decode one record at `*pos`; `buf` must hold [`MAX_RECORD`] bytes from `*pos` (zero padded
 /// past the real data, which the caller checks against the returned position).
@@ -141,19 +155,18 @@ fn load(buf: &[u8], p: usize, n: usize) -> u64 {
 fn decode(buf: &[u8], pos: &mut usize, prev: &mut Prev) -> std::result::Result<TraceRecord, &'static str> {
     let p = *pos;
     let d = u16::from_le_bytes([buf[p], buf[p + 1]]);
-    let op = match d & 3 {
-        0 => Op::Read,
-        1 => Op::Write,
-        2 => Op::Trim,
-        _ => return Err("bad operation code 3"),
-    };
     let nt = ((d >> 2) & 15) as usize;
     let nd = DEV_BYTES[((d >> 6) & 3) as usize];
     let no = ((d >> 8) & 15) as usize;
     let nl = ((d >> 12) & 15) as usize;
-    if nt > 8 || no > 8 || nl > 8 {
-        return Err("bad field size in record descriptor");
+    if (d & 3 == 3) | (nt > 8) | (no > 8) | (nl > 8) {
+        return Err(if d & 3 == 3 {
+            "bad operation code 3"
+        } else {
+            "bad field size in record descriptor"
+        });
     }
+    let op = OPS[(d & 3) as usize];
     let mut q = p + 2;
     let time_ns = prev.time.wrapping_add(unzigzag(load(buf, q, nt)) as u64);
     q += nt;
