@@ -301,18 +301,23 @@ impl Device {
                 continue;
             }
             if cur_units > 0 {
-                done = done.max(self.read_page(now, cur_first, cur_units)?);
-                self.counters.host_page_reads += 1;
+                done = done.max(self.host_read_page(now, cur_first, cur_units)?);
             }
             cur_page = page;
             cur_first = pun;
             cur_units = 1;
         }
         if cur_units > 0 {
-            done = done.max(self.read_page(now, cur_first, cur_units)?);
-            self.counters.host_page_reads += 1;
+            done = done.max(self.host_read_page(now, cur_first, cur_units)?);
         }
         Ok(self.link(1, done, req.len))
+    }
+
+    /// A flash page read serving a host read.
+    #[inline]
+    fn host_read_page(&mut self, now: u64, pun: u32, units: u64) -> Result<u64> {
+        self.counters.host_page_reads += 1;
+        self.read_page(now, pun, units)
     }
 
     fn choose_plane(&mut self) -> usize {
@@ -417,7 +422,11 @@ impl Device {
                 }
                 let page = match page {
                     Some(p) => p,
-                    None => self.ftl.pad_host(plane).expect("a partly filled page"),
+                    None => self.ftl.pad_host(plane).ok_or_else(|| {
+                        Error::Invalid(format!(
+                            "plane {plane}: write-through page neither completed nor open (FTL frontier out of step)"
+                        ))
+                    })?,
                 };
                 done = done.max(self.program_page(ready, page));
                 lpn += n;
