@@ -107,6 +107,10 @@ pub struct NandConfig {
     /// Planes of a die work in parallel (multi-plane operation); otherwise the die is the unit.
     #[serde(default = "yes")]
     pub plane_parallel: bool,
+    /// Garbage collection copies pages inside the die (copyback) instead of through the
+    /// controller over the channel.
+    #[serde(default)]
+    pub copyback: bool,
     /// Where the numbers come from.
     #[serde(default)]
     pub source: String,
@@ -195,6 +199,51 @@ impl Default for FtlConfig {
     }
 }
 
+/// Operations a host read may suspend.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Suspendable {
+    Program,
+    Erase,
+}
+
+/// The flash scheduler: per-unit queues, dispatch policy, suspension.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SchedulerConfig {
+    /// `read-priority` (queued host reads before programs, erases and GC work) or `fcfs`.
+    #[serde(default = "default_policy")]
+    pub policy: crate::scheduler::Policy,
+    /// A program or erase that has waited this long at the head of its queue (or suspended)
+    /// goes before queued reads.
+    #[serde(default = "default_max_write_wait")]
+    pub max_write_wait: Duration,
+    /// Operations a host read may suspend: `[]`, `["program"]`, `["erase"]` or both.
+    #[serde(default)]
+    pub suspend: Vec<Suspendable>,
+    /// Time from a suspend command until the die can read, for a program.
+    #[serde(default = "default_program_suspend")]
+    pub program_suspend_time: Duration,
+    /// Likewise for an erase.
+    #[serde(default = "default_erase_suspend")]
+    pub erase_suspend_time: Duration,
+    /// Extra time to resume a suspended operation.
+    #[serde(default)]
+    pub resume_time: Duration,
+    /// Most suspensions of one operation.
+    #[serde(default = "default_max_suspensions")]
+    pub max_suspensions: u32,
+    /// Where the choices come from.
+    #[serde(default)]
+    pub source: String,
+}
+
+impl Default for SchedulerConfig {
+    fn default() -> Self {
+        toml::from_str("").expect("defaults")
+    }
+}
+
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DeviceConfig {
@@ -207,6 +256,8 @@ pub struct DeviceConfig {
     pub host: HostConfig,
     #[serde(default)]
     pub ftl: FtlConfig,
+    #[serde(default)]
+    pub scheduler: SchedulerConfig,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -234,6 +285,10 @@ pub struct PreconditionConfig {
     pub max_overwrites: f64,
     #[serde(default = "default_seed")]
     pub seed: u64,
+    /// Why the run starts from this state (printed with the result), e.g. why a preset's job
+    /// runs on a fresh device.
+    #[serde(default)]
+    pub note: String,
 }
 
 impl Default for PreconditionConfig {
@@ -272,7 +327,22 @@ fn default_unit() -> Size {
     Size(4096)
 }
 fn default_alloc() -> Allocation {
-    Allocation::RoundRobin
+    Allocation::LeastBusy
+}
+fn default_policy() -> crate::scheduler::Policy {
+    crate::scheduler::Policy::ReadPriority
+}
+fn default_max_write_wait() -> Duration {
+    Duration(5_000_000)
+}
+fn default_program_suspend() -> Duration {
+    Duration(100_000)
+}
+fn default_erase_suspend() -> Duration {
+    Duration(700_000)
+}
+fn default_max_suspensions() -> u32 {
+    4
 }
 fn default_gc() -> String {
     "greedy".into()
@@ -489,6 +559,34 @@ impl DeviceConfig {
                 f,
                 "device.ftl.bg_gc_threshold",
                 "must be 0 (off) or above gc_threshold",
+            ));
+        }
+        let sc = &self.scheduler;
+        if sc.max_write_wait.0 == 0 {
+            return Err(Error::config(
+                f,
+                "device.scheduler.max_write_wait",
+                "must be positive (how long a program or erase may wait behind reads)",
+            ));
+        }
+        for (key, d) in [
+            ("program_suspend_time", sc.program_suspend_time),
+            ("erase_suspend_time", sc.erase_suspend_time),
+            ("resume_time", sc.resume_time),
+        ] {
+            if d.0 > 1_000_000_000 {
+                return Err(Error::config(
+                    f,
+                    &format!("device.scheduler.{key}"),
+                    format!("expected at most 1s, got {} ns", d.0),
+                ));
+            }
+        }
+        if !sc.suspend.is_empty() && sc.max_suspensions == 0 {
+            return Err(Error::config(
+                f,
+                "device.scheduler.max_suspensions",
+                "must be at least 1 when `suspend` names operations (or leave `suspend` empty)",
             ));
         }
         if self.geometry.blocks_per_plane <= t.gc_threshold.max(t.bg_gc_threshold) + 2 {

@@ -1,31 +1,36 @@
-//! One simulated SSD: host interface, DRAM write buffer, FTL and the NAND back end with a
-//! timeline per resource (host link direction, channel, plane or die).
+//! One simulated SSD: host interface, DRAM write buffer, FTL, and the NAND back end driven by
+//! the flash scheduler ([`crate::scheduler`]).
 //!
-//! Requests are submitted in arrival order; each reserves the resources it needs in the order
-//! the hardware would use them and gets its completion time back:
-//! - read: per flash page, array read tR on its plane (cache read: the array is free again
-//!   after tR), then the data out on the channel; then the whole request on the host link.
-//! - write: the data over the host link (with a read-modify-write read first for a partial
-//!   mapping unit); then, per page, data in on the channel and tPROG on the plane. With a
-//!   write buffer the request completes once its data is in DRAM (waiting for space if the
-//!   buffer is full) and pages are programmed when full; without one it completes when its
-//!   last page is programmed, a partly filled page being programmed padded.
+//! A request is submitted at its arrival time and completes later, through events: the device
+//! turns it into flash operations, queues them on their units, and reports `(tag, completion
+//! time)` in [`Device::completions`] once its last part is done.
+//! - read: per flash page, a host read on the page's unit (its data then crosses the channel);
+//!   once all pages are in the controller, the data crosses the host link. Units never written
+//!   and units still in the write buffer need no flash access.
+//! - write: the data crosses the host link (a partial mapping unit first reads its old data:
+//!   read-modify-write). With a write buffer the request completes once its data is in DRAM
+//!   (waiting, in order, for space when the buffer is full) and a page is programmed when it
+//!   fills; buffer space is freed when its program ends. Without one, the request completes
+//!   when its last page is programmed, a partly filled page being programmed padded.
 //! - trim: the command over the link; the map entries are dropped.
 //!
-//! GC work is booked on the plane's timeline as one interval (copyback reads, programs, erase).
+//! Garbage collection is queued as the page reads, programs and erase it consists of
+//! (`ftl::GcOp`). Foreground GC, which a write that needs a free block triggers, queues its
+//! operations ahead of that write's program; background GC runs a step at a time on a unit that
+//! has been idle for `bg_gc_idle`, and only while it stays free of host work.
 
-use crate::config::{Allocation, DeviceConfig};
-use crate::ftl::{Ftl, FtlParams, PageDone, NONE};
+use crate::config::{Allocation, DeviceConfig, Suspendable};
+use crate::ftl::{FtlParams, FtlStats, GcOpKind, PageDone, NONE};
 use crate::geometry::Geometry;
 use crate::request::{Op, Request};
+use crate::scheduler::{self, Class, Kind, Notice, OpSpec, Scheduler, UnitStats};
 use crate::timeline::{self, Timeline};
-use crate::{Error, Result};
+use crate::{ftl::Ftl, Error, Result};
 use serde::Serialize;
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::VecDeque;
 
-/// Counters of the device layer (the FTL keeps its own).
-#[derive(Clone, Debug, Default, Serialize)]
+/// Counters of the device layer (the FTL and the scheduler keep their own).
+#[derive(Clone, Debug, Default, Serialize, PartialEq, Eq)]
 pub struct DeviceCounters {
     pub host_read_units: u64,
     pub host_write_units: u64,
@@ -38,45 +43,76 @@ pub struct DeviceCounters {
     pub unmapped_read_units: u64,
     /// Host read units served from the write buffer.
     pub buffer_read_units: u64,
-    /// Flash reads that waited behind a program or erase on their plane/die.
-    pub interference_reads: u64,
-    pub foreground_gc: u64,
-    pub background_gc: u64,
     /// Writes that waited for write-buffer space.
     pub buffer_stalls: u64,
+}
+
+impl DeviceCounters {
+    /// Counts since `earlier`.
+    pub fn since(&self, e: &DeviceCounters) -> DeviceCounters {
+        DeviceCounters {
+            host_read_units: self.host_read_units - e.host_read_units,
+            host_write_units: self.host_write_units - e.host_write_units,
+            host_trim_units: self.host_trim_units - e.host_trim_units,
+            host_page_reads: self.host_page_reads - e.host_page_reads,
+            rmw_page_reads: self.rmw_page_reads - e.rmw_page_reads,
+            unmapped_read_units: self.unmapped_read_units - e.unmapped_read_units,
+            buffer_read_units: self.buffer_read_units - e.buffer_read_units,
+            buffer_stalls: self.buffer_stalls - e.buffer_stalls,
+        }
+    }
+}
+
+/// Every counter and busy time of the device at one moment, to report a measured window.
+#[derive(Clone, Debug)]
+pub struct Snapshot {
+    pub time: u64,
+    pub counters: DeviceCounters,
+    pub ftl: FtlStats,
+    /// Array busy time per unit (plane or die).
+    pub unit_busy: Vec<u64>,
+    pub unit_stats: Vec<UnitStats>,
+    pub channel_busy: Vec<u64>,
+    pub link_busy: Vec<u64>,
 }
 
 struct WriteBuffer {
     capacity: u64,
     used: u64,
-    releases: BinaryHeap<Reverse<(u64, u64)>>,
+    /// Pages handed to the flash and not yet programmed.
+    inflight: u32,
+    /// Writes waiting for space, in arrival order.
+    waiting: VecDeque<u32>,
 }
 
-impl WriteBuffer {
-    /// Take `bytes` of buffer at or after `t`; returns when the space was available.
-    fn acquire(&mut self, mut t: u64, bytes: u64) -> (u64, bool) {
-        let mut stalled = false;
-        while let Some(&Reverse((rt, rb))) = self.releases.peek() {
-            if rt <= t || self.used + bytes > self.capacity {
-                if rt > t {
-                    t = rt;
-                    stalled = true;
-                }
-                self.releases.pop();
-                self.used -= rb;
-            } else {
-                break;
-            }
-        }
-        self.used += bytes;
-        (t, stalled)
-    }
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stage {
+    /// A read waiting for its flash pages.
+    Read,
+    /// A write waiting for its read-modify-write reads (or for buffer space).
+    Rmw,
+    /// A write-through write waiting for its programs.
+    Through,
 }
+
+#[derive(Clone, Copy, Debug)]
+struct Pending {
+    tag: u64,
+    req: Request,
+    stage: Stage,
+    remaining: u32,
+    /// Latest completion of the parts done so far.
+    ready: u64,
+}
+
+/// Token of a host operation: a pending request, or a buffered page (its first unit).
+const TOKEN_PAGE: u64 = 1 << 63;
 
 pub struct Device {
     pub name: String,
     pub geo: Geometry,
     pub ftl: Ftl,
+    pub sched: Scheduler,
     read_ns: Vec<u64>,
     program_ns: Vec<u64>,
     channel_rate: u64,
@@ -85,17 +121,29 @@ pub struct Device {
     /// [host→device, device→host]; one shared timeline when half duplex.
     links: Vec<Timeline>,
     duplex: bool,
-    channels: Vec<Timeline>,
-    arrays: Vec<Timeline>,
     plane_parallel: bool,
+    copyback: bool,
     allocation: Allocation,
     cursor: usize,
     /// Plane whose open page the write buffer is filling.
     filling: Option<usize>,
     wbuf: Option<WriteBuffer>,
+    /// Host pages handed to the flash / programmed, per block (write buffer only): a page in
+    /// between is still in the buffer.
+    prog_issued: Vec<u32>,
+    prog_done: Vec<u32>,
     bg_threshold: usize,
     bg_idle_ns: u64,
+    /// Background GC is running on the unit (it has been idle long enough).
+    bg_active: Vec<bool>,
+    draining: bool,
+    pending: Vec<Pending>,
+    free_pending: Vec<u32>,
+    notices: Vec<Notice>,
     now: u64,
+    last_host_done: u64,
+    /// `(tag, completion time)` of finished requests, for the caller to drain.
+    pub completions: Vec<(u64, u64)>,
     pub counters: DeviceCounters,
 }
 
@@ -124,7 +172,9 @@ impl Device {
         };
         let ftl = Ftl::new(geo.clone(), params)?;
         let duplex = cfg.host.interface.full_duplex();
-        let arrays = if cfg.nand.plane_parallel { geo.planes } else { geo.dies };
+        let plane_parallel = cfg.nand.plane_parallel;
+        let units = if plane_parallel { geo.planes } else { geo.dies };
+        let unit_channel = (0..units).map(|u| u % geo.channels).collect();
         let wb = cfg.ftl.write_buffer.0;
         if wb > 0 && wb < geo.page_size {
             return Err(Error::Config(format!(
@@ -132,8 +182,31 @@ impl Device {
                 geo.page_size
             )));
         }
+        let sc = &cfg.scheduler;
+        let bg_threshold = cfg.ftl.bg_gc_threshold as usize;
+        let sched = Scheduler::new(
+            scheduler::Params {
+                policy: sc.policy,
+                max_write_wait_ns: sc.max_write_wait.0,
+                program_suspend_ns: sc
+                    .suspend
+                    .contains(&Suspendable::Program)
+                    .then_some(sc.program_suspend_time.0),
+                erase_suspend_ns: sc
+                    .suspend
+                    .contains(&Suspendable::Erase)
+                    .then_some(sc.erase_suspend_time.0),
+                resume_ns: sc.resume_time.0,
+                max_suspensions: sc.max_suspensions,
+                notify_idle: bg_threshold > 0,
+            },
+            unit_channel,
+            geo.channels,
+        );
+        let blocks_tracked = if wb > 0 { geo.blocks } else { 0 };
         Ok(Device {
             name: cfg.name.clone(),
+            sched,
             read_ns,
             program_ns,
             channel_rate: cfg.nand.channel_rate.0,
@@ -141,20 +214,29 @@ impl Device {
             overhead_ns: cfg.host.command_overhead.0,
             links: vec![Timeline::default(); if duplex { 2 } else { 1 }],
             duplex,
-            channels: vec![Timeline::default(); geo.channels],
-            arrays: vec![Timeline::default(); arrays],
-            plane_parallel: cfg.nand.plane_parallel,
+            plane_parallel,
+            copyback: cfg.nand.copyback,
             allocation: cfg.ftl.allocation,
             cursor: 0,
             filling: None,
             wbuf: (wb > 0).then(|| WriteBuffer {
                 capacity: wb,
                 used: 0,
-                releases: BinaryHeap::new(),
+                inflight: 0,
+                waiting: VecDeque::new(),
             }),
-            bg_threshold: cfg.ftl.bg_gc_threshold as usize,
+            prog_issued: vec![0; blocks_tracked],
+            prog_done: vec![0; blocks_tracked],
+            bg_threshold,
             bg_idle_ns: cfg.ftl.bg_gc_idle.0,
+            bg_active: vec![false; units],
+            draining: false,
+            pending: Vec::new(),
+            free_pending: Vec::new(),
+            notices: Vec::new(),
             now: 0,
+            last_host_done: 0,
+            completions: Vec::new(),
             counters: DeviceCounters::default(),
             geo,
             ftl,
@@ -168,12 +250,22 @@ impl Device {
         self.now
     }
 
+    /// Flash array unit (plane or die) of a plane.
     #[inline]
-    fn array_of(&self, plane: usize) -> usize {
+    pub fn unit_of(&self, plane: usize) -> usize {
         if self.plane_parallel {
             plane
         } else {
             self.geo.die_of_plane(plane)
+        }
+    }
+
+    /// Die of a unit.
+    pub fn die_of_unit(&self, unit: usize) -> usize {
+        if self.plane_parallel {
+            self.geo.die_of_plane(unit)
+        } else {
+            unit
         }
     }
 
@@ -182,15 +274,84 @@ impl Device {
         self.geo.page_in_block(pun) % self.read_ns.len()
     }
 
-    /// Busy time of every timeline: (links, channels, arrays).
-    pub fn busy(&self) -> (Vec<u64>, Vec<u64>, Vec<u64>) {
-        let f = |v: &Vec<Timeline>| v.iter().map(|t| t.busy_ns).collect();
-        (f(&self.links), f(&self.channels), f(&self.arrays))
+    /// Time of the next device event, if any.
+    #[inline]
+    pub fn next_event(&self) -> Option<u64> {
+        self.sched.next_event()
     }
 
-    /// Submit a request arriving at `now` (non-decreasing across calls); returns its
-    /// completion time.
-    pub fn submit(&mut self, now: u64, req: &Request) -> Result<u64> {
+    /// Process the earliest device event. Returns false when there is none.
+    pub fn step(&mut self) -> Result<bool> {
+        if let Some(t) = self.sched.next_event() {
+            self.now = self.now.max(t);
+        }
+        if !self.sched.step() {
+            return Ok(false);
+        }
+        self.handle_notices()?;
+        Ok(true)
+    }
+
+    /// Process every event up to and including time `t`.
+    pub fn advance_to(&mut self, t: u64) -> Result<()> {
+        while self.sched.next_event().is_some_and(|e| e <= t) {
+            self.step()?;
+        }
+        Ok(())
+    }
+
+    /// From now on, start no background GC: the host is done and the device finishes what is
+    /// queued.
+    pub fn set_draining(&mut self) {
+        self.draining = true;
+    }
+
+    /// Process events until none is left (background GC starts no more).
+    pub fn drain(&mut self) -> Result<()> {
+        self.draining = true;
+        while self.step()? {}
+        Ok(())
+    }
+
+    /// Submit one request at `t` and process events until it completes; returns its completion
+    /// time. Earlier requests' completions stay in [`Device::completions`].
+    pub fn run_request(&mut self, t: u64, req: &Request) -> Result<u64> {
+        self.advance_to(t)?;
+        let tag = u64::MAX - 1;
+        self.submit(t, req, tag)?;
+        loop {
+            if let Some(i) = self.completions.iter().position(|c| c.0 == tag) {
+                return Ok(self.completions.swap_remove(i).1);
+            }
+            if !self.step()? {
+                return Err(Error::Invalid("request never completed".into()));
+            }
+        }
+    }
+
+    /// End of the last flash operation, channel transfer or link transfer booked.
+    pub fn last_activity(&self) -> u64 {
+        let links = self.links.iter().map(Timeline::last_end).max().unwrap_or(0);
+        links.max(self.sched.last_busy()).max(self.last_host_done)
+    }
+
+    /// Every counter and busy time at `t` (no event after `t` processed yet).
+    pub fn snapshot(&self, t: u64) -> Snapshot {
+        let units = self.sched.units();
+        Snapshot {
+            time: t,
+            counters: self.counters.clone(),
+            ftl: self.ftl.stats.clone(),
+            unit_busy: (0..units).map(|u| self.sched.busy_at(u, t)).collect(),
+            unit_stats: (0..units).map(|u| self.sched.unit_stats(u)).collect(),
+            channel_busy: self.sched.channels.iter().map(|c| c.busy_ns).collect(),
+            link_busy: self.links.iter().map(|l| l.busy_ns).collect(),
+        }
+    }
+
+    /// Submit a request arriving at `now` (non-decreasing across calls, and after every event
+    /// processed); its completion arrives in [`Device::completions`] under `tag`.
+    pub fn submit(&mut self, now: u64, req: &Request, tag: u64) -> Result<()> {
         if now < self.now {
             return Err(Error::Invalid(format!(
                 "request at {now} ns submitted after {} ns",
@@ -206,10 +367,22 @@ impl Device {
             )));
         }
         match req.op {
-            Op::Read => self.read(now, req),
-            Op::Write => self.write(now, req),
-            Op::Trim => self.trim(now, req),
-        }
+            Op::Read => self.read(now, req, tag),
+            Op::Write => self.write(now, req, tag),
+            Op::Trim => {
+                self.trim(req);
+                let c = self.link(0, now, 0);
+                self.complete(tag, c);
+                Ok(())
+            }
+        }?;
+        self.handle_notices()
+    }
+
+    #[inline]
+    fn complete(&mut self, tag: u64, t: u64) {
+        self.last_host_done = self.last_host_done.max(t);
+        self.completions.push((tag, t));
     }
 
     #[inline]
@@ -220,67 +393,106 @@ impl Device {
         s + d
     }
 
-    /// Background GC: a plane idle for `bg_gc_idle` with few free blocks collects in the idle
-    /// time (checked lazily when the plane is next used).
-    #[inline]
-    fn background_gc(&mut self, plane: usize) -> Result<()> {
-        if self.bg_threshold == 0 {
-            return Ok(());
-        }
-        let a = self.array_of(plane);
-        let mut guard = 0;
-        while self.ftl.free_blocks(plane) < self.bg_threshold && guard < 64 {
-            let start = self.arrays[a].last_end() + self.bg_idle_ns;
-            if start > self.now || !self.ftl.gc_once(plane)? {
-                break;
+    fn new_pending(&mut self, tag: u64, req: &Request, stage: Stage, ready: u64) -> u32 {
+        let p = Pending {
+            tag,
+            req: *req,
+            stage,
+            remaining: 0,
+            ready,
+        };
+        match self.free_pending.pop() {
+            Some(i) => {
+                self.pending[i as usize] = p;
+                i
             }
-            self.counters.background_gc += 1;
-            for w in std::mem::take(&mut self.ftl.gc_work) {
-                let a = self.array_of(w.plane);
-                self.arrays[a].reserve(self.now, start, w.busy_ns, timeline::ERASE);
+            None => {
+                self.pending.push(p);
+                (self.pending.len() - 1) as u32
             }
-            guard += 1;
         }
-        Ok(())
     }
 
-    /// Book pending GC work (foreground) at the current time.
+    /// Queue a host operation on a plane's unit.
     #[inline]
-    fn book_gc(&mut self) {
-        if self.ftl.gc_work.is_empty() {
+    fn host_op(&mut self, plane: usize, kind: Kind, array_ns: u64, xfer_bytes: u64, data_ready: u64, token: u64) {
+        let unit = self.unit_of(plane);
+        self.bg_active[unit] = false;
+        let spec = OpSpec {
+            kind,
+            class: Class::Host,
+            unit,
+            array_ns,
+            xfer_ns: xfer_ns(xfer_bytes, self.channel_rate),
+            data_ready,
+            token,
+        };
+        self.sched.submit(self.now, spec);
+    }
+
+    /// Queue the flash operations garbage collection (or wear leveling) has recorded.
+    #[inline]
+    fn queue_gc_ops(&mut self) {
+        if self.ftl.gc_ops.is_empty() {
             return;
         }
-        for w in std::mem::take(&mut self.ftl.gc_work) {
-            self.counters.foreground_gc += 1;
-            let a = self.array_of(w.plane);
-            self.arrays[a].reserve(self.now, self.now, w.busy_ns, timeline::ERASE);
+        let ops = std::mem::take(&mut self.ftl.gc_ops);
+        for o in &ops {
+            let (kind, bytes) = match o.kind {
+                GcOpKind::Read => (Kind::Read, o.units as u64 * self.geo.unit_size),
+                GcOpKind::Program => (Kind::Program, self.geo.page_size),
+                GcOpKind::Erase => (Kind::Erase, 0),
+            };
+            let xfer = if self.copyback {
+                0
+            } else {
+                xfer_ns(bytes, self.channel_rate)
+            };
+            let spec = OpSpec {
+                kind,
+                class: Class::Internal,
+                unit: self.unit_of(o.plane as usize),
+                array_ns: o.array_ns,
+                xfer_ns: xfer,
+                data_ready: self.now,
+                token: 0,
+            };
+            self.sched.submit(self.now, spec);
         }
+        let mut ops = ops;
+        ops.clear();
+        self.ftl.gc_ops = ops;
     }
 
-    /// Read `units` units of one flash page starting at `pun` no earlier than `t`; returns
-    /// when the data is in the controller.
+    /// True when the unit `pun` is still in the write buffer: in the page being filled, or in
+    /// a page handed to the flash whose program has not ended.
     #[inline]
-    fn read_page(&mut self, t: u64, pun: u32, units: u64) -> Result<u64> {
-        let plane = self.geo.plane_of_block(self.geo.block_of_unit(pun));
-        self.background_gc(plane)?;
-        let tr = self.read_ns[self.page_type(pun)];
-        let a = self.array_of(plane);
-        let (s, waited) = self.arrays[a].reserve(self.now, t, tr, timeline::READ);
-        if waited & timeline::WRITE_KINDS != 0 {
-            self.counters.interference_reads += 1;
+    fn buffered(&self, pun: u32) -> bool {
+        if self.wbuf.is_none() {
+            return false;
         }
-        let x = xfer_ns(units * self.geo.unit_size, self.channel_rate);
-        let ch = self.geo.channel_of_plane(plane);
-        let (cs, _) = self.channels[ch].reserve(self.now, s + tr, x, timeline::XFER);
-        Ok(cs + x)
+        if self.ftl.in_open_page(pun) {
+            return true;
+        }
+        let b = self.geo.block_of_unit(pun);
+        let page = self.geo.page_in_block(pun) as u32;
+        page < self.prog_issued[b] && page >= self.prog_done[b]
     }
 
-    fn read(&mut self, now: u64, req: &Request) -> Result<u64> {
+    /// Queue a flash read of `units` units of the page holding `pun` for pending request `pid`.
+    fn read_page(&mut self, pid: u32, pun: u32, units: u64) {
+        let plane = self.geo.plane_of_block(self.geo.block_of_unit(pun));
+        let tr = self.read_ns[self.page_type(pun)];
+        self.host_op(plane, Kind::Read, tr, units * self.geo.unit_size, self.now, pid as u64);
+        self.pending[pid as usize].remaining += 1;
+    }
+
+    fn read(&mut self, now: u64, req: &Request, tag: u64) -> Result<()> {
         let us = self.geo.unit_size;
         let first = req.offset / us;
         let last = (req.offset + req.len - 1) / us;
         let upp = self.geo.units_per_page as u64;
-        let mut done = now;
+        let pid = self.new_pending(tag, req, Stage::Read, now);
         let mut cur_page = u64::MAX;
         let mut cur_first = 0u32;
         let mut cur_units = 0u64;
@@ -291,7 +503,7 @@ impl Device {
                 self.counters.unmapped_read_units += 1;
                 continue;
             }
-            if self.wbuf.is_some() && self.ftl.in_open_page(pun) {
+            if self.buffered(pun) {
                 self.counters.buffer_read_units += 1;
                 continue;
             }
@@ -301,71 +513,65 @@ impl Device {
                 continue;
             }
             if cur_units > 0 {
-                done = done.max(self.host_read_page(now, cur_first, cur_units)?);
+                self.counters.host_page_reads += 1;
+                self.read_page(pid, cur_first, cur_units);
             }
             cur_page = page;
             cur_first = pun;
             cur_units = 1;
         }
         if cur_units > 0 {
-            done = done.max(self.host_read_page(now, cur_first, cur_units)?);
+            self.counters.host_page_reads += 1;
+            self.read_page(pid, cur_first, cur_units);
         }
-        Ok(self.link(1, done, req.len))
-    }
-
-    /// A flash page read serving a host read.
-    #[inline]
-    fn host_read_page(&mut self, now: u64, pun: u32, units: u64) -> Result<u64> {
-        self.counters.host_page_reads += 1;
-        self.read_page(now, pun, units)
+        if self.pending[pid as usize].remaining == 0 {
+            self.finish(pid)?;
+        }
+        Ok(())
     }
 
     fn choose_plane(&mut self) -> usize {
+        let n = self.geo.planes;
         match self.allocation {
             Allocation::RoundRobin => {
                 let p = self.cursor;
-                self.cursor = if p + 1 == self.geo.planes { 0 } else { p + 1 };
+                self.cursor = if p + 1 == n { 0 } else { p + 1 };
                 p
             }
             Allocation::LeastBusy => {
-                // The plane whose array frees up first; ties go round robin.
-                let n = self.geo.planes;
+                // The plane whose unit could start a program first; ties go round robin.
                 let mut best = self.cursor;
                 let mut best_t = u64::MAX;
-                for i in 0..n {
-                    let p = (self.cursor + i) % n;
-                    let t = self.arrays[self.array_of(p)].last_end();
+                for p in (self.cursor..n).chain(0..self.cursor) {
+                    let t = self.sched.backlog_end(self.unit_of(p), self.now);
                     if t < best_t {
                         best_t = t;
                         best = p;
+                        if t == self.now {
+                            break; // idle: nothing starts earlier
+                        }
                     }
                 }
-                self.cursor = (best + 1) % n;
+                self.cursor = if best + 1 == n { 0 } else { best + 1 };
                 best
             }
         }
     }
 
-    /// Program a completed page no earlier than `t`; returns when the program ends.
-    #[inline]
-    fn program_page(&mut self, t: u64, page: PageDone) -> u64 {
+    /// Queue the program of a completed host page whose data is in the controller at `ready`.
+    fn program_page(&mut self, page: PageDone, ready: u64, token: u64) {
         let plane = self.geo.plane_of_block(self.geo.block_of_unit(page.first_unit));
-        let x = xfer_ns(self.geo.page_size, self.channel_rate);
-        let ch = self.geo.channel_of_plane(plane);
-        let (cs, _) = self.channels[ch].reserve(self.now, t, x, timeline::XFER);
         let tp = self.program_ns[self.page_type(page.first_unit)];
-        let a = self.array_of(plane);
-        let (ps, _) = self.arrays[a].reserve(self.now, cs + x, tp, timeline::PROGRAM);
-        ps + tp
+        self.host_op(plane, Kind::Program, tp, self.geo.page_size, ready, token);
     }
 
-    fn write(&mut self, now: u64, req: &Request) -> Result<u64> {
+    fn write(&mut self, now: u64, req: &Request, tag: u64) -> Result<()> {
         let us = self.geo.unit_size;
         let first = req.offset / us;
         let last = (req.offset + req.len - 1) / us;
-        let units = last - first + 1;
-        self.counters.host_write_units += units;
-        let mut ready = self.link(0, now, req.len);
+        self.counters.host_write_units += last - first + 1;
+        let ready = self.link(0, now, req.len);
+        let pid = self.new_pending(tag, req, Stage::Rmw, ready);
         // Read-modify-write of partially written mapping units that hold data.
         let head_partial = !req.offset.is_multiple_of(us);
         let tail_partial = !(req.offset + req.len).is_multiple_of(us);
@@ -377,65 +583,128 @@ impl Device {
                 continue;
             }
             let pun = self.ftl.lookup(lpn);
-            if pun != NONE && !(self.wbuf.is_some() && self.ftl.in_open_page(pun)) {
-                let t = self.read_page(now, pun, 1)?;
+            if pun != NONE && !self.buffered(pun) {
                 self.counters.rmw_page_reads += 1;
-                ready = ready.max(t);
+                self.read_page(pid, pun, 1);
             }
         }
-        if self.wbuf.is_some() {
-            let wb = self.wbuf.as_mut().expect("buffer");
-            let (t, stalled) = wb.acquire(ready, units * us);
-            self.counters.buffer_stalls += stalled as u64;
-            for lpn in first..=last {
-                let plane = match self.filling {
-                    Some(p) => p,
-                    None => {
-                        let p = self.choose_plane();
-                        self.background_gc(p)?;
-                        self.filling = Some(p);
-                        p
-                    }
-                };
-                let done = self.ftl.append_host(plane, lpn)?;
-                self.book_gc();
-                if let Some(page) = done {
-                    let end = self.program_page(t, page);
-                    let wb = self.wbuf.as_mut().expect("buffer");
-                    wb.releases.push(Reverse((end, self.geo.page_size)));
-                    self.filling = None;
-                }
-            }
-            Ok(t)
+        if self.pending[pid as usize].remaining == 0 {
+            self.admit(pid, ready)?;
+        }
+        Ok(())
+    }
+
+    /// The data of write `pid` is in the controller at `ready`: place it in the write buffer
+    /// (or wait for space), or program it through.
+    fn admit(&mut self, pid: u32, ready: u64) -> Result<()> {
+        let p = self.pending[pid as usize];
+        let bytes = self.units_of(&p.req) * self.geo.unit_size;
+        let Some(wb) = self.wbuf.as_mut() else {
+            return self.write_through(pid, ready);
+        };
+        // A request larger than the buffer is taken alone; with nothing in flight nothing
+        // would free space, so the write goes in.
+        if wb.waiting.is_empty() && (wb.used + bytes <= wb.capacity || wb.inflight == 0) {
+            wb.used += bytes;
+            self.place_buffered(pid, ready)
         } else {
-            let upp = self.geo.units_per_page as u64;
-            let mut done = ready;
-            let mut lpn = first;
-            while lpn <= last {
-                let n = (last - lpn + 1).min(upp);
-                let plane = self.choose_plane();
-                self.background_gc(plane)?;
-                let mut page = None;
-                for l in lpn..lpn + n {
-                    page = self.ftl.append_host(plane, l)?;
-                    self.book_gc();
-                }
-                let page = match page {
-                    Some(p) => p,
-                    None => self.ftl.pad_host(plane).ok_or_else(|| {
-                        Error::Invalid(format!(
-                            "plane {plane}: write-through page neither completed nor open (FTL frontier out of step)"
-                        ))
-                    })?,
-                };
-                done = done.max(self.program_page(ready, page));
-                lpn += n;
-            }
-            Ok(done)
+            wb.waiting.push_back(pid);
+            self.counters.buffer_stalls += 1;
+            Ok(())
         }
     }
 
-    fn trim(&mut self, now: u64, req: &Request) -> Result<u64> {
+    fn units_of(&self, req: &Request) -> u64 {
+        let us = self.geo.unit_size;
+        (req.offset + req.len - 1) / us - req.offset / us + 1
+    }
+
+    /// Put a write's units into the buffer's pages; the request completes at `t`.
+    fn place_buffered(&mut self, pid: u32, t: u64) -> Result<()> {
+        let p = self.pending[pid as usize];
+        let us = self.geo.unit_size;
+        let first = p.req.offset / us;
+        let last = (p.req.offset + p.req.len - 1) / us;
+        for lpn in first..=last {
+            let plane = match self.filling {
+                Some(pl) => pl,
+                None => {
+                    let pl = self.choose_plane();
+                    self.filling = Some(pl);
+                    pl
+                }
+            };
+            let done = self.ftl.append_host(plane, lpn)?;
+            self.queue_gc_ops();
+            if let Some(page) = done {
+                let b = self.geo.block_of_unit(page.first_unit);
+                let pg = self.geo.page_in_block(page.first_unit) as u32;
+                if pg == 0 {
+                    self.prog_done[b] = 0;
+                }
+                self.prog_issued[b] = pg + 1;
+                self.wbuf.as_mut().expect("buffer").inflight += 1;
+                self.program_page(page, t, TOKEN_PAGE | page.first_unit as u64);
+                self.filling = None;
+            }
+        }
+        self.free_pending.push(pid);
+        self.complete(p.tag, t);
+        Ok(())
+    }
+
+    /// Program a write's pages directly; the request completes when the last program ends.
+    fn write_through(&mut self, pid: u32, ready: u64) -> Result<()> {
+        let p = self.pending[pid as usize];
+        let us = self.geo.unit_size;
+        let upp = self.geo.units_per_page as u64;
+        let first = p.req.offset / us;
+        let last = (p.req.offset + p.req.len - 1) / us;
+        self.pending[pid as usize].stage = Stage::Through;
+        self.pending[pid as usize].ready = ready;
+        let mut lpn = first;
+        while lpn <= last {
+            let n = (last - lpn + 1).min(upp);
+            let plane = self.choose_plane();
+            let mut page = None;
+            for l in lpn..lpn + n {
+                page = self.ftl.append_host(plane, l)?;
+                self.queue_gc_ops();
+            }
+            let page = match page {
+                Some(pg) => pg,
+                None => self.ftl.pad_host(plane).ok_or_else(|| {
+                    Error::Invalid(format!(
+                        "plane {plane}: write-through page neither completed nor open (FTL frontier out of step)"
+                    ))
+                })?,
+            };
+            self.pending[pid as usize].remaining += 1;
+            self.program_page(page, ready, pid as u64);
+            lpn += n;
+        }
+        Ok(())
+    }
+
+    /// Every part of pending request `pid` is done.
+    fn finish(&mut self, pid: u32) -> Result<()> {
+        let p = self.pending[pid as usize];
+        match p.stage {
+            Stage::Read => {
+                let c = self.link(1, p.ready, p.req.len);
+                self.free_pending.push(pid);
+                self.complete(p.tag, c);
+            }
+            Stage::Rmw => self.admit(pid, p.ready)?,
+            Stage::Through => {
+                self.free_pending.push(pid);
+                self.complete(p.tag, p.ready);
+            }
+        }
+        Ok(())
+    }
+
+    fn trim(&mut self, req: &Request) {
         let us = self.geo.unit_size;
         // Only whole mapping units are dropped.
         let first = req.offset.div_ceil(us);
@@ -444,10 +713,124 @@ impl Device {
             self.ftl.trim(lpn);
             self.counters.host_trim_units += 1;
         }
-        Ok(self.link(0, now, 0))
     }
 
-    /// Utilisation of the device's free pools: free blocks in the whole device.
+    /// Act on what the scheduler reported.
+    fn handle_notices(&mut self) -> Result<()> {
+        while !self.sched.notices.is_empty() {
+            std::mem::swap(&mut self.notices, &mut self.sched.notices);
+            let mut notices = std::mem::take(&mut self.notices);
+            for n in notices.drain(..) {
+                match n {
+                    Notice::Done { token, time } => self.op_done(token, time)?,
+                    Notice::Idle { unit, time } => {
+                        if self.bg_active[unit] {
+                            self.bg_step(unit)?;
+                        } else if !self.draining && self.bg_wanted(unit).is_some() {
+                            self.sched.set_timer(unit, time + self.bg_idle_ns);
+                        }
+                    }
+                    Notice::Wake { unit, .. } => {
+                        self.bg_active[unit] = true;
+                        self.bg_step(unit)?;
+                    }
+                }
+            }
+            self.notices = notices;
+        }
+        Ok(())
+    }
+
+    fn op_done(&mut self, token: u64, time: u64) -> Result<()> {
+        if token & TOKEN_PAGE != 0 {
+            // A buffered page is programmed: its buffer space is free.
+            let first_unit = (token & !TOKEN_PAGE) as u32;
+            let b = self.geo.block_of_unit(first_unit);
+            self.prog_done[b] = self.geo.page_in_block(first_unit) as u32 + 1;
+            let page = self.geo.page_size;
+            let wb = self.wbuf.as_mut().expect("buffer");
+            wb.used -= page.min(wb.used);
+            wb.inflight -= 1;
+            // Admit waiting writes, in order, while they fit.
+            loop {
+                let wb = self.wbuf.as_mut().expect("buffer");
+                let Some(&pid) = wb.waiting.front() else { break };
+                let bytes = self.units_of(&self.pending[pid as usize].req) * self.geo.unit_size;
+                let wb = self.wbuf.as_mut().expect("buffer");
+                if wb.used + bytes > wb.capacity && wb.inflight > 0 {
+                    break;
+                }
+                wb.waiting.pop_front();
+                wb.used += bytes;
+                let t = time.max(self.pending[pid as usize].ready);
+                self.place_buffered(pid, t)?;
+            }
+            return Ok(());
+        }
+        let pid = token as u32;
+        let p = &mut self.pending[pid as usize];
+        p.ready = p.ready.max(time);
+        p.remaining -= 1;
+        if p.remaining == 0 {
+            self.finish(pid)?;
+        }
+        Ok(())
+    }
+
+    /// Planes of a unit.
+    fn unit_planes(&self, unit: usize) -> impl Iterator<Item = usize> {
+        let (step, n) = if self.plane_parallel {
+            (1, 1)
+        } else {
+            (self.geo.dies, self.geo.planes_per_die)
+        };
+        (0..n).map(move |k| unit + k * step)
+    }
+
+    /// A plane of the unit that background GC should work on.
+    fn bg_wanted(&self, unit: usize) -> Option<usize> {
+        if self.bg_threshold == 0 {
+            return None;
+        }
+        self.unit_planes(unit).find(|&p| {
+            self.ftl.gc_in_progress(p) || (self.ftl.free_blocks(p) < self.bg_threshold && self.ftl.gc_candidates(p) > 0)
+        })
+    }
+
+    /// One step of background GC on an idle unit.
+    fn bg_step(&mut self, unit: usize) -> Result<()> {
+        let plane = match self.bg_wanted(unit) {
+            Some(p) if !self.draining => p,
+            _ => {
+                self.bg_active[unit] = false;
+                return Ok(());
+            }
+        };
+        if self.ftl.shared_gc_frontier() {
+            // GC shares the host frontier: a collection runs whole, so that host units and
+            // copies never share a page.
+            self.ftl.gc_once(plane)?;
+        } else {
+            self.ftl.gc_step(plane)?;
+        }
+        self.queue_gc_ops();
+        Ok(())
+    }
+
+    /// Arm background GC on idle units that need it (at the start of a run).
+    pub fn kick_background(&mut self) -> Result<()> {
+        if self.bg_threshold == 0 {
+            return Ok(());
+        }
+        for u in 0..self.sched.units() {
+            if self.sched.is_idle(u) && self.bg_wanted(u).is_some() {
+                self.sched.set_timer(u, self.now + self.bg_idle_ns);
+            }
+        }
+        Ok(())
+    }
+
+    /// Free blocks in the whole device.
     pub fn free_blocks(&self) -> usize {
         self.ftl.total_free_blocks()
     }

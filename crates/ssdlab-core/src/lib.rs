@@ -13,6 +13,7 @@ pub mod geometry;
 pub mod metrics;
 pub mod precondition;
 pub mod request;
+pub mod scheduler;
 pub mod sim;
 pub mod timeline;
 pub mod trace;

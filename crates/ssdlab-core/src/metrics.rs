@@ -111,9 +111,10 @@ impl OpStats {
         let mut percentile = Percentiles::default();
         if n > 0 {
             for p in PERCENTILES {
-                percentile
-                    .0
-                    .push((format!("{p:.6}"), self.hist.value_at_quantile(p / 100.0)));
+                // The histogram answers with its bucket's upper value (3 significant digits):
+                // clamp to the exact extremes so that min <= every percentile <= max.
+                let v = self.hist.value_at_quantile(p / 100.0).clamp(self.min, self.max);
+                percentile.0.push((format!("{p:.6}"), v));
             }
         }
         let lat = LatStats {
@@ -204,11 +205,21 @@ pub struct SsdResult {
     pub waf: f64,
     pub gc: serde_json::Value,
     pub wear: serde_json::Value,
+    /// Scheduling policy, suspension, allocation.
+    pub scheduler: serde_json::Value,
+    /// Reads that met programs or erases on their die, the time they waited, suspensions.
+    pub interference: serde_json::Value,
+    /// Busy time over the measured window's length, per resource kind (each in [0, 1]).
+    pub utilisation: serde_json::Value,
+    /// The measured window: from the last ramp time to the device's last activity.
+    pub span: serde_json::Value,
+    /// Host bytes and requests per second over the busy span and over the host-visible span.
+    pub throughput: serde_json::Value,
     /// (simulated ns, free blocks) samples.
     pub free_blocks_over_time: Vec<(u64, u64)>,
-    pub interference_reads: u64,
-    pub utilisation: serde_json::Value,
     pub precondition: serde_json::Value,
+    /// Things the reader of the result should know (reads of never-written data, ...).
+    pub warnings: Vec<String>,
     pub sim_time_ns: u64,
     pub requests: u64,
     pub wall_time_s: f64,

@@ -22,6 +22,8 @@ pub struct PreconditionReport {
     pub converged: bool,
     pub erases: u64,
     pub wall_time_s: f64,
+    /// The run file's word on why it starts from this state.
+    pub note: String,
 }
 
 /// Writes units to planes a page at a time, round robin, as a buffered drive would.
@@ -53,11 +55,14 @@ pub fn precondition(
     let mut rep = PreconditionReport {
         mode: format!("{:?}", cfg.mode).to_lowercase(),
         utilisation: cfg.utilisation,
+        note: cfg.note.clone(),
         ..Default::default()
     };
     if cfg.mode == PreconditionMode::None || cfg.utilisation == 0.0 {
         return Ok(rep);
     }
+    // No timing here: GC operations are not recorded for the flash scheduler.
+    dev.ftl.record_ops = false;
     let n = ((dev.geo.logical_units as f64 * cfg.utilisation) as u64).max(1);
     let planned = n + if cfg.mode == PreconditionMode::Steady {
         (cfg.max_overwrites * n as f64) as u64
@@ -117,7 +122,8 @@ pub fn precondition(
         while dev.ftl.free_blocks(p) < bg_threshold && dev.ftl.gc_once(p)? {}
     }
     rep.erases = dev.ftl.stats.erases;
-    dev.ftl.gc_work.clear();
+    dev.ftl.record_ops = true;
+    dev.ftl.gc_ops.clear();
     // The measured run starts from zero counters; wear (erase counts) stays.
     let hist_len = dev.ftl.stats.victim_valid_hist.len();
     let retired = dev.ftl.stats.retired_blocks;

@@ -2,15 +2,24 @@
 //!
 //! Each job clone is a stream. A closed-loop stream keeps `iodepth` requests outstanding: a
 //! slot issues its next request when its previous one completes. An open-loop stream (trace
-//! timestamps or `rate_iops`) issues each request at its arrival time. Streams are merged on
-//! one event heap keyed by (time, sequence), so ties resolve in a fixed order and a run is a
-//! pure function of its config and seed.
+//! timestamps or `rate_iops`) issues each request at its arrival time. Host events sit on one
+//! heap keyed by (time, sequence); the device keeps its own event queue. The loop takes the
+//! earlier of the two (the device's on a tie, so completions due at a time are known before the
+//! host acts at it): ties resolve in a fixed order and a run is a pure function of its config
+//! and seed.
+//!
+//! Statistics: a job records requests issued at or after its `ramp_time`; the device's counters
+//! (WAF, GC, interference, utilisation) cover the measured window from the longest `ramp_time`
+//! to the end of the device's last activity. Once the host has nothing left to issue, the
+//! device finishes its queued work and starts no new background GC.
 
 use crate::config::Config;
-use crate::device::Device;
+use crate::device::{Device, Snapshot};
 use crate::metrics::{JobExtra, JobResult, OpStats, OpenLoopReport, RunResult, SsdResult};
 use crate::precondition::{precondition, PreconditionReport};
+use crate::request::Op;
 use crate::request::{Request, RequestSource};
+use crate::scheduler;
 use crate::trace::TraceSource;
 use crate::workload::job::JobSource;
 use crate::{Error, Result};
@@ -33,18 +42,27 @@ struct Stream {
     open: bool,
     depth: u32,
     pending: Option<Request>,
-    /// Completion times of outstanding requests (open loop).
-    outstanding: BinaryHeap<Reverse<u64>>,
 }
 
 #[derive(Default)]
 struct JobStats {
     ops: [OpStats; 3],
+    /// First issue at or after the job's ramp time.
     first_issue: Option<u64>,
     last_done: u64,
     first_lat: Vec<u64>,
     last_lat: VecDeque<u64>,
+    outstanding: u64,
     max_outstanding: u64,
+}
+
+/// A request handed to the device and not yet complete.
+#[derive(Clone, Copy)]
+struct Issued {
+    stream: u32,
+    time: u64,
+    op: Op,
+    len: u64,
 }
 
 const WINDOW: usize = 1000;
@@ -58,6 +76,15 @@ pub struct Simulation {
     free_samples: Vec<(u64, u64)>,
     sample_every: u64,
     expected: Option<u64>,
+}
+
+/// What the run loop measured, for the result.
+struct Measured {
+    requests: u64,
+    window: Snapshot,
+    first_submit: Option<u64>,
+    last_host_done: u64,
+    wall_s: f64,
 }
 
 impl Simulation {
@@ -103,7 +130,6 @@ impl Simulation {
                     open,
                     depth: job.iodepth,
                     pending: None,
-                    outstanding: BinaryHeap::new(),
                 });
             }
         }
@@ -122,92 +148,170 @@ impl Simulation {
         })
     }
 
-    /// Run all jobs to completion.
+    /// Start of the measured window: the longest `ramp_time` of the jobs.
+    fn window_start(&self) -> u64 {
+        self.cfg
+            .job
+            .iter()
+            .filter_map(|j| j.ramp_time)
+            .map(|d| d.0)
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Run all jobs to completion, then let the device finish its queued work.
     pub fn run(&mut self, progress: &mut dyn FnMut(Progress)) -> Result<RunResult> {
         let wall = std::time::Instant::now();
-        let mut heap: BinaryHeap<Reverse<(u64, u64, u32)>> = BinaryHeap::new();
+        let ramp: Vec<u64> = self.cfg.job.iter().map(|j| j.ramp_time.map_or(0, |d| d.0)).collect();
+        let window_start = self.window_start();
+        let mut host: BinaryHeap<Reverse<(u64, u64, u32)>> = BinaryHeap::new();
         let mut seq = 0u64;
         for (si, s) in self.streams.iter_mut().enumerate() {
             if s.open {
                 if let Some(r) = s.source.next_request(0)? {
-                    heap.push(Reverse((r.time_ns, seq, si as u32)));
+                    host.push(Reverse((r.time_ns, seq, si as u32)));
                     seq += 1;
                     s.pending = Some(r);
                 }
             } else {
                 for _ in 0..s.depth {
-                    heap.push(Reverse((0, seq, si as u32)));
+                    host.push(Reverse((0, seq, si as u32)));
                     seq += 1;
                 }
             }
         }
+        let mut issued: Vec<Issued> = Vec::new();
+        let mut free_issued: Vec<u32> = Vec::new();
+        let mut outstanding = 0u64;
         let mut done = 0u64;
-        let mut end = 0u64;
+        let mut window: Option<Snapshot> = None;
+        let mut first_submit: Option<u64> = None;
+        let mut last_host_done = 0u64;
+        let mut draining = false;
+        let mut completions: Vec<(u64, u64)> = Vec::new();
+        self.device.kick_background()?;
         self.free_samples.push((0, self.device.free_blocks() as u64));
-        while let Some(Reverse((t, _, si))) = heap.pop() {
-            let s = &mut self.streams[si as usize];
-            let req = if s.open {
-                match s.pending.take() {
-                    Some(r) => r,
-                    None => continue,
-                }
-            } else {
-                match s.source.next_request(t)? {
-                    Some(r) => r,
-                    None => continue,
-                }
+        loop {
+            let th = host.peek().map(|Reverse((t, ..))| *t);
+            let td = self.device.next_event();
+            let t = match (th, td) {
+                (None, None) => break,
+                (Some(h), None) => h,
+                (None, Some(d)) => d,
+                (Some(h), Some(d)) => h.min(d),
             };
-            let req = Request {
-                stream: self.cfg.job[s.job].stream,
-                ..req
-            };
-            let c = self.device.submit(t, &req)?;
-            let js = &mut self.stats[s.job];
-            js.ops[req.op.index()].record(req.len, c - t);
-            js.first_issue.get_or_insert(t);
-            js.last_done = js.last_done.max(c);
-            end = end.max(c);
-            if s.open {
-                let lat = c - t;
-                if js.first_lat.len() < WINDOW {
-                    js.first_lat.push(lat);
-                }
-                if js.last_lat.len() == WINDOW {
-                    js.last_lat.pop_front();
-                }
-                js.last_lat.push_back(lat);
-                while s.outstanding.peek().is_some_and(|&Reverse(x)| x <= t) {
-                    s.outstanding.pop();
-                }
-                s.outstanding.push(Reverse(c));
-                js.max_outstanding = js.max_outstanding.max(s.outstanding.len() as u64);
-                if let Some(mut r) = s.source.next_request(t)? {
-                    r.time_ns = r.time_ns.max(t);
-                    heap.push(Reverse((r.time_ns, seq, si)));
-                    s.pending = Some(r);
-                }
+            if window.is_none() && t >= window_start {
+                window = Some(self.device.snapshot(window_start));
+            }
+            // Device events first: completions due at `t` are known before the host acts.
+            if td.is_some_and(|d| th.is_none_or(|h| d <= h)) {
+                self.device.step()?;
             } else {
-                heap.push(Reverse((c, seq, si)));
+                let Reverse((t, _, si)) = host.pop().expect("a host event");
+                let s = &mut self.streams[si as usize];
+                let req = if s.open {
+                    match s.pending.take() {
+                        Some(r) => r,
+                        None => continue,
+                    }
+                } else {
+                    match s.source.next_request(t)? {
+                        Some(r) => r,
+                        None => continue,
+                    }
+                };
+                let job = s.job;
+                let req = Request {
+                    stream: self.cfg.job[job].stream,
+                    ..req
+                };
+                let rec = Issued {
+                    stream: si,
+                    time: t,
+                    op: req.op,
+                    len: req.len,
+                };
+                let tag = match free_issued.pop() {
+                    Some(i) => {
+                        issued[i as usize] = rec;
+                        i
+                    }
+                    None => {
+                        issued.push(rec);
+                        (issued.len() - 1) as u32
+                    }
+                };
+                outstanding += 1;
+                if t >= window_start {
+                    first_submit.get_or_insert(t);
+                }
+                let js = &mut self.stats[job];
+                if t >= ramp[job] {
+                    js.first_issue.get_or_insert(t);
+                }
+                if s.open {
+                    js.outstanding += 1;
+                    js.max_outstanding = js.max_outstanding.max(js.outstanding);
+                    if let Some(mut r) = s.source.next_request(t)? {
+                        r.time_ns = r.time_ns.max(t);
+                        host.push(Reverse((r.time_ns, seq, si)));
+                        seq += 1;
+                        s.pending = Some(r);
+                    }
+                }
+                self.device.submit(t, &req, tag as u64)?;
             }
-            seq += 1;
-            done += 1;
-            if done.is_multiple_of(self.sample_every) {
-                self.free_samples.push((t, self.device.free_blocks() as u64));
-                if self.free_samples.len() >= 512 {
-                    // Keep every other sample and sample half as often: bounded and deterministic.
-                    let kept: Vec<_> = self.free_samples.iter().copied().step_by(2).collect();
-                    self.free_samples = kept;
-                    self.sample_every *= 2;
+            std::mem::swap(&mut completions, &mut self.device.completions);
+            for (tag, c) in completions.drain(..) {
+                let is = issued[tag as usize];
+                free_issued.push(tag as u32);
+                outstanding -= 1;
+                last_host_done = last_host_done.max(c);
+                let s = &self.streams[is.stream as usize];
+                let js = &mut self.stats[s.job];
+                let lat = c - is.time;
+                if is.time >= ramp[s.job] {
+                    js.ops[is.op.index()].record(is.len, lat);
+                    js.last_done = js.last_done.max(c);
+                }
+                if s.open {
+                    js.outstanding -= 1;
+                    if js.first_lat.len() < WINDOW {
+                        js.first_lat.push(lat);
+                    }
+                    if js.last_lat.len() == WINDOW {
+                        js.last_lat.pop_front();
+                    }
+                    js.last_lat.push_back(lat);
+                } else {
+                    host.push(Reverse((c, seq, is.stream)));
+                    seq += 1;
+                }
+                done += 1;
+                if done.is_multiple_of(self.sample_every) {
+                    self.free_samples.push((c, self.device.free_blocks() as u64));
+                    if self.free_samples.len() >= 512 {
+                        // Keep every other sample and sample half as often: bounded and deterministic.
+                        let kept: Vec<_> = self.free_samples.iter().copied().step_by(2).collect();
+                        self.free_samples = kept;
+                        self.sample_every *= 2;
+                    }
+                }
+                if done & 0xFFFF == 0 {
+                    progress(Progress {
+                        requests: done,
+                        sim_time_ns: c,
+                        expected: self.expected,
+                    });
                 }
             }
-            if done & 0xFFFF == 0 {
-                progress(Progress {
-                    requests: done,
-                    sim_time_ns: t,
-                    expected: self.expected,
-                });
+            if !draining && host.is_empty() && outstanding == 0 {
+                // The host is done: the device finishes what is queued and starts nothing new.
+                self.device.set_draining();
+                draining = true;
             }
         }
+        let end = self.device.last_activity().max(last_host_done);
         self.free_samples.push((end, self.device.free_blocks() as u64));
         if cfg!(debug_assertions) {
             self.device
@@ -220,19 +324,26 @@ impl Simulation {
             sim_time_ns: end,
             expected: self.expected,
         });
-        Ok(self.result(done, end, wall.elapsed().as_secs_f64()))
+        let window = window.unwrap_or_else(|| self.device.snapshot(end.max(window_start)));
+        Ok(self.result(Measured {
+            requests: done,
+            window,
+            first_submit,
+            last_host_done,
+            wall_s: wall.elapsed().as_secs_f64(),
+        }))
     }
 
-    fn result(&self, requests: u64, end: u64, wall_s: f64) -> RunResult {
+    fn result(&self, m: Measured) -> RunResult {
         let r3 = crate::metrics::round3;
-        let jobs = self
+        let jobs: Vec<JobResult> = self
             .cfg
             .job
             .iter()
             .zip(&self.stats)
             .enumerate()
             .map(|(i, (job, st))| {
-                let runtime = st.last_done - st.first_issue.unwrap_or(0);
+                let runtime = st.first_issue.map_or(0, |f| st.last_done.saturating_sub(f));
                 let open = self.streams.iter().any(|s| s.job == i && s.open);
                 let mean = |v: &mut dyn Iterator<Item = &u64>| {
                     let (s, n) = v.fold((0u128, 0u64), |(s, n), &x| (s + x as u128, n + 1));
@@ -287,9 +398,12 @@ impl Simulation {
             })
             .collect();
         let d = &self.device;
-        let f = &d.ftl.stats;
-        let c = &d.counters;
         let g = &d.geo;
+        let end = d.last_activity().max(m.last_host_done).max(m.window.time);
+        let now = d.snapshot(end);
+        let w0 = &m.window;
+        let f = now.ftl.since(&w0.ftl);
+        let c = now.counters.since(&w0.counters);
         let upp = g.units_per_page as u64;
         let flash_programs = f.host_pages_programmed + f.gc_pages_programmed;
         let waf = if c.host_write_units == 0 {
@@ -298,13 +412,14 @@ impl Simulation {
             r3((flash_programs * upp) as f64 / c.host_write_units as f64)
         };
         let (emin, emean, emax, ehist) = d.ftl.erase_summary();
-        let (links, chans, arrays) = d.busy();
-        let util = |v: Vec<u64>| -> f64 {
-            if end == 0 || v.is_empty() {
-                0.0
-            } else {
-                r3(v.iter().sum::<u64>() as f64 / (v.len() as f64 * end as f64))
+        // Busy time in the window over the window's length: at most 1 for every resource.
+        let span = end - w0.time;
+        let util = |now: &[u64], then: &[u64]| -> f64 {
+            if span == 0 || now.is_empty() {
+                return 0.0;
             }
+            let busy: u64 = now.iter().zip(then).map(|(a, b)| a - b).sum();
+            r3(busy as f64 / (now.len() as f64 * span as f64))
         };
         let vhist: Vec<(usize, u64)> = f
             .victim_valid_hist
@@ -313,16 +428,66 @@ impl Simulation {
             .filter(|(_, &n)| n > 0)
             .map(|(v, &n)| (v, n))
             .collect();
+        // Interference per die, summed over its units.
+        let mut per_die = vec![scheduler::UnitStats::default(); g.dies];
+        for (u, (a, b)) in now.unit_stats.iter().zip(&w0.unit_stats).enumerate() {
+            let p = &mut per_die[d.die_of_unit(u)];
+            p.conflicting_reads += a.conflicting_reads - b.conflicting_reads;
+            p.conflict_wait_ns += a.conflict_wait_ns - b.conflict_wait_ns;
+            p.suspensions += a.suspensions - b.suspensions;
+        }
+        let conflicting: u64 = per_die.iter().map(|p| p.conflicting_reads).sum();
+        let conflict_wait: u64 = per_die.iter().map(|p| p.conflict_wait_ns).sum();
+        let suspensions: u64 = per_die.iter().map(|p| p.suspensions).sum();
+        // Throughput over the busy span and over the host-visible span.
+        let bytes = |op: usize| -> u64 { self.stats.iter().map(|s| s.ops[op].bytes).sum() };
+        let ios: u64 = self
+            .stats
+            .iter()
+            .map(|s| s.ops.iter().map(|o| o.count).sum::<u64>())
+            .sum();
+        let start = m.first_submit.unwrap_or(w0.time).max(w0.time);
+        let rate = |n: u64, span: u64| {
+            if span == 0 {
+                0.0
+            } else {
+                r3(n as f64 * 1e9 / span as f64)
+            }
+        };
+        let busy_span = end.saturating_sub(start);
+        let host_span = m.last_host_done.saturating_sub(start);
+        let mut warnings = Vec::new();
+        let total = &now.counters;
+        if total.unmapped_read_units > 0 {
+            warnings.push(format!(
+                "{} of {} host read units ({:.1} %) read data never written: they were answered without a flash read, so read latency and bandwidth are optimistic; precondition the device or keep reads on written data",
+                total.unmapped_read_units,
+                total.host_read_units,
+                100.0 * total.unmapped_read_units as f64 / total.host_read_units.max(1) as f64
+            ));
+        }
+        if m.first_submit.is_none() {
+            warnings.push(format!(
+                "no request was issued after ramp_time ({} ns): the measured window is empty",
+                w0.time
+            ));
+        }
+        let sc = &self.cfg.device.scheduler;
         let ssd = SsdResult {
             device: d.name.clone(),
             logical_bytes: g.logical_bytes(),
             physical_bytes: g.physical_bytes(),
             alpha: (g.alpha() * 10000.0).round() / 10000.0,
             gc_policy: d.ftl.policy_name().to_string(),
+            scheduler: json!({
+                "policy": sc.policy, "suspend": sc.suspend, "max_write_wait_ns": sc.max_write_wait.0,
+                "allocation": self.cfg.device.ftl.allocation, "copyback": self.cfg.device.nand.copyback,
+                "units": d.sched.units(),
+            }),
             host: json!({
                 "read_units": c.host_read_units, "write_units": c.host_write_units, "trim_units": c.host_trim_units,
                 "unmapped_read_units": c.unmapped_read_units, "buffer_read_units": c.buffer_read_units,
-                "unit_bytes": g.unit_size,
+                "buffer_stalls": c.buffer_stalls, "unit_bytes": g.unit_size,
             }),
             flash: json!({
                 "page_reads": c.host_page_reads + c.rmw_page_reads + f.gc_pages_read,
@@ -333,23 +498,58 @@ impl Simulation {
             }),
             waf,
             gc: json!({
-                "runs": f.gc_runs, "foreground": c.foreground_gc, "background": c.background_gc,
+                "runs": f.gc_runs(), "foreground": f.gc_runs_foreground, "background": f.gc_runs_background,
                 "copied_units": f.gc_units_copied, "victim_valid_histogram": vhist,
             }),
             wear: json!({
                 "erase_min": emin, "erase_mean": r3(emean), "erase_max": emax, "erase_histogram": ehist,
-                "retired_blocks": f.retired_blocks, "static_wl_migrations": f.wl_migrations,
+                "retired_blocks": d.ftl.stats.retired_blocks, "static_wl_migrations": f.wl_migrations,
                 "static_wl_copied_units": f.wl_units_copied,
             }),
+            interference: json!({
+                "conflicting_reads": conflicting,
+                "conflict_wait_ns": conflict_wait,
+                "mean_conflict_wait_ns": if conflicting == 0 { 0.0 } else { r3(conflict_wait as f64 / conflicting as f64) },
+                "suspensions": suspensions,
+                "per_die": {
+                    "conflicting_reads": per_die.iter().map(|p| p.conflicting_reads).collect::<Vec<_>>(),
+                    "conflict_wait_ns": per_die.iter().map(|p| p.conflict_wait_ns).collect::<Vec<_>>(),
+                    "suspensions": per_die.iter().map(|p| p.suspensions).collect::<Vec<_>>(),
+                },
+            }),
+            utilisation: json!({
+                "host_link": util(&now.link_busy, &w0.link_busy),
+                "channels": util(&now.channel_busy, &w0.channel_busy),
+                "planes": util(&now.unit_busy, &w0.unit_busy),
+            }),
+            span: json!({
+                "measured_from_ns": w0.time,
+                "first_submit_ns": start,
+                "last_host_completion_ns": m.last_host_done,
+                "last_flash_activity_ns": end,
+                "busy_ns": busy_span,
+                "host_visible_ns": host_span,
+            }),
+            throughput: json!({
+                "busy_span": {
+                    "read_bytes_per_s": rate(bytes(0), busy_span),
+                    "write_bytes_per_s": rate(bytes(1), busy_span),
+                    "iops": rate(ios, busy_span),
+                },
+                "host_visible": {
+                    "read_bytes_per_s": rate(bytes(0), host_span),
+                    "write_bytes_per_s": rate(bytes(1), host_span),
+                    "iops": rate(ios, host_span),
+                },
+            }),
             free_blocks_over_time: self.free_samples.clone(),
-            interference_reads: c.interference_reads,
-            utilisation: json!({ "host_link": util(links), "channels": util(chans), "planes": util(arrays) }),
             precondition: serde_json::to_value(&self.pre).expect("serialisable"),
+            warnings,
             sim_time_ns: end,
-            requests,
-            wall_time_s: r3(wall_s),
-            sim_requests_per_wall_s: if wall_s > 0.0 {
-                (requests as f64 / wall_s).round()
+            requests: m.requests,
+            wall_time_s: r3(m.wall_s),
+            sim_requests_per_wall_s: if m.wall_s > 0.0 {
+                (m.requests as f64 / m.wall_s).round()
             } else {
                 0.0
             },

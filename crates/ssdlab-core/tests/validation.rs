@@ -213,7 +213,7 @@ fn single_requests_take_the_sum_of_their_parts() {
     let mut t = 0u64;
     let mut lat = |d: &mut Device, op: Op, offset: u64, len: u64| {
         t += 100_000_000; // far apart: the device is idle at each arrival
-        d.submit(
+        d.run_request(
             t,
             &Request {
                 time_ns: t,
@@ -249,7 +249,7 @@ fn single_requests_take_the_sum_of_their_parts() {
     let mut t2 = 0u64;
     let mut lat2 = |d: &mut Device, op: Op, offset: u64, len: u64| {
         t2 += 100_000_000;
-        d.submit(
+        d.run_request(
             t2,
             &Request {
                 time_ns: t2,
@@ -283,7 +283,7 @@ fn page_types_have_their_own_times() {
     let mut t = 0;
     let mut lat = |d: &mut Device, op: Op, offset: u64| {
         t += 100_000_000;
-        d.submit(
+        d.run_request(
             t,
             &Request {
                 time_ns: t,
@@ -514,51 +514,6 @@ fn die_level_timing_when_planes_are_not_parallel() {
     let got = seq_bw(text, "read");
     let want = 8.0 * 16384.0 / 400e-6;
     assert!(((got - want) / want).abs() < 0.02, "{got} vs {want}");
-}
-
-#[test]
-fn a_read_behind_a_program_counts_as_interference() {
-    let mut d = Device::new(&cfg(EXACT).device, 1).unwrap();
-    let w = |t: u64, offset: u64| Request {
-        time_ns: t,
-        op: Op::Write,
-        offset,
-        len: 8192,
-        stream: 0,
-    };
-    let r = |t: u64, offset: u64| Request {
-        time_ns: t,
-        op: Op::Read,
-        offset,
-        len: 8192,
-        stream: 0,
-    };
-    d.submit(0, &w(0, 0)).unwrap(); // page on plane 0
-    d.submit(0, &w(0, 8192)).unwrap(); // page on plane 1
-                                       // Both planes program until ~293 us; a read of plane 0's page at 1 ms waits for nothing...
-    let c = d.submit(1_000_000, &r(1_000_000, 0)).unwrap();
-    assert_eq!(d.counters.interference_reads, 0);
-    assert_eq!(
-        c - 1_000_000,
-        25_000 + xfer_ns(8192, 100_000_000) + 5_000 + xfer_ns(8192, 600_000_000)
-    );
-    // A read arriving before a program's data reaches the plane uses the array's idle gap
-    // (no interference), though its data waits for the channel carrying the program's data.
-    let t = 2_000_000;
-    d.submit(t, &w(t, 16384)).unwrap(); // plane 0 again (round robin)
-    let program_start = t + 5_000 + xfer_ns(8192, 600_000_000) + xfer_ns(8192, 100_000_000);
-    let read_tail = 25_000 + xfer_ns(8192, 100_000_000) + 5_000 + xfer_ns(8192, 600_000_000);
-    let c = d.submit(t, &r(t, 0)).unwrap();
-    assert_eq!(d.counters.interference_reads, 0);
-    assert_eq!(
-        c,
-        program_start + xfer_ns(8192, 100_000_000) + 5_000 + xfer_ns(8192, 600_000_000)
-    );
-    // ...but one arriving once the program runs waits for it, and is counted.
-    let t2 = program_start + 50_000;
-    let c = d.submit(t2, &r(t2, 0)).unwrap();
-    assert_eq!(d.counters.interference_reads, 1);
-    assert_eq!(c, program_start + 200_000 + read_tail);
 }
 
 #[test]

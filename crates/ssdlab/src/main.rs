@@ -200,6 +200,9 @@ fn run(
         ui.update(p.requests, p.expected, &format!("simulated {t}"));
     })?;
     ui.finish();
+    for w in &result.ssd.warnings {
+        eprintln!("ssdlab: warning: {w}");
+    }
     if check {
         sim.device
             .ftl

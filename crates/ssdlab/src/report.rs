@@ -17,7 +17,7 @@ fn fmt_lat(v: u64, div: f64) -> String {
     if div == 1.0 {
         v.to_string()
     } else {
-        format!("{:.1}", v as f64 / div)
+        format!("{:.2}", v as f64 / div)
     }
 }
 
@@ -36,9 +36,11 @@ fn op(out: &mut String, name: &str, r: &OpResult) {
     );
     let l = &r.clat_ns;
     let (u, div) = lat_unit(l.mean as u64);
+    // One precision for every figure of the line, so that min <= avg <= max reads true.
+    let prec = if div == 1.0 { 0 } else { 2 };
     let _ = writeln!(
         out,
-        "    clat ({u}): min={:.0}, max={:.0}, avg={:.2}, stdev={:.2}",
+        "    clat ({u}): min={:.prec$}, max={:.prec$}, avg={:.2}, stdev={:.2}",
         l.min as f64 / div,
         l.max as f64 / div,
         l.mean / div,
@@ -97,6 +99,27 @@ pub fn normal(r: &RunResult) -> String {
         s.gc_policy
     );
     let g = |v: &serde_json::Value, k: &str| v.get(k).cloned().unwrap_or_default();
+    let sc = &s.scheduler;
+    let suspend: Vec<String> = sc["suspend"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|x| x.as_str().map(String::from)).collect())
+        .unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "  scheduler: {}, suspend {}, {} allocation{}",
+        sc["policy"].as_str().unwrap_or("?"),
+        if suspend.is_empty() {
+            "off".to_string()
+        } else {
+            suspend.join("+")
+        },
+        sc["allocation"].as_str().unwrap_or("?"),
+        if sc["copyback"].as_bool() == Some(true) {
+            ", GC copyback"
+        } else {
+            ""
+        }
+    );
     let _ = writeln!(
         out,
         "  flash: page reads={}, page programs={}, erases={}, WAF={:.3}",
@@ -107,12 +130,19 @@ pub fn normal(r: &RunResult) -> String {
     );
     let _ = writeln!(
         out,
-        "  gc: runs={} (foreground {}, background {}), copied units={}; read/write interference: {} reads",
+        "  gc: runs={} (foreground {}, background {}), copied units={}",
         g(&s.gc, "runs"),
         g(&s.gc, "foreground"),
         g(&s.gc, "background"),
         g(&s.gc, "copied_units"),
-        s.interference_reads
+    );
+    let i = &s.interference;
+    let _ = writeln!(
+        out,
+        "  interference: {} reads met programs or erases on their die (mean wait {:.1} us), {} suspensions",
+        g(i, "conflicting_reads"),
+        i["mean_conflict_wait_ns"].as_f64().unwrap_or(0.0) / 1e3,
+        g(i, "suspensions")
     );
     let _ = writeln!(
         out,
@@ -129,6 +159,17 @@ pub fn normal(r: &RunResult) -> String {
         g(&s.utilisation, "channels"),
         g(&s.utilisation, "planes")
     );
+    let busy = &s.throughput["busy_span"];
+    let f = |v: &serde_json::Value, k: &str| v[k].as_f64().unwrap_or(0.0);
+    let _ = writeln!(
+        out,
+        "  busy span: {:.3} s to the last flash operation (host-visible {:.3} s): IOPS={:.0}, read {:.1}MB/s, write {:.1}MB/s",
+        f(&s.span, "busy_ns") / 1e9,
+        f(&s.span, "host_visible_ns") / 1e9,
+        f(busy, "iops"),
+        f(busy, "read_bytes_per_s") / 1e6,
+        f(busy, "write_bytes_per_s") / 1e6
+    );
     let p = &s.precondition;
     if g(p, "mode") != "none" {
         let _ = writeln!(
@@ -139,6 +180,9 @@ pub fn normal(r: &RunResult) -> String {
             g(p, "steady_waf"),
             g(p, "wall_time_s")
         );
+    }
+    if let Some(note) = p["note"].as_str().filter(|n| !n.is_empty()) {
+        let _ = writeln!(out, "  note: {note}");
     }
     let _ = writeln!(
         out,

@@ -1,7 +1,15 @@
 //! Page-level FTL state: logical→physical map (L2P), its reverse (P2L), the valid bitmap,
 //! per-block metadata, per-plane allocation frontiers and free pools, garbage collection and
-//! wear leveling. This layer knows no time: it reports the flash work GC causes as
-//! [`GcWork`] records that the device layer books on its timelines.
+//! wear leveling. This layer knows no time: it reports the flash operations GC causes as
+//! [`GcOp`] records (page reads, page programs, the erase) that the device queues on its
+//! flash scheduler.
+//!
+//! Garbage collection of a plane is a cursor over its victim block: each step copies the
+//! valid units of the victim's next page holding any (one page read; a program whenever a
+//! destination page fills) and the last step erases the victim. Background GC advances the
+//! cursor a step at a time, so host work interleaves with it and host writes that invalidate
+//! the victim's units shrink its work; foreground GC (and wear leveling) runs whole
+//! collections at once.
 //!
 //! Memory: 4 bytes per logical unit (L2P) + 4 bytes + 1 bit per physical unit (P2L, bitmap)
 //! + about 30 bytes per block, i.e. under 9 bytes per physical unit at α ≥ 1.07.
@@ -26,6 +34,8 @@ pub enum BlockState {
     Free,
     Open,
     Full,
+    /// A GC victim whose collection is under way.
+    Victim,
     Retired,
 }
 
@@ -46,21 +56,38 @@ pub struct FtlParams {
     pub seed: u64,
 }
 
-/// Flash work caused by one garbage collection (or wear-leveling migration) in a plane.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct GcWork {
-    pub plane: usize,
-    /// Array time: page reads + page programs (copyback within the plane) + erase.
-    pub busy_ns: u64,
+/// What a garbage-collection (or wear-leveling) flash operation does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GcOpKind {
+    /// Read a victim page; `units` of it are valid and copied.
+    Read,
+    /// Program a destination page.
+    Program,
+    Erase,
 }
 
-#[derive(Clone, Debug, Default, Serialize)]
+/// One flash operation caused by garbage collection or wear leveling, in the order they must
+/// run on the plane.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GcOp {
+    pub plane: u32,
+    pub kind: GcOpKind,
+    /// Mapping units read (reads) or written (programs).
+    pub units: u32,
+    /// Array time of the operation (by page type).
+    pub array_ns: u64,
+}
+
+#[derive(Clone, Debug, Default, Serialize, PartialEq, Eq)]
 pub struct FtlStats {
     pub host_units_written: u64,
     pub host_pages_programmed: u64,
     /// Unused slots of pages programmed partially filled (write-through sub-page writes).
     pub padded_units: u64,
-    pub gc_runs: u64,
+    /// Collections started by foreground GC (a plane short of free blocks for a write).
+    pub gc_runs_foreground: u64,
+    /// Collections started by background GC (an idle plane below its background threshold).
+    pub gc_runs_background: u64,
     pub gc_units_copied: u64,
     pub gc_pages_read: u64,
     pub gc_pages_programmed: u64,
@@ -73,6 +100,38 @@ pub struct FtlStats {
     pub victim_valid_hist: Vec<u64>,
 }
 
+impl FtlStats {
+    /// Counts since `e` (an earlier snapshot of the same FTL).
+    pub fn since(&self, e: &FtlStats) -> FtlStats {
+        FtlStats {
+            host_units_written: self.host_units_written - e.host_units_written,
+            host_pages_programmed: self.host_pages_programmed - e.host_pages_programmed,
+            padded_units: self.padded_units - e.padded_units,
+            gc_runs_foreground: self.gc_runs_foreground - e.gc_runs_foreground,
+            gc_runs_background: self.gc_runs_background - e.gc_runs_background,
+            gc_units_copied: self.gc_units_copied - e.gc_units_copied,
+            gc_pages_read: self.gc_pages_read - e.gc_pages_read,
+            gc_pages_programmed: self.gc_pages_programmed - e.gc_pages_programmed,
+            wl_migrations: self.wl_migrations - e.wl_migrations,
+            wl_units_copied: self.wl_units_copied - e.wl_units_copied,
+            erases: self.erases - e.erases,
+            retired_blocks: self.retired_blocks - e.retired_blocks,
+            trimmed_units: self.trimmed_units - e.trimmed_units,
+            victim_valid_hist: self
+                .victim_valid_hist
+                .iter()
+                .zip(e.victim_valid_hist.iter().chain(std::iter::repeat(&0)))
+                .map(|(a, b)| a - b)
+                .collect(),
+        }
+    }
+
+    /// Collections started (foreground + background); wear-leveling migrations are apart.
+    pub fn gc_runs(&self) -> u64 {
+        self.gc_runs_foreground + self.gc_runs_background
+    }
+}
+
 #[derive(Clone, Copy, Debug)]
 struct Frontier {
     block: u32,
@@ -82,10 +141,21 @@ struct Frontier {
 
 const NO_FRONTIER: Frontier = Frontier { block: NONE, next: 0 };
 
+/// A collection under way in a plane.
+#[derive(Clone, Copy, Debug)]
+struct Cursor {
+    victim: u32,
+    /// Next unit offset in the victim to look at.
+    next: u32,
+    /// Wear-leveling migration (not counted as a GC run).
+    forced: bool,
+}
+
 struct PlaneState {
     free: BinaryHeap<Reverse<(u32, u32)>>,
     host: Frontier,
     gc: Frontier,
+    cursor: Option<Cursor>,
 }
 
 /// A page that became complete and must be programmed.
@@ -113,8 +183,10 @@ pub struct Ftl {
     erases_since_wl: u64,
     wl_interval: u64,
     pub stats: FtlStats,
-    /// GC work not yet booked by the device layer.
-    pub gc_work: Vec<GcWork>,
+    /// GC flash operations not yet taken by the device layer (recorded when `record_ops`).
+    pub gc_ops: Vec<GcOp>,
+    /// Record GC operations (off while preconditioning, which has no timing).
+    pub record_ops: bool,
 }
 
 impl Ftl {
@@ -131,6 +203,7 @@ impl Ftl {
                         .collect(),
                     host: NO_FRONTIER,
                     gc: NO_FRONTIER,
+                    cursor: None,
                 }
             })
             .collect();
@@ -156,7 +229,8 @@ impl Ftl {
             erases_since_wl: 0,
             wl_interval,
             geo,
-            gc_work: Vec::new(),
+            gc_ops: Vec::new(),
+            record_ops: true,
         })
     }
 
@@ -301,7 +375,7 @@ impl Ftl {
         }
         let mut guard = 0;
         while self.planes[plane].free.len() < self.params.gc_threshold as usize {
-            self.collect(plane, None)?;
+            self.collect(plane, None, false)?;
             guard += 1;
             if guard > 4 * self.geo.blocks_per_plane + 16 {
                 return Err(Error::Invalid(format!(
@@ -341,21 +415,63 @@ impl Ftl {
         Some(PageDone { first_unit: first })
     }
 
-    /// Run one garbage collection in `plane` (background or foreground). Returns false when
-    /// the plane has no candidate.
+    /// Run one whole garbage collection in `plane` (finishing one under way first), as
+    /// background GC. Returns false when the plane has nothing to collect.
     pub fn gc_once(&mut self, plane: usize) -> Result<bool> {
-        if self.policy.len(plane) == 0 {
+        if self.planes[plane].cursor.is_none() && self.policy.len(plane) == 0 {
             return Ok(false);
         }
-        self.collect(plane, None)?;
+        self.collect(plane, None, true)?;
         Ok(true)
     }
 
-    /// Reclaim a block: the policy's victim, or `forced` (wear leveling). Copies valid units to
-    /// the plane's GC frontier and erases the block.
-    fn collect(&mut self, plane: usize, forced: Option<u32>) -> Result<()> {
+    /// GC survivors share the host write frontier.
+    pub fn shared_gc_frontier(&self) -> bool {
+        self.params.gc_shared_frontier
+    }
+
+    /// A collection is under way in `plane`.
+    #[inline]
+    pub fn gc_in_progress(&self, plane: usize) -> bool {
+        self.planes[plane].cursor.is_some()
+    }
+
+    /// Full blocks of `plane` the GC policy could collect.
+    pub fn gc_candidates(&self, plane: usize) -> usize {
+        self.policy.len(plane)
+    }
+
+    /// One step of background GC in `plane`: start a collection if none is under way, then
+    /// copy one victim page (or erase the emptied victim). Returns false when there is nothing
+    /// to collect.
+    pub fn gc_step(&mut self, plane: usize) -> Result<bool> {
+        if self.planes[plane].cursor.is_none() {
+            if self.policy.len(plane) == 0 {
+                return Ok(false);
+            }
+            self.start_collection(plane, None, true)?;
+        }
+        self.collection_step(plane)?;
+        Ok(true)
+    }
+
+    /// Reclaim a block to the end: the collection under way, or else the policy's victim, or
+    /// `forced` (wear leveling, after finishing any collection under way).
+    fn collect(&mut self, plane: usize, forced: Option<u32>, background: bool) -> Result<()> {
+        if self.planes[plane].cursor.is_some() {
+            while !self.collection_step(plane)? {}
+            if forced.is_none() {
+                return Ok(());
+            }
+        }
+        self.start_collection(plane, forced, background)?;
+        while !self.collection_step(plane)? {}
+        Ok(())
+    }
+
+    /// Pick a victim (or take `forced`) and open a cursor on it.
+    fn start_collection(&mut self, plane: usize, forced: Option<u32>, background: bool) -> Result<()> {
         let upb = self.geo.units_per_block as u32;
-        let upp = self.geo.units_per_page as u32;
         let victim = match forced {
             Some(b) => {
                 self.policy.remove(plane, b, self.valid[b as usize]);
@@ -373,39 +489,79 @@ impl Ftl {
                 })?
             }
         };
-        let v = self.valid[victim as usize];
         if forced.is_none() {
-            self.stats.gc_runs += 1;
-            self.stats.victim_valid_hist[v as usize] += 1;
+            if background {
+                self.stats.gc_runs_background += 1;
+            } else {
+                self.stats.gc_runs_foreground += 1;
+            }
+            self.stats.victim_valid_hist[self.valid[victim as usize] as usize] += 1;
         }
         self.stamp[victim as usize] = 0;
         // No longer a candidate: its invalidations must not reach the policy.
-        self.state[victim as usize] = BlockState::Open;
-        let mut busy = 0u64;
+        self.state[victim as usize] = BlockState::Victim;
+        self.planes[plane].cursor = Some(Cursor {
+            victim,
+            next: 0,
+            forced: forced.is_some(),
+        });
+        Ok(())
+    }
+
+    #[inline]
+    fn record(&mut self, plane: usize, kind: GcOpKind, units: u32, array_ns: u64) {
+        if self.record_ops {
+            self.gc_ops.push(GcOp {
+                plane: plane as u32,
+                kind,
+                units,
+                array_ns,
+            });
+        }
+    }
+
+    /// Advance the plane's collection by one step: copy the valid units of the victim's next
+    /// page that holds any, or, when none is left, erase the victim. Returns true when the
+    /// victim was erased (the collection is over).
+    fn collection_step(&mut self, plane: usize) -> Result<bool> {
+        let upb = self.geo.units_per_block as u32;
+        let upp = self.geo.units_per_page as u32;
         let bits_n = self.params.read_ns.len();
+        let mut c = self.planes[plane].cursor.expect("a collection under way");
+        let victim = c.victim;
         let base = victim * upb;
-        let mut copied = 0u64;
-        let mut last_page = u32::MAX;
-        let mut off = 0u32;
+        // Find the next valid unit.
+        let mut off = c.next;
         while off < upb && self.valid[victim as usize] > 0 {
             let pun = base + off;
-            // Skip whole empty 64-unit words of the bitmap.
             if pun & 63 == 0 && off + 64 <= upb && self.bits[(pun >> 6) as usize] == 0 {
                 off += 64;
                 continue;
             }
             if self.bit(pun) {
-                let page = off / upp;
-                if page != last_page {
-                    last_page = page;
-                    self.stats.gc_pages_read += 1;
-                    busy += self.params.read_ns[page as usize % bits_n];
+                break;
+            }
+            off += 1;
+        }
+        if off < upb && self.valid[victim as usize] > 0 {
+            // Copy the valid units of this page.
+            let page = off / upp;
+            let page_end = (page + 1) * upp;
+            let mut copied = 0u32;
+            let read_at = self.gc_ops.len();
+            for o in off..page_end {
+                let pun = base + o;
+                if !self.bit(pun) {
+                    continue;
                 }
                 let lpn = self.p2l[pun as usize];
                 let mut g = self.gc_frontier(plane);
                 if g.block == NONE || g.next == upb {
                     if g.block != NONE {
                         self.close_block(plane, g.block);
+                        // Closed: no frontier until a free block is found (a worn-out device
+                        // fails in take_free and must stay consistent).
+                        self.set_gc_frontier(plane, NO_FRONTIER);
                     }
                     g = Frontier {
                         block: self.take_free(plane)?,
@@ -418,13 +574,31 @@ impl Ftl {
                 self.invalidate(pun);
                 self.map(lpn, dst);
                 copied += 1;
+                if copied == 1 {
+                    // The read comes before any program of its data.
+                    self.stats.gc_pages_read += 1;
+                    let t = self.params.read_ns[page as usize % bits_n];
+                    self.record(plane, GcOpKind::Read, 0, t);
+                }
                 if g.next.is_multiple_of(upp) {
                     self.stats.gc_pages_programmed += 1;
-                    busy += self.params.program_ns[(g.next / upp - 1) as usize % bits_n];
+                    let t = self.params.program_ns[(g.next / upp - 1) as usize % bits_n];
+                    self.record(plane, GcOpKind::Program, upp, t);
                 }
             }
-            off += 1;
+            if let Some(r) = self.gc_ops.get_mut(read_at) {
+                r.units = copied; // the read was recorded before the count was known
+            }
+            if c.forced {
+                self.stats.wl_units_copied += copied as u64;
+            } else {
+                self.stats.gc_units_copied += copied as u64;
+            }
+            c.next = page_end;
+            self.planes[plane].cursor = Some(c);
+            return Ok(false);
         }
+        // Nothing valid left: finish.
         if self.params.gc_shared_frontier {
             // Keep the host frontier page-aligned: pad the page GC left partly filled.
             let mut g = self.planes[plane].host;
@@ -433,19 +607,16 @@ impl Ftl {
                 g.next += upp - fill;
                 self.stats.padded_units += (upp - fill) as u64;
                 self.stats.gc_pages_programmed += 1;
-                busy += self.params.program_ns[(g.next / upp - 1) as usize % bits_n];
+                let t = self.params.program_ns[(g.next / upp - 1) as usize % bits_n];
+                self.record(plane, GcOpKind::Program, fill, t);
                 self.planes[plane].host = g;
             }
         }
-        if forced.is_some() {
-            self.stats.wl_units_copied += copied;
-        } else {
-            self.stats.gc_units_copied += copied;
-        }
-        busy += self.params.erase_ns;
+        self.planes[plane].cursor = None;
+        let e = self.params.erase_ns;
+        self.record(plane, GcOpKind::Erase, 0, e);
         self.erase_block(plane, victim);
-        self.gc_work.push(GcWork { plane, busy_ns: busy });
-        Ok(())
+        Ok(true)
     }
 
     #[inline]
@@ -499,7 +670,7 @@ impl Ftl {
         if let Some((e, b)) = coldest {
             if self.max_erase - e > self.params.static_wl_threshold {
                 let plane = self.geo.plane_of_block(b);
-                self.collect(plane, Some(b as u32))?;
+                self.collect(plane, Some(b as u32), false)?;
                 self.stats.wl_migrations += 1;
             }
         }
@@ -595,20 +766,39 @@ impl Ftl {
                 "{mapped} mapped logical units but {valid_bits} valid physical units"
             ));
         }
-        let (mut free, mut open, mut full, mut retired) = (0usize, 0usize, 0usize, 0usize);
+        let (mut free, mut open, mut full, mut victims, mut retired) = (0usize, 0usize, 0usize, 0usize, 0usize);
         for s in &self.state {
             match s {
                 BlockState::Free => free += 1,
                 BlockState::Open => open += 1,
                 BlockState::Full => full += 1,
+                BlockState::Victim => victims += 1,
                 BlockState::Retired => retired += 1,
             }
         }
-        if free + open + full + retired != g.blocks {
+        if free + open + full + victims + retired != g.blocks {
             return Err(format!(
-                "free {free} + open {open} + full {full} + retired {retired} != {} blocks",
+                "free {free} + open {open} + full {full} + victims {victims} + retired {retired} != {} blocks",
                 g.blocks
             ));
+        }
+        let cursors = self.planes.iter().filter(|p| p.cursor.is_some()).count();
+        if cursors != victims {
+            return Err(format!(
+                "{victims} blocks are victims but {cursors} collections are under way"
+            ));
+        }
+        for (p, ps) in self.planes.iter().enumerate() {
+            if let Some(c) = ps.cursor {
+                if self.state[c.victim as usize] != BlockState::Victim
+                    || self.geo.plane_of_block(c.victim as usize) != p
+                {
+                    return Err(format!(
+                        "plane {p} collects block {} in the wrong state or plane",
+                        c.victim
+                    ));
+                }
+            }
         }
         let pooled: usize = self.planes.iter().map(|p| p.free.len()).sum();
         if pooled != free {

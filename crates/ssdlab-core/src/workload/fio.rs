@@ -18,7 +18,6 @@ const IGNORED: &[&str] = &[
     "norandommap",
     "randrepeat",
     "invalidate",
-    "time_based",
     "description",
     "stonewall",
     "new_group",
@@ -73,6 +72,21 @@ fn apply(job: &mut JobConfig, key: &str, val: &str) -> std::result::Result<(), S
                 parse_duration_ns(val)?
             };
             job.runtime = Some(Duration(ns))
+        }
+        "ramp_time" => {
+            let ns = if val.trim().chars().all(|c| c.is_ascii_digit()) {
+                num(val)?.checked_mul(1_000_000_000).ok_or("ramp_time too large")?
+            } else {
+                parse_duration_ns(val)?
+            };
+            job.ramp_time = Some(Duration(ns))
+        }
+        "time_based" => {
+            job.time_based = match val.trim() {
+                "" | "1" => true,
+                "0" => false,
+                v => return Err(format!("expected no value, 0 or 1; got '{v}'")),
+            }
         }
         "random_distribution" => {
             parse_dist(val)?;
@@ -135,7 +149,7 @@ pub fn parse_job_file(text: &str, file: &str) -> Result<Vec<JobConfig>> {
         } else {
             &mut jobs.last_mut().expect("a job section").0
         };
-        if v.is_empty() && !IGNORED.contains(&k) {
+        if v.is_empty() && !IGNORED.contains(&k) && k != "time_based" {
             return Err(err(format!("option '{k}' needs a value")));
         }
         apply(target, k, v).map_err(|m| err(format!("{k}: {m}")))?;

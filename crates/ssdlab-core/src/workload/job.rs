@@ -100,9 +100,16 @@ pub struct JobConfig {
     /// Requests per clone.
     #[serde(default)]
     pub number_ios: Option<u64>,
-    /// Simulated run time.
+    /// Simulated run time, after `ramp_time`.
     #[serde(default)]
     pub runtime: Option<Duration>,
+    /// Run for `runtime` even when `size` has been covered, looping over it (fio's
+    /// `time_based`).
+    #[serde(default)]
+    pub time_based: bool,
+    /// Run this long before statistics start (fio's `ramp_time`); it adds to `runtime`.
+    #[serde(default)]
+    pub ramp_time: Option<Duration>,
     /// random, zipf:θ, pareto:h, normal[:σ%].
     #[serde(default = "default_dist")]
     pub random_distribution: String,
@@ -303,6 +310,12 @@ impl JobConfig {
         if self.runtime == Some(Duration(0)) {
             return Err(e("runtime", "must be positive".into()));
         }
+        if self.time_based && self.runtime.is_none() {
+            return Err(e(
+                "time_based",
+                "needs a runtime (time_based runs for runtime, looping over the job's range)".into(),
+            ));
+        }
         Ok(())
     }
 
@@ -358,11 +371,14 @@ impl JobSource {
             Dist::Zipf(t) => Some(rand_distr::Zipf::new(slots, t).map_err(|e| Error::Invalid(e.to_string()))?),
             _ => None,
         };
-        let max_bytes = match (job.number_ios, job.runtime, job.io_size) {
-            (_, _, Some(s)) => Some(s.0),
-            (None, None, None) => Some(len),
-            _ => None,
+        // As fio: one pass over the range (or io_size), unless time_based or number_ios says
+        // how long to go on.
+        let max_bytes = match (job.io_size, job.time_based, job.number_ios) {
+            (Some(s), _, _) => Some(s.0),
+            (None, true, _) | (None, false, Some(_)) => None,
+            (None, false, None) => Some(len),
         };
+        let ramp = job.ramp_time.map_or(0, |d| d.0);
         Ok(JobSource {
             rw: job.rw,
             mix: job.rwmixread,
@@ -379,7 +395,7 @@ impl JobSource {
             bytes: 0,
             max_ios: job.number_ios,
             max_bytes,
-            runtime_ns: job.runtime.map(|d| d.0),
+            runtime_ns: job.runtime.map(|d| d.0.saturating_add(ramp)),
             interval_ns: job.rate_iops.map(|r| (1_000_000_000 / r).max(1)),
         })
     }
