@@ -166,6 +166,11 @@ pub enum Allocation {
 pub struct FtlConfig {
     #[serde(default = "default_alloc")]
     pub allocation: Allocation,
+    /// Least-busy allocation: how many pages a plane may fall behind the plane that received
+    /// the fewest; keeps the long-run spread of writes even (and so write amplification as
+    /// with round robin) while short-term choices avoid busy planes.
+    #[serde(default = "default_slack")]
+    pub allocation_slack: u32,
     /// Victim policy: greedy, fifo, random, cost-benefit, d-choices.
     #[serde(default = "default_gc")]
     pub gc_policy: String,
@@ -328,6 +333,9 @@ fn default_unit() -> Size {
 }
 fn default_alloc() -> Allocation {
     Allocation::LeastBusy
+}
+fn default_slack() -> u32 {
+    16
 }
 fn default_policy() -> crate::scheduler::Policy {
     crate::scheduler::Policy::ReadPriority
@@ -559,6 +567,13 @@ impl DeviceConfig {
                 f,
                 "device.ftl.bg_gc_threshold",
                 "must be 0 (off) or above gc_threshold",
+            ));
+        }
+        if t.allocation_slack == 0 {
+            return Err(Error::config(
+                f,
+                "device.ftl.allocation_slack",
+                "must be at least 1 page (1 = strict rounds over the planes)",
             ));
         }
         let sc = &self.scheduler;

@@ -125,6 +125,12 @@ pub struct Device {
     copyback: bool,
     allocation: Allocation,
     cursor: usize,
+    /// Least-busy allocation: host pages given to each plane, the fewest any plane got, how
+    /// many planes have that few, and how far behind a plane may fall.
+    plane_pages: Vec<u64>,
+    min_pages: u64,
+    at_min: usize,
+    slack: u64,
     /// Plane whose open page the write buffer is filling.
     filling: Option<usize>,
     wbuf: Option<WriteBuffer>,
@@ -218,6 +224,10 @@ impl Device {
             copyback: cfg.nand.copyback,
             allocation: cfg.ftl.allocation,
             cursor: 0,
+            plane_pages: vec![0; geo.planes],
+            min_pages: 0,
+            at_min: geo.planes,
+            slack: cfg.ftl.allocation_slack as u64,
             filling: None,
             wbuf: (wb > 0).then(|| WriteBuffer {
                 capacity: wb,
@@ -539,20 +549,51 @@ impl Device {
                 p
             }
             Allocation::LeastBusy => {
-                // The plane whose unit could start a program first; ties go round robin.
-                let mut best = self.cursor;
+                // The plane whose unit could start a program first, among the planes fewer
+                // than `slack` pages ahead of the least-written one; ties go round robin.
+                let limit = self.min_pages + self.slack;
+                let etas = self.sched.etas();
+                let now = self.now;
+                let mut best = usize::MAX;
                 let mut best_t = u64::MAX;
-                for p in (self.cursor..n).chain(0..self.cursor) {
-                    let t = self.sched.backlog_end(self.unit_of(p), self.now);
-                    if t < best_t {
-                        best_t = t;
-                        best = p;
-                        if t == self.now {
-                            break; // idle: nothing starts earlier
+                let mut consider = |p: usize, unit: usize| -> bool {
+                    if self.plane_pages[p] < limit {
+                        let t = etas[unit].max(now);
+                        if t < best_t {
+                            best_t = t;
+                            best = p;
+                            return t == now; // idle: nothing starts earlier
+                        }
+                    }
+                    false
+                };
+                let dies = self.geo.dies;
+                let pp = self.plane_parallel;
+                let unit = |p: usize| if pp { p } else { p % dies };
+                'scan: {
+                    for p in self.cursor..n {
+                        if consider(p, unit(p)) {
+                            break 'scan;
+                        }
+                    }
+                    for p in 0..self.cursor {
+                        if consider(p, unit(p)) {
+                            break 'scan;
                         }
                     }
                 }
+                debug_assert!(best < n, "a plane at the minimum is always eligible");
                 self.cursor = if best + 1 == n { 0 } else { best + 1 };
+                let had = self.plane_pages[best];
+                self.plane_pages[best] = had + 1;
+                if had == self.min_pages {
+                    self.at_min -= 1;
+                    if self.at_min == 0 {
+                        self.min_pages += 1;
+                        let m = self.min_pages;
+                        self.at_min = self.plane_pages.iter().filter(|&&x| x == m).count();
+                    }
+                }
                 best
             }
         }

@@ -175,6 +175,9 @@ struct Unit {
 pub struct Scheduler {
     p: Params,
     units: Vec<Unit>,
+    /// Per unit, when its running and queued work would end (0 when idle): kept flat so that
+    /// allocation can scan it quickly.
+    eta: Vec<u64>,
     pub channels: Vec<Timeline>,
     ops: Vec<Op>,
     free_ops: Vec<u32>,
@@ -193,7 +196,7 @@ const TIMER: u32 = 1 << 31;
 impl Scheduler {
     /// `unit_channel[u]` is the channel of unit `u`.
     pub fn new(p: Params, unit_channel: Vec<usize>, channels: usize) -> Scheduler {
-        let units = unit_channel
+        let units: Vec<Unit> = unit_channel
             .into_iter()
             .map(|channel| Unit {
                 channel,
@@ -219,6 +222,7 @@ impl Scheduler {
             .collect();
         Scheduler {
             p,
+            eta: vec![0; units.len()],
             units,
             channels: vec![Timeline::default(); channels],
             ops: Vec::new(),
@@ -303,6 +307,17 @@ impl Scheduler {
             State::Busy if host_read => self.maybe_suspend(ui, now),
             _ => self.preload(ui, now),
         }
+        self.refresh_eta(ui);
+    }
+
+    #[inline]
+    fn refresh_eta(&mut self, ui: usize) {
+        let u = &self.units[ui];
+        self.eta[ui] = if u.state == State::Idle {
+            0
+        } else {
+            u.end + u.queued_ns + u.remaining
+        };
     }
 
     /// Cache program: send the data of the program at the head of a busy unit's queue now.
@@ -373,6 +388,7 @@ impl Scheduler {
         }
         self.units[ui].state = State::Idle;
         self.dispatch(ui, t);
+        self.refresh_eta(ui);
         true
     }
 
@@ -573,9 +589,14 @@ impl Scheduler {
     /// When a program queued now on `unit` could start, as far as the unit's queue tells.
     #[inline]
     pub fn backlog_end(&self, unit: usize, now: u64) -> u64 {
-        let u = &self.units[unit];
-        let base = if u.state == State::Idle { now } else { u.end.max(now) };
-        base + u.queued_ns + u.remaining
+        self.eta[unit].max(now)
+    }
+
+    /// [`Scheduler::backlog_end`] of every unit, before taking the current time into account
+    /// (0 for an idle unit).
+    #[inline]
+    pub fn etas(&self) -> &[u64] {
+        &self.eta
     }
 
     /// Array time of completed phases plus the part of the running phase before `t`.
