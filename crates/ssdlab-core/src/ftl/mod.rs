@@ -8,12 +8,9 @@
 //! valid units of the victim's next page holding any (one page read; a program whenever a
 //! destination page fills) and the last step erases the victim. Background GC advances the
 //! cursor a step at a time, so host work interleaves with it and host writes that invalidate
-//! the victim's units shrink its work. Foreground GC is paced: while a plane has fewer than
-//! `gc_threshold` free blocks but at least [`HARD_FLOOR`], every host unit written there adds a
-//! unit of reclaim debt, and GC steps run until the invalid units they reclaim pay it back, so
-//! collections interleave with host writes at the rate they consume space. Only a plane below
-//! the hard floor (or with GC sharing the host frontier) collects whole victims before the
-//! write proceeds. Wear leveling migrates whole blocks.
+//! the victim's units shrink its work. Foreground GC (a plane short of `gc_threshold` free
+//! blocks when a host block is needed) and wear leveling run whole collections at that moment,
+//! as the analytic models assume; when their flash operations run is the device's business.
 //!
 //! Memory: 4 bytes per logical unit (L2P) + 4 bytes + 1 bit per physical unit (P2L, bitmap)
 //! + about 30 bytes per block, i.e. under 9 bytes per physical unit at α ≥ 1.07.
@@ -31,10 +28,6 @@ use std::collections::BinaryHeap;
 
 /// "No unit" in the maps.
 pub const NONE: u32 = u32::MAX;
-
-/// Free blocks a plane keeps before a new host block: one for the host, one for GC survivors.
-/// Below it, foreground GC collects whole victims before the write proceeds.
-pub const HARD_FLOOR: usize = 2;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]
@@ -164,10 +157,6 @@ struct PlaneState {
     host: Frontier,
     gc: Frontier,
     cursor: Option<Cursor>,
-    /// Paced foreground GC is on (the plane is below `gc_threshold` free blocks).
-    pressure: bool,
-    /// Host units written under pressure and not yet matched by reclaimed invalid units.
-    debt: i64,
 }
 
 /// A page that became complete and must be programmed.
@@ -216,8 +205,6 @@ impl Ftl {
                     host: NO_FRONTIER,
                     gc: NO_FRONTIER,
                     cursor: None,
-                    pressure: false,
-                    debt: 0,
                 }
             })
             .collect();
@@ -371,9 +358,6 @@ impl Ftl {
         f.next += 1;
         self.planes[plane].host = f;
         self.stats.host_units_written += 1;
-        if self.planes[plane].pressure {
-            self.pace(plane)?;
-        }
         if f.next.is_multiple_of(self.geo.units_per_page as u32) {
             self.stats.host_pages_programmed += 1;
             Ok(Some(PageDone {
@@ -384,56 +368,14 @@ impl Ftl {
         }
     }
 
-    /// Paced foreground GC: one more host unit to match with reclaimed space.
-    fn pace(&mut self, plane: usize) -> Result<()> {
-        let threshold = self.params.gc_threshold as usize;
-        self.planes[plane].debt += 1;
-        let mut steps = 0usize;
-        while self.planes[plane].debt > 0 {
-            if self.planes[plane].cursor.is_none() {
-                if self.planes[plane].free.len() >= threshold || self.policy.len(plane) == 0 {
-                    self.planes[plane].pressure = false;
-                    self.planes[plane].debt = 0;
-                    return Ok(());
-                }
-                self.start_collection(plane, None, false)?;
-            }
-            let (done, reclaimed) = self.collection_step(plane)?;
-            self.planes[plane].debt -= reclaimed as i64;
-            if done && self.planes[plane].free.len() >= threshold {
-                self.planes[plane].pressure = false;
-                self.planes[plane].debt = 0;
-                return Ok(());
-            }
-            steps += 1;
-            if steps > 4 * self.geo.blocks_per_plane * self.geo.pages_per_block {
-                return Err(Error::Invalid(format!(
-                    "garbage collection in plane {plane} makes no progress"
-                )));
-            }
-        }
-        Ok(())
-    }
-
     #[cold]
     fn new_host_block(&mut self, plane: usize, f: Frontier) -> Result<Frontier> {
         if f.block != NONE {
             self.close_block(plane, f.block);
             self.planes[plane].host = NO_FRONTIER;
         }
-        let threshold = self.params.gc_threshold as usize;
-        // Whole collections below the floor (or always with a shared frontier, where host
-        // units and copies must not share a page); paced ones between floor and threshold.
-        let floor = if self.params.gc_shared_frontier {
-            threshold
-        } else {
-            HARD_FLOOR.min(threshold)
-        };
-        if self.planes[plane].free.len() < threshold && floor < threshold {
-            self.planes[plane].pressure = true;
-        }
         let mut guard = 0;
-        while self.planes[plane].free.len() < floor {
+        while self.planes[plane].free.len() < self.params.gc_threshold as usize {
             self.collect(plane, None, false)?;
             guard += 1;
             if guard > 4 * self.geo.blocks_per_plane + 16 {
@@ -518,13 +460,13 @@ impl Ftl {
     /// `forced` (wear leveling, after finishing any collection under way).
     fn collect(&mut self, plane: usize, forced: Option<u32>, background: bool) -> Result<()> {
         if self.planes[plane].cursor.is_some() {
-            while !self.collection_step(plane)?.0 {}
+            while !self.collection_step(plane)? {}
             if forced.is_none() {
                 return Ok(());
             }
         }
         self.start_collection(plane, forced, background)?;
-        while !self.collection_step(plane)?.0 {}
+        while !self.collection_step(plane)? {}
         Ok(())
     }
 
@@ -580,10 +522,9 @@ impl Ftl {
     }
 
     /// Advance the plane's collection by one step: copy the valid units of the victim's next
-    /// page that holds any, or, when none is left, erase the victim. Returns whether the victim
-    /// was erased (the collection is over) and how many invalid units the step passed over
-    /// (over a whole collection: units per block minus units copied).
-    fn collection_step(&mut self, plane: usize) -> Result<(bool, u32)> {
+    /// page that holds any, or, when none is left, erase the victim. Returns true when the
+    /// victim was erased (the collection is over).
+    fn collection_step(&mut self, plane: usize) -> Result<bool> {
         let upb = self.geo.units_per_block as u32;
         let upp = self.geo.units_per_page as u32;
         let bits_n = self.params.read_ns.len();
@@ -654,10 +595,9 @@ impl Ftl {
             } else {
                 self.stats.gc_units_copied += copied as u64;
             }
-            let reclaimed = page_end - c.next - copied;
             c.next = page_end;
             self.planes[plane].cursor = Some(c);
-            return Ok((false, reclaimed));
+            return Ok(false);
         }
         // Nothing valid left: finish.
         if self.params.gc_shared_frontier {
@@ -677,7 +617,7 @@ impl Ftl {
         let e = self.params.erase_ns;
         self.record(plane, GcOpKind::Erase, 0, e);
         self.erase_block(plane, victim);
-        Ok((true, upb - c.next.min(upb)))
+        Ok(true)
     }
 
     #[inline]
