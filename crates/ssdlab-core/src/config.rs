@@ -19,6 +19,10 @@ pub const PRESETS: &[(&str, &str)] = &[
     ("slc-sata", include_str!("../../../configs/slc-sata.toml")),
 ];
 
+/// Longest NAND array operation or page transfer accepted (operation times are kept in 32
+/// bits of nanoseconds by the flash scheduler).
+pub const MAX_NAND_NS: u64 = 1_000_000_000;
+
 /// The preset used by `ssdlab run` without arguments.
 pub const DEFAULT_PRESET: &str = "tlc-nvme";
 
@@ -65,6 +69,9 @@ impl PerPageType {
         }
         if v.contains(&0) {
             return Err(Error::config(file, key, "durations must be positive"));
+        }
+        if v.iter().any(|&d| d > MAX_NAND_NS) {
+            return Err(Error::config(file, key, "expected at most 1s per operation"));
         }
         Ok(v)
     }
@@ -522,8 +529,23 @@ impl DeviceConfig {
         let bits = n.cell.bits();
         n.read.resolve(bits, f, "device.nand.read")?;
         n.program.resolve(bits, f, "device.nand.program")?;
-        if n.erase.0 == 0 {
-            return Err(Error::config(f, "device.nand.erase", "must be positive"));
+        if n.erase.0 == 0 || n.erase.0 > MAX_NAND_NS {
+            return Err(Error::config(
+                f,
+                "device.nand.erase",
+                "expected a positive duration of at most 1s",
+            ));
+        }
+        let page = self.geometry.page_size.0 as u128;
+        if n.channel_rate.0 == 0 || page * 1_000_000_000 > MAX_NAND_NS as u128 * n.channel_rate.0 as u128 {
+            return Err(Error::config(
+                f,
+                "device.nand.channel_rate",
+                format!(
+                    "a {page}-byte page must cross the channel in at most 1s; got {} bytes/s",
+                    n.channel_rate.0
+                ),
+            ));
         }
         if n.endurance == 0 {
             return Err(Error::config(
@@ -596,6 +618,13 @@ impl DeviceConfig {
                     format!("expected at most 1s, got {} ns", d.0),
                 ));
             }
+        }
+        if sc.max_suspensions > 255 {
+            return Err(Error::config(
+                f,
+                "device.scheduler.max_suspensions",
+                format!("expected at most 255, got {}", sc.max_suspensions),
+            ));
         }
         if !sc.suspend.is_empty() && sc.max_suspensions == 0 {
             return Err(Error::config(

@@ -105,9 +105,6 @@ struct Pending {
     ready: u64,
 }
 
-/// Token of a host operation: a pending request, or a buffered page (its first unit).
-const TOKEN_PAGE: u64 = 1 << 63;
-
 pub struct Device {
     pub name: String,
     pub geo: Geometry,
@@ -205,6 +202,11 @@ impl Device {
                 resume_ns: sc.resume_time.0,
                 max_suspensions: sc.max_suspensions,
                 notify_idle: bg_threshold > 0,
+                page_xfer_ns: if cfg.nand.copyback {
+                    0
+                } else {
+                    xfer_ns(geo.page_size, cfg.nand.channel_rate.0)
+                },
             },
             unit_channel,
             geo.channels,
@@ -423,9 +425,20 @@ impl Device {
         }
     }
 
-    /// Queue a host operation on a plane's unit.
+    /// Queue a host operation on a plane's unit. `token` names a pending request, or with
+    /// `page` set the first unit of a buffered page.
     #[inline]
-    fn host_op(&mut self, plane: usize, kind: Kind, array_ns: u64, xfer_bytes: u64, data_ready: u64, token: u64) {
+    #[allow(clippy::too_many_arguments)]
+    fn host_op(
+        &mut self,
+        plane: usize,
+        kind: Kind,
+        array_ns: u64,
+        xfer_bytes: u64,
+        data_ready: u64,
+        token: u32,
+        page: bool,
+    ) {
         let unit = self.unit_of(plane);
         self.bg_active[unit] = false;
         let spec = OpSpec {
@@ -433,9 +446,11 @@ impl Device {
             class: Class::Host,
             unit,
             array_ns,
+            program_ns: 0,
             xfer_ns: xfer_ns(xfer_bytes, self.channel_rate),
             data_ready,
             token,
+            tag: page,
         };
         self.sched.submit(self.now, spec);
     }
@@ -448,24 +463,27 @@ impl Device {
         }
         let ops = std::mem::take(&mut self.ftl.gc_ops);
         for o in &ops {
-            let (kind, bytes) = match o.kind {
-                GcOpKind::Read => (Kind::Read, o.units as u64 * self.geo.unit_size),
+            let data = o.units as u64 * self.geo.unit_size;
+            let (kind, out) = match o.kind {
+                GcOpKind::Read => (Kind::Read, data),
+                GcOpKind::Copy => (Kind::Copy, data),
                 GcOpKind::Program => (Kind::Program, self.geo.page_size),
                 GcOpKind::Erase => (Kind::Erase, 0),
-            };
-            let xfer = if self.copyback {
-                0
-            } else {
-                xfer_ns(bytes, self.channel_rate)
             };
             let spec = OpSpec {
                 kind,
                 class: Class::Internal,
                 unit: self.unit_of(o.plane as usize),
                 array_ns: o.array_ns,
-                xfer_ns: xfer,
+                program_ns: o.program_ns,
+                xfer_ns: if self.copyback {
+                    0
+                } else {
+                    xfer_ns(out, self.channel_rate)
+                },
                 data_ready: self.now,
                 token: 0,
+                tag: false,
             };
             self.sched.submit(self.now, spec);
         }
@@ -493,7 +511,7 @@ impl Device {
     fn read_page(&mut self, pid: u32, pun: u32, units: u64) {
         let plane = self.geo.plane_of_block(self.geo.block_of_unit(pun));
         let tr = self.read_ns[self.page_type(pun)];
-        self.host_op(plane, Kind::Read, tr, units * self.geo.unit_size, self.now, pid as u64);
+        self.host_op(plane, Kind::Read, tr, units * self.geo.unit_size, self.now, pid, false);
         self.pending[pid as usize].remaining += 1;
     }
 
@@ -600,10 +618,16 @@ impl Device {
     }
 
     /// Queue the program of a completed host page whose data is in the controller at `ready`.
-    fn program_page(&mut self, page: PageDone, ready: u64, token: u64) {
+    /// Queue the program of a completed host page whose data is in the controller at `ready`;
+    /// its completion is reported for pending request `pid`, or (buffered) as the page's.
+    fn program_page(&mut self, page: PageDone, ready: u64, pid: Option<u32>) {
         let plane = self.geo.plane_of_block(self.geo.block_of_unit(page.first_unit));
         let tp = self.program_ns[self.page_type(page.first_unit)];
-        self.host_op(plane, Kind::Program, tp, self.geo.page_size, ready, token);
+        let (token, buffered) = match pid {
+            Some(p) => (p, false),
+            None => (page.first_unit, true),
+        };
+        self.host_op(plane, Kind::Program, tp, self.geo.page_size, ready, token, buffered);
     }
 
     fn write(&mut self, now: u64, req: &Request, tag: u64) -> Result<()> {
@@ -685,7 +709,7 @@ impl Device {
                 }
                 self.prog_issued[b] = pg + 1;
                 self.wbuf.as_mut().expect("buffer").inflight += 1;
-                self.program_page(page, t, TOKEN_PAGE | page.first_unit as u64);
+                self.program_page(page, t, None);
                 self.filling = None;
             }
         }
@@ -721,7 +745,7 @@ impl Device {
                 })?,
             };
             self.pending[pid as usize].remaining += 1;
-            self.program_page(page, ready, pid as u64);
+            self.program_page(page, ready, Some(pid));
             lpn += n;
         }
         Ok(())
@@ -763,7 +787,7 @@ impl Device {
             let mut notices = std::mem::take(&mut self.notices);
             for n in notices.drain(..) {
                 match n {
-                    Notice::Done { token, time } => self.op_done(token, time)?,
+                    Notice::Done { token, tag, time } => self.op_done(token, tag, time)?,
                     Notice::Idle { unit, time } => {
                         if self.bg_active[unit] {
                             self.bg_step(unit)?;
@@ -782,10 +806,10 @@ impl Device {
         Ok(())
     }
 
-    fn op_done(&mut self, token: u64, time: u64) -> Result<()> {
-        if token & TOKEN_PAGE != 0 {
+    fn op_done(&mut self, token: u32, page: bool, time: u64) -> Result<()> {
+        if page {
             // A buffered page is programmed: its buffer space is free.
-            let first_unit = (token & !TOKEN_PAGE) as u32;
+            let first_unit = token;
             let b = self.geo.block_of_unit(first_unit);
             self.prog_done[b] = self.geo.page_in_block(first_unit) as u32 + 1;
             let page = self.geo.page_size;
@@ -808,7 +832,7 @@ impl Device {
             }
             return Ok(());
         }
-        let pid = token as u32;
+        let pid = token;
         let p = &mut self.pending[pid as usize];
         p.ready = p.ready.max(time);
         p.remaining -= 1;

@@ -6,10 +6,11 @@
 //! An operation waits in its unit's queue until the unit is free; it then runs its array phase
 //! (tR, tPROG or tBERS). A program first sends its data over the channel; a read sends its data
 //! over the channel after tR, while the unit is already free for the next operation (cache
-//! read). While a unit is busy, the program at the head of its queue already sends its data into
-//! the die's cache register (cache program), so back-to-back programs keep the array busy; a
-//! garbage-collection program does so only once the data it copies has been read out. Channels
-//! are gap-filling timelines ([`Timeline`]).
+//! read). While a unit is busy, the host program at the head of its queue already sends its
+//! data into the die's cache register (cache program), so back-to-back programs keep the array
+//! busy. A garbage-collection copy is one operation with two array phases: tR of the victim
+//! page, its valid data out over the channel and the destination page in, then tPROG (with
+//! copyback, no channel). Channels are gap-filling timelines ([`Timeline`]).
 //!
 //! Policies (`[device.scheduler] policy`):
 //! - `fcfs`: operations start in the order they were queued.
@@ -17,11 +18,12 @@
 //!   collection work; a program or erase that has waited `max_write_wait` at the head of the
 //!   queue goes first, so writes cannot starve.
 //!
-//! Suspension: a host read arriving while its unit programs or erases may suspend that operation
-//! (`suspend`): the unit takes the suspend latency, serves the queued host reads, and resumes the
-//! operation (resume latency plus the time it still had to run). An operation is suspended at
-//! most `max_suspensions` times, only when it has more left to run than suspending and resuming
-//! cost, and a suspension ends once the suspended operation has waited `max_write_wait`.
+//! Suspension: a host read arriving while its unit programs or erases (a copy's program phase
+//! included) may suspend that operation (`suspend`): the unit takes the suspend latency, serves
+//! the queued host reads, and resumes the operation (resume latency plus the time it still had
+//! to run). An operation is suspended at most `max_suspensions` times, only when it has more
+//! left to run than suspending and resuming cost, and a suspension ends once the suspended
+//! operation has waited `max_write_wait`.
 //!
 //! The scheduler knows nothing of requests or the FTL: an operation carries an opaque token, and
 //! the scheduler reports [`Notice`]s (host operations done, units gone idle, timers) for the
@@ -32,14 +34,14 @@ use crate::timeline::{Timeline, XFER};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
-const NO_OP: u32 = u32::MAX;
-
 /// What an operation does on its flash array.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
     Read,
     Program,
     Erase,
+    /// Read a page, move its data over the channel, program another page (garbage collection).
+    Copy,
 }
 
 /// Host work (reads and writes of host requests) or the firmware's own (garbage collection,
@@ -73,7 +75,13 @@ pub struct Params {
     pub max_suspensions: u32,
     /// Report units that go idle ([`Notice::Idle`]).
     pub notify_idle: bool,
+    /// Channel time of a whole page: the data in of a copy's destination page (0 with
+    /// copyback).
+    pub page_xfer_ns: u64,
 }
+
+/// Longest array phase or channel transfer of one operation (times are kept in 32 bits).
+pub const MAX_OP_NS: u64 = u32::MAX as u64;
 
 /// An operation handed to the scheduler.
 #[derive(Clone, Copy, Debug)]
@@ -81,46 +89,93 @@ pub struct OpSpec {
     pub kind: Kind,
     pub class: Class,
     pub unit: usize,
-    /// Array time: tR, tPROG or tBERS.
+    /// Array time: tR, tPROG or tBERS; a copy's tR.
     pub array_ns: u64,
-    /// Channel time: the data out after a read, the data in before a program; 0 for none.
+    /// A copy's tPROG.
+    pub program_ns: u64,
+    /// Channel time: the data out after a read (a copy's data out), the data in before a
+    /// program; 0 for none. A copy's data in is a page ([`Params::page_xfer_ns`]).
     pub xfer_ns: u64,
     /// A program's data is available from this time on.
     pub data_ready: u64,
-    /// Returned in [`Notice::Done`] (host operations only).
-    pub token: u64,
+    /// Returned in [`Notice::Done`] (host operations only), with `tag`.
+    pub token: u32,
+    pub tag: bool,
 }
 
 /// What the scheduler tells the device.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Notice {
     /// A host operation finished: a read's data reached the controller, or a program ended.
-    Done { token: u64, time: u64 },
+    Done { token: u32, tag: bool, time: u64 },
     /// A unit has nothing left to do.
     Idle { unit: usize, time: u64 },
     /// A timer set with [`Scheduler::set_timer`] fired while its unit was idle.
     Wake { unit: usize, time: u64 },
 }
 
+/// A queued or running operation, kept inline in its unit's queues (no shared slab: the head
+/// of a queue sits next to the rest of the unit's state when the unit dispatches). 32 bytes:
+/// queues of garbage-collection work can be long, and smaller entries keep them (and the
+/// FTL's tables) in cache.
 #[derive(Clone, Copy, Debug)]
 struct Op {
     kind: Kind,
     class: Class,
-    /// The read arrived at a unit busy with, or holding queued, programs or erases.
-    conflicting: bool,
-    suspensions: u32,
-    array_ns: u64,
-    xfer_ns: u64,
-    data_ready: u64,
-    arrival: u64,
-    seq: u64,
-    token: u64,
+    flags: u8,
+    suspensions: u8,
+    /// Order of submission (wrapping), for fcfs.
+    seq: u32,
+    token: u32,
+    array_ns: u32,
+    program_ns: u32,
+    xfer_ns: u32,
+    /// A read's arrival; a program's data-ready time (once preloaded: when the data reached
+    /// the die).
+    time: u64,
 }
+
+/// `Op::flags`: the read arrived at a unit busy with, or holding queued, programs or erases.
+const CONFLICTING: u8 = 1;
+/// `Op::flags`: the program's data is already in the die's cache register (cache program).
+const PRELOADED: u8 = 2;
+/// `Op::flags`: the token's tag.
+const TAG: u8 = 4;
+
+impl Op {
+    /// Array time of the whole operation.
+    #[inline]
+    fn array_total(&self) -> u64 {
+        self.array_ns as u64 + self.program_ns as u64
+    }
+    #[inline]
+    fn is_pe(&self) -> bool {
+        self.kind != Kind::Read
+    }
+    #[inline]
+    fn has(&self, flag: u8) -> bool {
+        self.flags & flag != 0
+    }
+}
+
+/// Placeholder for an idle unit's current operation.
+const IDLE_OP: Op = Op {
+    kind: Kind::Read,
+    class: Class::Internal,
+    flags: 0,
+    suspensions: 0,
+    seq: 0,
+    token: 0,
+    array_ns: 0,
+    program_ns: 0,
+    xfer_ns: 0,
+    time: 0,
+};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum State {
     Idle,
-    /// Running `cur`: its array phase is [start, end].
+    /// Running `cur`: array phase(s) from `start` to `end`.
     Busy,
     /// Suspending the operation in `suspended` until `end`.
     Suspending,
@@ -142,34 +197,41 @@ pub struct UnitStats {
 struct Unit {
     channel: usize,
     /// Queued host reads.
-    reads: VecDeque<u32>,
-    /// Queued programs, erases and internal reads, in order.
-    others: VecDeque<u32>,
+    reads: VecDeque<Op>,
+    /// Queued programs, erases, copies and internal reads, in order.
+    others: VecDeque<Op>,
     state: State,
-    cur: u32,
+    /// The running operation (meaningful when Busy).
+    cur: Op,
     start: u64,
     end: u64,
-    suspended: u32,
+    /// The suspended operation, if any, and the time it still has to run.
+    suspended: Option<Op>,
     remaining: u64,
     /// Since when the head of `others` (or the suspended operation) has waited.
     head_since: u64,
-    /// Invalidates a scheduled end event when the unit's plan changes (suspension).
-    gen: u32,
-    timer_gen: u32,
+    /// Sequence number of the unit's pending end event (others are stale) and of its timer.
+    event_seq: u64,
+    timer_seq: u64,
     /// Array time of the queued operations.
     queued_ns: u64,
-    /// Queued programs and erases.
+    /// Queued programs, erases and copies.
     queued_pe: u32,
-    /// When the data of the internal reads issued so far has reached the controller: an
-    /// internal program (a garbage-collection copy) sends no earlier.
+    /// When the data of the internal reads issued so far has reached the controller: a copy
+    /// sends its destination page no earlier.
     internal_ready: u64,
-    /// A queued program whose data is already in the cache register, and when it got there.
-    preloaded: u32,
-    preload_end: u64,
     /// Array time of completed phases.
     busy_ns: u64,
     stats: UnitStats,
 }
+
+/// Event keys: (time, sequence << 21 | timer flag << 20 | unit). Sequence numbers are unique,
+/// so ties in time resolve in the order events were scheduled.
+const UNIT_BITS: u32 = 20;
+const TIMER: u64 = 1 << UNIT_BITS;
+const UNIT_MASK: u64 = TIMER - 1;
+/// Most units the event keys can name.
+pub const MAX_UNITS: usize = 1 << UNIT_BITS;
 
 /// The back end: units, channels and the event queue.
 pub struct Scheduler {
@@ -179,11 +241,7 @@ pub struct Scheduler {
     /// allocation can scan it quickly.
     eta: Vec<u64>,
     pub channels: Vec<Timeline>,
-    ops: Vec<Op>,
-    free_ops: Vec<u32>,
-    /// (time, sequence, unit, event): event = generation, or a timer's generation with the top
-    /// bit set.
-    events: BinaryHeap<Reverse<(u64, u64, u32, u32)>>,
+    events: BinaryHeap<Reverse<(u64, u64)>>,
     seq: u64,
     now: u64,
     /// End of the last array phase or channel transfer booked.
@@ -191,11 +249,10 @@ pub struct Scheduler {
     pub notices: Vec<Notice>,
 }
 
-const TIMER: u32 = 1 << 31;
-
 impl Scheduler {
     /// `unit_channel[u]` is the channel of unit `u`.
     pub fn new(p: Params, unit_channel: Vec<usize>, channels: usize) -> Scheduler {
+        assert!(unit_channel.len() <= MAX_UNITS, "too many flash units");
         let units: Vec<Unit> = unit_channel
             .into_iter()
             .map(|channel| Unit {
@@ -203,19 +260,17 @@ impl Scheduler {
                 reads: VecDeque::new(),
                 others: VecDeque::new(),
                 state: State::Idle,
-                cur: NO_OP,
+                cur: IDLE_OP,
                 start: 0,
                 end: 0,
-                suspended: NO_OP,
+                suspended: None,
                 remaining: 0,
                 head_since: 0,
-                gen: 0,
-                timer_gen: 0,
+                event_seq: u64::MAX,
+                timer_seq: u64::MAX,
                 queued_ns: 0,
                 queued_pe: 0,
                 internal_ready: 0,
-                preloaded: NO_OP,
-                preload_end: 0,
                 busy_ns: 0,
                 stats: UnitStats::default(),
             })
@@ -225,8 +280,6 @@ impl Scheduler {
             eta: vec![0; units.len()],
             units,
             channels: vec![Timeline::default(); channels],
-            ops: Vec::new(),
-            free_ops: Vec::new(),
             events: BinaryHeap::new(),
             seq: 0,
             now: 0,
@@ -242,7 +295,7 @@ impl Scheduler {
     /// Time of the next event, if any.
     #[inline]
     pub fn next_event(&self) -> Option<u64> {
-        self.events.peek().map(|Reverse((t, ..))| *t)
+        self.events.peek().map(|Reverse((t, _))| *t)
     }
 
     /// End of the last array phase or channel transfer booked so far.
@@ -263,49 +316,57 @@ impl Scheduler {
     /// Queue an operation at time `now`.
     pub fn submit(&mut self, now: u64, s: OpSpec) {
         debug_assert!(now >= self.now, "time went backwards: {now} < {}", self.now);
+        debug_assert!(
+            [s.array_ns, s.program_ns, s.xfer_ns].iter().all(|&t| t <= MAX_OP_NS),
+            "operation times must fit 32 bits"
+        );
         self.now = now;
-        let id = self.alloc(Op {
+        let host_read = s.kind == Kind::Read && s.class == Class::Host;
+        let mut op = Op {
             kind: s.kind,
             class: s.class,
-            conflicting: false,
+            flags: if s.tag { TAG } else { 0 },
             suspensions: 0,
-            array_ns: s.array_ns,
-            xfer_ns: s.xfer_ns,
-            data_ready: s.data_ready,
-            arrival: now,
-            seq: self.seq,
+            seq: self.seq as u32,
             token: s.token,
-        });
+            array_ns: s.array_ns as u32,
+            program_ns: s.program_ns as u32,
+            xfer_ns: s.xfer_ns as u32,
+            time: if s.kind == Kind::Read { now } else { s.data_ready },
+        };
         self.seq += 1;
         let ui = s.unit;
-        let host_read = s.kind == Kind::Read && s.class == Class::Host;
         let u = &mut self.units[ui];
-        u.queued_ns += s.array_ns;
-        u.timer_gen = u.timer_gen.wrapping_add(1);
+        u.queued_ns += op.array_total();
+        u.timer_seq = u64::MAX;
         if host_read {
             let busy_pe = match u.state {
-                State::Busy => self.ops[u.cur as usize].kind != Kind::Read,
+                State::Busy => u.cur.is_pe(),
                 State::Suspending => true,
                 State::Idle => false,
             };
-            if busy_pe || u.suspended != NO_OP || u.queued_pe > 0 {
-                self.ops[id as usize].conflicting = true;
+            if busy_pe || u.suspended.is_some() || u.queued_pe > 0 {
+                op.flags |= CONFLICTING;
                 u.stats.conflicting_reads += 1;
             }
-            u.reads.push_back(id);
+            u.reads.push_back(op);
         } else {
-            if s.kind != Kind::Read {
+            if op.is_pe() {
                 u.queued_pe += 1;
             }
-            if u.others.is_empty() && u.suspended == NO_OP {
+            if u.others.is_empty() && u.suspended.is_none() {
                 u.head_since = now;
             }
-            u.others.push_back(id);
+            u.others.push_back(op);
         }
-        match self.units[ui].state {
+        let u = &self.units[ui];
+        match u.state {
             State::Idle => self.dispatch(ui, now),
             State::Busy if host_read => self.maybe_suspend(ui, now),
-            _ => self.preload(ui, now),
+            // The head of a queue changes only here (a push into an empty queue) and when the
+            // unit dispatches: only then can a program become the one to preload.
+            _ if !host_read && u.others.len() == 1 => self.preload(ui, now),
+            _ => {}
         }
         self.refresh_eta(ui);
     }
@@ -320,62 +381,48 @@ impl Scheduler {
         };
     }
 
-    /// Cache program: send the data of the program at the head of a busy unit's queue now.
+    /// Cache program: send the data of the host program at the head of a busy unit's queue now.
     fn preload(&mut self, ui: usize, t: u64) {
-        let u = &self.units[ui];
-        if u.preloaded != NO_OP || u.state == State::Idle {
+        let u = &mut self.units[ui];
+        if u.state == State::Idle {
             return;
-        }
-        let Some(&head) = u.others.front() else { return };
-        let op = self.ops[head as usize];
-        if op.kind != Kind::Program || op.xfer_ns == 0 {
-            return;
-        }
-        let mut ready = t.max(op.data_ready);
-        if op.class == Class::Internal {
-            // The copy's data must have been read out first: not while an internal read runs
-            // (its data is not out yet).
-            if u.state == State::Busy
-                && self.ops[u.cur as usize].kind == Kind::Read
-                && self.ops[u.cur as usize].class == Class::Internal
-            {
-                return;
-            }
-            ready = ready.max(u.internal_ready);
         }
         let ch = u.channel;
-        let (cs, _) = self.channels[ch].reserve(t, ready, op.xfer_ns, XFER);
-        let end = cs + op.xfer_ns;
+        let Some(op) = u.others.front_mut() else { return };
+        if op.has(PRELOADED) || op.kind != Kind::Program || op.class != Class::Host || op.xfer_ns == 0 {
+            return;
+        }
+        let ready = t.max(op.time);
+        let (cs, _) = self.channels[ch].reserve(t, ready, op.xfer_ns as u64, XFER);
+        let end = cs + op.xfer_ns as u64;
+        op.flags |= PRELOADED;
+        op.time = end;
         self.last_busy = self.last_busy.max(end);
-        let u = &mut self.units[ui];
-        u.preloaded = head;
-        u.preload_end = end;
     }
 
     /// Fire a [`Notice::Wake`] for `unit` at `at` unless the unit gets work before.
     pub fn set_timer(&mut self, unit: usize, at: u64) {
-        let u = &mut self.units[unit];
-        u.timer_gen = u.timer_gen.wrapping_add(1);
-        let g = (u.timer_gen & !TIMER) | TIMER;
-        self.push_event(at, unit, g);
+        let seq = self.push_event(at, unit, true);
+        self.units[unit].timer_seq = seq;
     }
 
     /// Process the earliest event. Returns false when there is none.
     pub fn step(&mut self) -> bool {
-        let Some(Reverse((t, _, ui, g))) = self.events.pop() else {
+        let Some(Reverse((t, key))) = self.events.pop() else {
             return false;
         };
         debug_assert!(t >= self.now);
         self.now = t;
-        let ui = ui as usize;
+        let ui = (key & UNIT_MASK) as usize;
+        let seq = key >> (UNIT_BITS + 1);
         let u = &self.units[ui];
-        if g & TIMER != 0 {
-            if u.state == State::Idle && (u.timer_gen & !TIMER) | TIMER == g {
+        if key & TIMER != 0 {
+            if u.state == State::Idle && u.timer_seq == seq {
                 self.notices.push(Notice::Wake { unit: ui, time: t });
             }
             return true;
         }
-        if g != u.gen {
+        if u.event_seq != seq {
             return true; // superseded by a suspension
         }
         match u.state {
@@ -392,41 +439,44 @@ impl Scheduler {
         true
     }
 
-    fn alloc(&mut self, op: Op) -> u32 {
-        match self.free_ops.pop() {
-            Some(i) => {
-                self.ops[i as usize] = op;
-                i
-            }
-            None => {
-                self.ops.push(op);
-                (self.ops.len() - 1) as u32
-            }
-        }
+    #[inline]
+    fn push_event(&mut self, t: u64, unit: usize, timer: bool) -> u64 {
+        let seq = self.seq;
+        self.seq += 1;
+        let key = seq << (UNIT_BITS + 1) | if timer { TIMER } else { 0 } | unit as u64;
+        self.events.push(Reverse((t, key)));
+        seq
     }
 
+    /// The unit is busy until `end`: schedule its end event.
     #[inline]
-    fn push_event(&mut self, t: u64, unit: usize, g: u32) {
-        self.events.push(Reverse((t, self.seq, unit as u32, g)));
-        self.seq += 1;
+    fn busy_until(&mut self, ui: usize, end: u64) {
+        self.last_busy = self.last_busy.max(end);
+        let seq = self.push_event(end, ui, false);
+        let u = &mut self.units[ui];
+        u.end = end;
+        u.event_seq = seq;
     }
 
     /// Start the next operation on an idle unit at `t`, by policy.
     fn dispatch(&mut self, ui: usize, t: u64) {
-        let u = &self.units[ui];
+        let u = &mut self.units[ui];
         debug_assert_eq!(u.state, State::Idle);
         let waited = t.saturating_sub(u.head_since) >= self.p.max_write_wait_ns;
-        enum Pick {
-            Read,
-            Other,
-            Resume,
-        }
-        let pick = if u.suspended != NO_OP {
-            if !u.reads.is_empty() && !waited {
-                Pick::Read
-            } else {
-                Pick::Resume
+        let take_read = if u.suspended.is_some() {
+            if u.reads.is_empty() || waited {
+                // Resume the suspended operation.
+                u.cur = u.suspended.take().expect("suspended");
+                u.head_since = t;
+                u.state = State::Busy;
+                u.start = t;
+                let end = t + self.p.resume_ns + u.remaining;
+                u.remaining = 0;
+                self.busy_until(ui, end);
+                self.preload(ui, t);
+                return;
             }
+            true
         } else {
             match (u.reads.front(), u.others.front()) {
                 (None, None) => {
@@ -435,99 +485,107 @@ impl Scheduler {
                     }
                     return;
                 }
-                (Some(_), None) => Pick::Read,
-                (None, Some(_)) => Pick::Other,
-                (Some(&r), Some(&o)) => match self.p.policy {
-                    Policy::Fcfs => {
-                        if self.ops[r as usize].seq < self.ops[o as usize].seq {
-                            Pick::Read
-                        } else {
-                            Pick::Other
-                        }
-                    }
-                    Policy::ReadPriority => {
-                        if waited {
-                            Pick::Other
-                        } else {
-                            Pick::Read
-                        }
-                    }
+                (Some(_), None) => true,
+                (None, Some(_)) => false,
+                (Some(r), Some(o)) => match self.p.policy {
+                    // Sequence numbers wrap: compare their distance.
+                    Policy::Fcfs => (r.seq.wrapping_sub(o.seq) as i32) < 0,
+                    Policy::ReadPriority => !waited,
                 },
             }
         };
-        let u = &mut self.units[ui];
-        let id = match pick {
-            Pick::Read => u.reads.pop_front().expect("a read"),
-            Pick::Other => {
-                u.head_since = t;
-                u.others.pop_front().expect("an operation")
-            }
-            Pick::Resume => {
-                let id = std::mem::replace(&mut u.suspended, NO_OP);
-                u.head_since = t;
-                u.state = State::Busy;
-                u.cur = id;
-                u.start = t;
-                u.end = t + self.p.resume_ns + u.remaining;
-                u.remaining = 0;
-                let (end, gen) = (u.end, u.gen);
-                self.last_busy = self.last_busy.max(end);
-                self.push_event(end, ui, gen);
-                self.preload(ui, t);
-                return;
-            }
+        let op = if take_read {
+            u.reads.pop_front().expect("a read")
+        } else {
+            u.head_since = t;
+            u.others.pop_front().expect("an operation")
         };
-        let op = self.ops[id as usize];
-        u.queued_ns -= op.array_ns;
-        if op.kind != Kind::Read {
+        u.queued_ns -= op.array_total();
+        if op.is_pe() {
             u.queued_pe -= 1;
         }
-        if op.conflicting {
-            u.stats.conflict_wait_ns += t - op.arrival;
+        if op.has(CONFLICTING) {
+            u.stats.conflict_wait_ns += t - op.time;
         }
-        let start = match op.kind {
-            Kind::Program if u.preloaded == id => {
-                u.preloaded = NO_OP;
-                t.max(u.preload_end)
-            }
+        let ch = u.channel;
+        let end = match op.kind {
+            Kind::Read | Kind::Erase => t + op.array_ns as u64,
             Kind::Program => {
-                let mut ready = t.max(op.data_ready);
-                if op.class == Class::Internal {
-                    ready = ready.max(u.internal_ready);
-                }
-                if op.xfer_ns > 0 {
-                    let ch = u.channel;
-                    let (cs, _) = self.channels[ch].reserve(t, ready, op.xfer_ns, XFER);
-                    cs + op.xfer_ns
+                let ready = t.max(op.time);
+                let start = if !op.has(PRELOADED) && op.xfer_ns > 0 {
+                    let (cs, _) = self.channels[ch].reserve(t, ready, op.xfer_ns as u64, XFER);
+                    cs + op.xfer_ns as u64
                 } else {
                     ready
-                }
+                };
+                start + op.array_ns as u64
             }
-            Kind::Read | Kind::Erase => t,
+            Kind::Copy => {
+                // tR, the valid data out, the destination page in (after the data of earlier
+                // reads of the same page), tPROG.
+                let read_end = t + op.array_ns as u64;
+                let out = if op.xfer_ns > 0 {
+                    let (cs, _) = self.channels[ch].reserve(t, read_end, op.xfer_ns as u64, XFER);
+                    cs + op.xfer_ns as u64
+                } else {
+                    read_end
+                };
+                let u = &mut self.units[ui];
+                u.internal_ready = u.internal_ready.max(out);
+                let ready = u.internal_ready;
+                let xin = self.p.page_xfer_ns;
+                let start = if xin > 0 {
+                    let (cs, _) = self.channels[ch].reserve(t, ready, xin, XFER);
+                    cs + xin
+                } else {
+                    ready
+                };
+                start + op.program_ns as u64
+            }
         };
         let u = &mut self.units[ui];
         u.state = State::Busy;
-        u.cur = id;
-        u.start = start;
-        u.end = start + op.array_ns;
-        let (end, gen) = (u.end, u.gen);
-        self.last_busy = self.last_busy.max(end);
-        self.push_event(end, ui, gen);
+        u.cur = op;
+        u.start = t;
+        self.busy_until(ui, end);
         self.preload(ui, t);
+    }
+
+    /// Array time of the running operation's phases between its start and `t` (all of it when
+    /// `t` is past its end). A program's array phase is its last `array_ns`; a copy's are its
+    /// first `array_ns` and its last `program_ns`.
+    #[inline]
+    fn array_time_until(u: &Unit, t: u64) -> u64 {
+        let t = t.min(u.end);
+        if t <= u.start {
+            return 0;
+        }
+        match u.cur.kind {
+            Kind::Copy => {
+                let read = (t - u.start).min(u.cur.array_ns as u64);
+                let prog_start = u.end - u.cur.program_ns as u64;
+                read + t.saturating_sub(prog_start)
+            }
+            Kind::Program => {
+                // Resumed programs (start..end all array time) carry array_ns = 0.
+                let phase = (u.cur.array_ns as u64).max(u.cur.program_ns as u64);
+                let array_start = if phase == 0 { u.start } else { u.end - phase };
+                t.saturating_sub(array_start.max(u.start))
+            }
+            Kind::Read | Kind::Erase => t - u.start,
+        }
     }
 
     /// The array phase of the unit's current operation ended at `t`.
     fn complete(&mut self, ui: usize, t: u64) {
         let u = &mut self.units[ui];
-        u.busy_ns += u.end - u.start;
-        let id = std::mem::replace(&mut u.cur, NO_OP);
-        let op = self.ops[id as usize];
-        self.free_ops.push(id);
+        u.busy_ns += Self::array_time_until(u, t);
+        let op = std::mem::replace(&mut u.cur, IDLE_OP);
         let done = match op.kind {
             Kind::Read if op.xfer_ns > 0 => {
                 let ch = u.channel;
-                let (cs, _) = self.channels[ch].reserve(t, t, op.xfer_ns, XFER);
-                let d = cs + op.xfer_ns;
+                let (cs, _) = self.channels[ch].reserve(t, t, op.xfer_ns as u64, XFER);
+                let d = cs + op.xfer_ns as u64;
                 self.last_busy = self.last_busy.max(d);
                 d
             }
@@ -536,6 +594,7 @@ impl Scheduler {
         match op.class {
             Class::Host => self.notices.push(Notice::Done {
                 token: op.token,
+                tag: op.has(TAG),
                 time: done,
             }),
             Class::Internal => {
@@ -549,10 +608,9 @@ impl Scheduler {
 
     /// A host read arrived at `t` while the unit runs an operation: suspend it if allowed.
     fn maybe_suspend(&mut self, ui: usize, t: u64) {
-        let u = &self.units[ui];
-        let op = &self.ops[u.cur as usize];
-        let latency = match op.kind {
-            Kind::Program => self.p.program_suspend_ns,
+        let u = &mut self.units[ui];
+        let latency = match u.cur.kind {
+            Kind::Program | Kind::Copy => self.p.program_suspend_ns,
             Kind::Erase => self.p.erase_suspend_ns,
             Kind::Read => None,
         };
@@ -561,29 +619,38 @@ impl Scheduler {
         if self.p.policy == Policy::Fcfs && (u.reads.len() > 1 || !u.others.is_empty()) {
             return;
         }
-        if op.suspensions >= self.p.max_suspensions {
+        if u.cur.suspensions as u32 >= self.p.max_suspensions {
             return;
         }
-        let at = t.max(u.start);
+        // The phase a read can interrupt: the program (or erase) itself, not a copy's read or
+        // the transfers before a program.
+        let phase = match u.cur.kind {
+            Kind::Copy => u.cur.program_ns as u64,
+            Kind::Program => (u.cur.array_ns as u64).max(u.cur.program_ns as u64),
+            _ => u.end - u.start,
+        };
+        let phase_start = if phase == 0 { u.start } else { u.end - phase };
+        let at = t.max(phase_start);
         let remaining = u.end - at;
         if remaining <= latency + self.p.resume_ns {
             return; // waiting costs less than suspending and resuming
         }
-        let cur = u.cur;
-        self.ops[cur as usize].suspensions += 1;
-        let u = &mut self.units[ui];
-        u.busy_ns += at - u.start;
+        u.busy_ns += Self::array_time_until(u, at);
+        let mut op = std::mem::replace(&mut u.cur, IDLE_OP);
+        op.suspensions = op.suspensions.saturating_add(1);
+        // What is left is a program (or erase) phase, all array time once resumed.
+        if op.kind == Kind::Copy {
+            op.kind = Kind::Program;
+        }
+        op.array_ns = 0;
+        op.program_ns = 0;
         u.stats.suspensions += 1;
-        u.suspended = cur;
-        u.cur = NO_OP;
+        u.suspended = Some(op);
         u.remaining = remaining;
         u.head_since = at;
         u.state = State::Suspending;
         u.start = at;
-        u.end = at + latency;
-        u.gen = u.gen.wrapping_add(1);
-        let (end, gen) = (u.end, u.gen);
-        self.push_event(end, ui, gen);
+        self.busy_until(ui, at + latency);
     }
 
     /// When a program queued now on `unit` could start, as far as the unit's queue tells.
@@ -602,10 +669,10 @@ impl Scheduler {
     /// Array time of completed phases plus the part of the running phase before `t`.
     pub fn busy_at(&self, unit: usize, t: u64) -> u64 {
         let u = &self.units[unit];
-        let running = if u.state != State::Idle && u.start < t {
-            t.min(u.end) - u.start
-        } else {
-            0
+        let running = match u.state {
+            State::Idle => 0,
+            State::Busy => Self::array_time_until(u, t),
+            State::Suspending => t.min(u.end).saturating_sub(u.start),
         };
         u.busy_ns + running
     }
@@ -629,30 +696,33 @@ mod tests {
                 resume_ns: 5,
                 max_suspensions: 2,
                 notify_idle: false,
+                page_xfer_ns: 0,
             },
             vec![0],
             1,
         )
     }
 
-    fn op(kind: Kind, class: Class, array_ns: u64, token: u64) -> OpSpec {
+    fn op(kind: Kind, class: Class, array_ns: u64, token: u32) -> OpSpec {
         OpSpec {
             kind,
             class,
             unit: 0,
             array_ns,
+            program_ns: 0,
             xfer_ns: 0,
             data_ready: 0,
             token,
+            tag: false,
         }
     }
 
-    fn run(s: &mut Scheduler) -> Vec<(u64, u64)> {
+    fn run(s: &mut Scheduler) -> Vec<(u32, u64)> {
         while s.step() {}
         s.notices
             .drain(..)
             .filter_map(|n| match n {
-                Notice::Done { token, time } => Some((token, time)),
+                Notice::Done { token, time, .. } => Some((token, time)),
                 _ => None,
             })
             .collect()
@@ -698,7 +768,7 @@ mod tests {
             while s.next_event().is_some_and(|e| e <= t) {
                 s.step();
             }
-            s.submit(t, op(Kind::Read, Class::Host, 50, i as u64));
+            s.submit(t, op(Kind::Read, Class::Host, 50, i as u32));
         }
         let done = run(&mut s);
         assert_eq!(done[0], (0, 1000 + 10 + 50));

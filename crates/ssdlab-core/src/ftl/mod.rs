@@ -62,6 +62,9 @@ pub struct FtlParams {
 pub enum GcOpKind {
     /// Read a victim page; `units` of it are valid and copied.
     Read,
+    /// Read a victim page (`units` valid and copied) and program the destination page its
+    /// data completes (`program_ns`): one GC step.
+    Copy,
     /// Program a destination page.
     Program,
     Erase,
@@ -73,10 +76,12 @@ pub enum GcOpKind {
 pub struct GcOp {
     pub plane: u32,
     pub kind: GcOpKind,
-    /// Mapping units read (reads) or written (programs).
+    /// Mapping units read (reads, copies) or written (programs).
     pub units: u32,
-    /// Array time of the operation (by page type).
+    /// Array time (by page type): tR of a read or copy, tPROG of a program, tBERS.
     pub array_ns: u64,
+    /// tPROG of a copy's program.
+    pub program_ns: u64,
 }
 
 #[derive(Clone, Debug, Default, Serialize, PartialEq, Eq)]
@@ -510,13 +515,14 @@ impl Ftl {
     }
 
     #[inline]
-    fn record(&mut self, plane: usize, kind: GcOpKind, units: u32, array_ns: u64) {
+    fn record(&mut self, plane: usize, kind: GcOpKind, units: u32, array_ns: u64, program_ns: u64) {
         if self.record_ops {
             self.gc_ops.push(GcOp {
                 plane: plane as u32,
                 kind,
                 units,
                 array_ns,
+                program_ns,
             });
         }
     }
@@ -549,7 +555,7 @@ impl Ftl {
             let page = off / upp;
             let page_end = (page + 1) * upp;
             let mut copied = 0u32;
-            let read_at = self.gc_ops.len();
+            let mut program_ns = 0u64;
             for o in off..page_end {
                 let pun = base + o;
                 if !self.bit(pun) {
@@ -575,21 +581,16 @@ impl Ftl {
                 self.invalidate(pun);
                 self.map(lpn, dst);
                 copied += 1;
-                if copied == 1 {
-                    // The read comes before any program of its data.
-                    self.stats.gc_pages_read += 1;
-                    let t = self.params.read_ns[page as usize % bits_n];
-                    self.record(plane, GcOpKind::Read, 0, t);
-                }
                 if g.next.is_multiple_of(upp) {
+                    // At most one destination page completes per victim page copied.
                     self.stats.gc_pages_programmed += 1;
-                    let t = self.params.program_ns[(g.next / upp - 1) as usize % bits_n];
-                    self.record(plane, GcOpKind::Program, upp, t);
+                    program_ns = self.params.program_ns[(g.next / upp - 1) as usize % bits_n];
                 }
             }
-            if let Some(r) = self.gc_ops.get_mut(read_at) {
-                r.units = copied; // the read was recorded before the count was known
-            }
+            self.stats.gc_pages_read += 1;
+            let read_ns = self.params.read_ns[page as usize % bits_n];
+            let kind = if program_ns > 0 { GcOpKind::Copy } else { GcOpKind::Read };
+            self.record(plane, kind, copied, read_ns, program_ns);
             if c.forced {
                 self.stats.wl_units_copied += copied as u64;
             } else {
@@ -609,13 +610,13 @@ impl Ftl {
                 self.stats.padded_units += (upp - fill) as u64;
                 self.stats.gc_pages_programmed += 1;
                 let t = self.params.program_ns[(g.next / upp - 1) as usize % bits_n];
-                self.record(plane, GcOpKind::Program, fill, t);
+                self.record(plane, GcOpKind::Program, fill, t, 0);
                 self.planes[plane].host = g;
             }
         }
         self.planes[plane].cursor = None;
         let e = self.params.erase_ns;
-        self.record(plane, GcOpKind::Erase, 0, e);
+        self.record(plane, GcOpKind::Erase, 0, e, 0);
         self.erase_block(plane, victim);
         Ok(true)
     }
