@@ -173,11 +173,12 @@ pub enum Allocation {
 pub struct FtlConfig {
     #[serde(default = "default_alloc")]
     pub allocation: Allocation,
-    /// Least-busy allocation: how many pages a plane may fall behind the plane that received
-    /// the fewest; keeps the long-run spread of writes even (and so write amplification as
-    /// with round robin) while short-term choices avoid busy planes.
-    #[serde(default = "default_slack")]
-    pub allocation_slack: u32,
+    /// Least-busy allocation: how many pages a plane may get ahead of the plane that received
+    /// the fewest (default: a quarter of a block); keeps the long-run spread of writes even
+    /// (and so write amplification as with round robin) while short-term choices avoid busy
+    /// planes.
+    #[serde(default)]
+    pub allocation_slack: Option<u32>,
     /// Victim policy: greedy, fifo, random, cost-benefit, d-choices.
     #[serde(default = "default_gc")]
     pub gc_policy: String,
@@ -295,6 +296,10 @@ pub struct PreconditionConfig {
     /// Cap on random overwrites in multiples of the data written by the fill.
     #[serde(default = "default_max_overwrites")]
     pub max_overwrites: f64,
+    /// Overwrite at least this much (in multiples of the filled data) before judging steady
+    /// state.
+    #[serde(default = "one_f")]
+    pub min_overwrites: f64,
     #[serde(default = "default_seed")]
     pub seed: u64,
     /// Why the run starts from this state (printed with the result), e.g. why a preset's job
@@ -340,9 +345,6 @@ fn default_unit() -> Size {
 }
 fn default_alloc() -> Allocation {
     Allocation::LeastBusy
-}
-fn default_slack() -> u32 {
-    16
 }
 fn default_policy() -> crate::scheduler::Policy {
     crate::scheduler::Policy::ReadPriority
@@ -516,6 +518,13 @@ impl Config {
                 "expected a number between 0 and 1000",
             ));
         }
+        if !(p.min_overwrites >= 0.0 && p.min_overwrites <= 1000.0) {
+            return Err(Error::config(
+                f,
+                "precondition.min_overwrites",
+                "expected a number between 0 and 1000 (the run stops at max_overwrites in any case)",
+            ));
+        }
         for (i, j) in self.job.iter().enumerate() {
             j.validate(f, &format!("job[{i}]"), geo.logical_bytes())?;
         }
@@ -591,7 +600,7 @@ impl DeviceConfig {
                 "must be 0 (off) or above gc_threshold",
             ));
         }
-        if t.allocation_slack == 0 {
+        if t.allocation_slack == Some(0) {
             return Err(Error::config(
                 f,
                 "device.ftl.allocation_slack",

@@ -229,7 +229,10 @@ impl Device {
             plane_pages: vec![0; geo.planes],
             min_pages: 0,
             at_min: geo.planes,
-            slack: cfg.ftl.allocation_slack as u64,
+            slack: cfg
+                .ftl
+                .allocation_slack
+                .map_or((geo.pages_per_block as u64 / 4).max(1), u64::from),
             filling: None,
             wbuf: (wb > 0).then(|| WriteBuffer {
                 capacity: wb,

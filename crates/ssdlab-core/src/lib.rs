@@ -5,6 +5,7 @@
 //! and never exits the process: every failure is an [`Error`] whose text names the file, line or
 //! key at fault.
 
+pub mod analytic;
 pub mod config;
 pub mod device;
 pub mod error;

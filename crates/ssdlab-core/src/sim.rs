@@ -148,6 +148,11 @@ impl Simulation {
         })
     }
 
+    /// What preconditioning did.
+    pub fn precondition_report(&self) -> &PreconditionReport {
+        &self.pre
+    }
+
     /// Start of the measured window: the longest `ramp_time` of the jobs.
     fn window_start(&self) -> u64 {
         self.cfg

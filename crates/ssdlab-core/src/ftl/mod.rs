@@ -431,6 +431,16 @@ impl Ftl {
         Ok(true)
     }
 
+    /// Free blocks below which a plane collects before a new host block (foreground GC).
+    pub fn gc_threshold(&self) -> u32 {
+        self.params.gc_threshold
+    }
+
+    /// Change the foreground GC threshold (preconditioning collects as background GC would).
+    pub fn set_gc_threshold(&mut self, t: u32) {
+        self.params.gc_threshold = t;
+    }
+
     /// GC survivors share the host write frontier.
     pub fn shared_gc_frontier(&self) -> bool {
         self.params.gc_shared_frontier
