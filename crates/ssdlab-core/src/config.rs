@@ -419,6 +419,55 @@ fn merge(base: &mut toml::Table, over: toml::Table) {
 
 /// Parse a run config from text. `file` names it in errors; `base_dir` resolves relative paths.
 pub fn parse_config(text: &str, file: &str, base_dir: &Path) -> Result<Config> {
+    parse_config_with(text, file, base_dir, &[])
+}
+
+/// Set `path` (dotted keys; a number indexes an array, as in `job.0.iodepth`) to `value`
+/// (a TOML value; anything that does not parse as one is taken as a string).
+fn set_key(table: &mut toml::Table, path: &str, value: &str) -> Result<()> {
+    let err = |m: &str| Error::config("--set", path, m);
+    let v = match toml::from_str::<toml::Table>(&format!("v = {value}")) {
+        Ok(mut t) => t.remove("v").expect("v"),
+        Err(_) => toml::Value::String(value.to_string()),
+    };
+    let keys: Vec<&str> = path.split('.').collect();
+    if keys.iter().any(|k| k.is_empty()) {
+        return Err(err("expected KEY.KEY...=VALUE"));
+    }
+    let mut cur = table;
+    for (i, k) in keys.iter().enumerate() {
+        let last = i + 1 == keys.len();
+        if last {
+            cur.insert(k.to_string(), v);
+            return Ok(());
+        }
+        let next = cur
+            .entry(k.to_string())
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        cur = match next {
+            toml::Value::Table(t) => t,
+            toml::Value::Array(a) => {
+                let idx: usize = keys[i + 1]
+                    .parse()
+                    .map_err(|_| err(&format!("'{k}' is a list: expected an index after it")))?;
+                let len = a.len();
+                match a.get_mut(idx) {
+                    Some(toml::Value::Table(t)) if i + 2 < keys.len() => {
+                        // Skip the index segment.
+                        return set_key(t, &keys[i + 2..].join("."), value).map_err(|_| err("cannot set this key"));
+                    }
+                    _ => return Err(err(&format!("'{k}' has {len} entries; expected INDEX.KEY after it"))),
+                }
+            }
+            _ => return Err(err(&format!("'{k}' is not a table"))),
+        };
+    }
+    Ok(())
+}
+
+/// As [`parse_config`], then apply `KEY=VALUE` overrides (the command line's `--set`) on top
+/// of the file and its preset.
+pub fn parse_config_with(text: &str, file: &str, base_dir: &Path, overrides: &[String]) -> Result<Config> {
     let mut table: toml::Table = toml::from_str(text).map_err(|e| toml_error(file, text, &e))?;
     // `[device] preset = "NAME"` (or a bare top-level `preset`) pulls in a built-in device.
     let preset = match table.get_mut("device") {
@@ -458,6 +507,12 @@ pub fn parse_config(text: &str, file: &str, base_dir: &Path) -> Result<Config> {
             }
         }
     }
+    for o in overrides {
+        let (k, v) = o
+            .split_once('=')
+            .ok_or_else(|| Error::config("--set", o, "expected KEY=VALUE"))?;
+        set_key(&mut table, k.trim(), v.trim())?;
+    }
     let mut cfg: Config = Config::deserialize(toml::Value::Table(table)).map_err(|e| {
         // Errors from a re-serialised table carry no span: the message names the key.
         Error::Config(format!("{file}: {}", e.message().replace('\n', " ")))
@@ -470,15 +525,20 @@ pub fn parse_config(text: &str, file: &str, base_dir: &Path) -> Result<Config> {
 
 /// Load a run config from a file, or a preset by name.
 pub fn load_config(path_or_preset: &str) -> Result<Config> {
+    load_config_with(path_or_preset, &[])
+}
+
+/// As [`load_config`], with `KEY=VALUE` overrides.
+pub fn load_config_with(path_or_preset: &str, overrides: &[String]) -> Result<Config> {
     let p = Path::new(path_or_preset);
     if !p.exists() {
         if let Some(t) = preset_text(path_or_preset) {
-            return parse_config(t, &format!("preset {path_or_preset}"), Path::new("."));
+            return parse_config_with(t, &format!("preset {path_or_preset}"), Path::new("."), overrides);
         }
     }
     let text = std::fs::read_to_string(p).map_err(|e| Error::io(path_or_preset, e))?;
     let base = p.parent().map(Path::to_path_buf).unwrap_or_default();
-    parse_config(&text, path_or_preset, &base)
+    parse_config_with(&text, path_or_preset, &base, overrides)
 }
 
 /// The default run: the default preset with its built-in job.
@@ -691,8 +751,87 @@ mod tests {
                 !c.device.nand.source.is_empty(),
                 "{name}: preset must state its sources"
             );
+            assert!(
+                !c.device.scheduler.source.is_empty(),
+                "{name}: preset must say which scheduling features it enables and why"
+            );
             assert!(!c.job.is_empty(), "{name}: a preset carries a default job");
+            assert!(
+                c.precondition.mode != PreconditionMode::None || !c.precondition.note.is_empty(),
+                "{name}: the built-in job preconditions or says why it starts fresh"
+            );
         }
+        // The NVMe presets model modern controllers: read priority with both suspensions.
+        for name in ["tlc-nvme", "qlc-nvme"] {
+            let s = load_config(name).unwrap().device.scheduler;
+            assert_eq!(s.policy, crate::scheduler::Policy::ReadPriority, "{name}");
+            assert_eq!(s.suspend, vec![Suspendable::Program, Suspendable::Erase], "{name}");
+        }
+    }
+
+    #[test]
+    fn overrides_set_keys_on_top_of_file_and_preset() {
+        let text = "[device]\npreset = \"mlc-sata\"\n[[job]]\nrw = \"randread\"\n";
+        let set = |o: &[&str]| {
+            let o: Vec<String> = o.iter().map(|s| s.to_string()).collect();
+            parse_config_with(text, "t.toml", Path::new("."), &o)
+        };
+        let c = set(&[
+            "device.scheduler.policy=fcfs",
+            "job.0.iodepth=7",
+            "device.scheduler.suspend=[\"erase\"]",
+        ])
+        .unwrap();
+        assert_eq!(c.device.scheduler.policy, crate::scheduler::Policy::Fcfs);
+        assert_eq!(c.device.scheduler.suspend, vec![Suspendable::Erase]);
+        assert_eq!(c.job[0].iodepth, 7);
+        assert_eq!(c.device.geometry.channels, 8, "the preset still applies");
+        let e = set(&["device.scheduler.policy=lifo"]).unwrap_err().to_string();
+        assert!(e.contains("lifo"), "{e}");
+        let e = set(&["job.3.iodepth=1"]).unwrap_err().to_string();
+        assert!(e.starts_with("--set: job.3.iodepth:"), "{e}");
+        assert!(set(&["nonsense"])
+            .unwrap_err()
+            .to_string()
+            .starts_with("--set: nonsense"));
+    }
+
+    #[test]
+    fn scheduler_keys_are_checked() {
+        let base = "[device]\npreset = \"mlc-sata\"\n[device.scheduler]\n";
+        let c = parse(&format!(
+            "{base}policy = \"fcfs\"\nsuspend = [\"program\"]\nprogram_suspend_time = \"80us\"\n"
+        ))
+        .unwrap();
+        assert_eq!(c.device.scheduler.policy, crate::scheduler::Policy::Fcfs);
+        assert_eq!(c.device.scheduler.program_suspend_time, Duration(80_000));
+        for (text, key) in [
+            ("policy = \"lifo\"", "lifo"),
+            ("suspend = [\"read\"]", "read"),
+            ("max_write_wait = \"0s\"", "device.scheduler.max_write_wait"),
+            (
+                "suspend = [\"erase\"]\nmax_suspensions = 0",
+                "device.scheduler.max_suspensions",
+            ),
+            ("max_suspensions = 1000", "device.scheduler.max_suspensions"),
+            ("resume_time = \"2s\"", "device.scheduler.resume_time"),
+            ("warp = 1", "warp"),
+        ] {
+            let e = parse(&format!("{base}{text}\n")).unwrap_err().to_string();
+            assert!(e.contains(key) && !e.contains('\n'), "{text}: {e}");
+        }
+        let e = parse("[device]\npreset = \"mlc-sata\"\n[device.ftl]\nallocation_slack = 0\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("device.ftl.allocation_slack"), "{e}");
+        let e = parse("[device]\npreset = \"mlc-sata\"\n[device.nand]\nchannel_rate = \"1KB/s\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("device.nand.channel_rate"), "{e}");
+        let e = parse("[device]\npreset = \"mlc-sata\"\n[device.nand]\nprogram = \"2s\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("device.nand.program"), "{e}");
     }
 
     #[test]

@@ -898,6 +898,19 @@ impl Device {
         Ok(())
     }
 
+    /// Hints that requests at these offsets come soon: prefetch the map entry of `far`, and
+    /// what overwriting the data at `near` will touch (its map entry arrived by now).
+    #[inline]
+    pub fn prefetch(&self, far: Option<u64>, near: Option<u64>) {
+        let cap = self.geo.logical_bytes();
+        if let Some(o) = far.filter(|&o| o < cap) {
+            self.ftl.prefetch(o / self.geo.unit_size);
+        }
+        if let Some(o) = near.filter(|&o| o < cap) {
+            self.ftl.prefetch_old(o / self.geo.unit_size);
+        }
+    }
+
     /// Free blocks in the whole device.
     pub fn free_blocks(&self) -> usize {
         self.ftl.total_free_blocks()

@@ -113,7 +113,10 @@ pub fn precondition(
             for _ in 0..todo {
                 let lpn = ring[k];
                 let next = rng.gen_range(0..n);
+                // Two prefetch stages: the map entry AHEAD writes ahead, and half way there
+                // (its map entry arrived by then) what overwriting it will touch.
                 dev.ftl.prefetch(next);
+                dev.ftl.prefetch_old(ring[(k + AHEAD / 2) % AHEAD]);
                 ring[k] = next;
                 k = (k + 1) % AHEAD;
                 f.put(dev, lpn)?;

@@ -47,6 +47,12 @@ pub trait RequestSource {
     /// host asks (useful for time-limited jobs).
     fn next_request(&mut self, now_ns: u64) -> crate::Result<Option<Request>>;
 
+    /// The offset of the request `k` places after the one last returned, if the source knows
+    /// it already (a hint: the host model prefetches the device's map entries for it).
+    fn upcoming(&self, _k: usize) -> Option<u64> {
+        None
+    }
+
     /// What the source has to say about itself once the run is over (a trace replay's
     /// counters: records read, filtered out, skipped lines), merged into the job's result.
     fn report(&self) -> Option<serde_json::Value> {

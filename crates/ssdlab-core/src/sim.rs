@@ -221,7 +221,11 @@ impl Simulation {
                     }
                 } else {
                     match s.source.next_request(t)? {
-                        Some(r) => r,
+                        Some(r) => {
+                            // The stream's later requests: their map entries into cache.
+                            self.device.prefetch(s.source.upcoming(15), s.source.upcoming(7));
+                            r
+                        }
                         None => continue,
                     }
                 };

@@ -46,6 +46,10 @@ enum Cmd {
         /// Check the FTL invariants after the run (a full scan).
         #[arg(long)]
         check: bool,
+        /// Set a config key on top of the file or preset, e.g.
+        /// `--set device.scheduler.policy=fcfs` or `--set job.0.iodepth=8` (repeatable).
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
     },
     /// Device presets.
     #[command(subcommand)]
@@ -83,7 +87,8 @@ fn main() -> ExitCode {
             quiet,
             seed,
             check,
-        } => run(config, job, output_format, output, quiet, seed, check),
+            set,
+        } => run(config, job, output_format, output, quiet, seed, check, &set),
         Cmd::Config(ConfigCmd::Show { name }) => match config::preset_text(&name) {
             Some(t) => {
                 print!("{t}");
@@ -156,6 +161,7 @@ impl ProgressUi {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn run(
     config: Option<String>,
     job: Option<String>,
@@ -164,11 +170,9 @@ fn run(
     quiet: bool,
     seed: Option<u64>,
     check: bool,
+    set: &[String],
 ) -> Result<()> {
-    let mut cfg = match &config {
-        Some(c) => config::load_config(c)?,
-        None => config::default_config(),
-    };
+    let mut cfg = config::load_config_with(config.as_deref().unwrap_or(config::DEFAULT_PRESET), set)?;
     if let Some(j) = job {
         let text = std::fs::read_to_string(&j).map_err(|e| Error::io(&j, e))?;
         cfg.job = ssdlab_core::workload::fio::parse_job_file(&text, &j)?;

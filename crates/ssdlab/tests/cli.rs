@@ -214,3 +214,18 @@ fn trace_replay_through_run_reports_its_counters() {
     assert_eq!(ios(ws), ws["ssdlab"]["trace"]["replayed"].as_u64().unwrap());
     assert!(ws["ssdlab"]["open_loop"].is_null(), "closed-loop replay");
 }
+
+#[test]
+fn reads_of_never_written_data_are_warned_about_on_stderr() {
+    // A fresh drive read at random: every read finds no data.
+    let cfg = tmp(
+        "fresh.toml",
+        "[device]\npreset = \"slc-sata\"\n[precondition]\nmode = \"none\"\n[[job]]\nrw = \"randread\"\nnumber_ios = 500\n",
+    );
+    let o = ssdlab(&["run", &cfg, "--quiet", "--output-format", "json"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.starts_with("ssdlab: warning: 500 of 500 host read units"), "{err}");
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["ssd"]["warnings"].as_array().unwrap().len(), 1);
+}

@@ -264,6 +264,27 @@ impl Ftl {
         let _ = lpn;
     }
 
+    /// Second prefetch stage: once `lpn`'s map entry is in cache, hint what overwriting it
+    /// will touch at its old location (reverse map, valid bit, block counter and state).
+    #[inline]
+    pub fn prefetch_old(&self, lpn: u64) {
+        #[cfg(target_arch = "x86_64")]
+        unsafe {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            let pun = match self.l2p.get(lpn as usize) {
+                Some(&p) if p != NONE => p,
+                _ => return,
+            };
+            let b = pun as usize / self.geo.units_per_block;
+            _mm_prefetch(self.p2l.as_ptr().add(pun as usize) as *const i8, _MM_HINT_T0);
+            _mm_prefetch(self.bits.as_ptr().add((pun >> 6) as usize) as *const i8, _MM_HINT_T0);
+            _mm_prefetch(self.valid.as_ptr().add(b) as *const i8, _MM_HINT_T0);
+            _mm_prefetch(self.state.as_ptr().add(b) as *const i8, _MM_HINT_T0);
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = lpn;
+    }
+
     pub fn free_blocks(&self, plane: usize) -> usize {
         self.planes[plane].free.len()
     }
@@ -564,6 +585,16 @@ impl Ftl {
             // Copy the valid units of this page.
             let page = off / upp;
             let page_end = (page + 1) * upp;
+            // The map entries the copies of two pages on will update: the reverse map is read
+            // in order (cheap), the map itself at random (a cache miss each).
+            let ahead = page_end + upp;
+            if ahead + upp <= upb {
+                for pun in base + ahead..base + ahead + upp {
+                    if self.bit(pun) {
+                        self.prefetch(self.p2l[pun as usize] as u64);
+                    }
+                }
+            }
             let mut copied = 0u32;
             let mut program_ns = 0u64;
             for o in off..page_end {

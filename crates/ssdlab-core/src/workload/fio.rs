@@ -184,6 +184,20 @@ mod tests {
     }
 
     #[test]
+    fn ramp_time_and_time_based_are_read_as_fio_does() {
+        let text = "[global]\nruntime=30\nramp_time=5\ntime_based\n[a]\nrw=randread\n[b]\nrw=read\nramp_time=250ms\ntime_based=0\n";
+        let jobs = parse_job_file(text, "t.fio").unwrap();
+        assert_eq!(jobs[0].ramp_time, Some(Duration(5_000_000_000)));
+        assert!(jobs[0].time_based);
+        assert_eq!(jobs[1].ramp_time, Some(Duration(250_000_000)));
+        assert!(!jobs[1].time_based);
+        let e = parse_job_file("[a]\ntime_based=yes\n", "x.fio")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("x.fio:2: time_based:"), "{e}");
+    }
+
+    #[test]
     fn errors_name_file_and_line() {
         let e = parse_job_file("[a]\nrw=randwrite\nbs=4 bananas\n", "x.fio")
             .unwrap_err()

@@ -357,7 +357,13 @@ pub struct JobSource {
     max_bytes: Option<u64>,
     runtime_ns: Option<u64>,
     interval_ns: Option<u64>,
+    /// Requests drawn ahead of their issue (op, size, offset), in order: the same sequence,
+    /// known early enough for the host model to prefetch the device's map entries.
+    ahead: std::collections::VecDeque<(Op, u64, u64)>,
 }
+
+/// How many requests a synthetic job draws ahead.
+const AHEAD: usize = 16;
 
 impl JobSource {
     pub fn new(job: &JobConfig, capacity: u64, seed: u64) -> Result<JobSource> {
@@ -397,6 +403,7 @@ impl JobSource {
             max_bytes,
             runtime_ns: job.runtime.map(|d| d.0.saturating_add(ramp)),
             interval_ns: job.rate_iops.map(|r| (1_000_000_000 / r).max(1)),
+            ahead: std::collections::VecDeque::with_capacity(AHEAD + 1),
         })
     }
 
@@ -452,7 +459,32 @@ impl JobSource {
     }
 }
 
+impl JobSource {
+    /// The next request's operation, size and offset (the random streams advance in the
+    /// order requests are issued, however far ahead they are drawn).
+    fn draw(&mut self) -> (Op, u64, u64) {
+        let op = self.pick_op();
+        let size = self.pick_size().min(self.len);
+        let offset = if self.rw.random() {
+            let slots = ((self.len - size) / self.align) + 1;
+            self.start + self.random_slot(slots) * self.align
+        } else {
+            if self.seq_next + size > self.len {
+                self.seq_next = 0;
+            }
+            let o = self.start + self.seq_next;
+            self.seq_next += size;
+            o
+        };
+        (op, size, offset)
+    }
+}
+
 impl RequestSource for JobSource {
+    fn upcoming(&self, k: usize) -> Option<u64> {
+        self.ahead.get(k).map(|r| r.2)
+    }
+
     fn next_request(&mut self, now_ns: u64) -> Result<Option<Request>> {
         if self.max_ios.is_some_and(|m| self.issued >= m)
             || self.max_bytes.is_some_and(|m| self.bytes >= m)
@@ -470,19 +502,11 @@ impl RequestSource for JobSource {
             }
             None => 0,
         };
-        let op = self.pick_op();
-        let size = self.pick_size().min(self.len);
-        let offset = if self.rw.random() {
-            let slots = ((self.len - size) / self.align) + 1;
-            self.start + self.random_slot(slots) * self.align
-        } else {
-            if self.seq_next + size > self.len {
-                self.seq_next = 0;
-            }
-            let o = self.start + self.seq_next;
-            self.seq_next += size;
-            o
-        };
+        while self.ahead.len() <= AHEAD {
+            let r = self.draw();
+            self.ahead.push_back(r);
+        }
+        let (op, size, offset) = self.ahead.pop_front().expect("drawn ahead");
         self.issued += 1;
         self.bytes += size;
         Ok(Some(Request {
