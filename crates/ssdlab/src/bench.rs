@@ -26,7 +26,8 @@ use std::time::Instant;
 
 #[derive(Args)]
 pub struct BenchArgs {
-    /// Cases to run: randwrite, randread, mixed, precondition, memory (default: the first four).
+    /// Cases to run: randwrite, randread, mixed, precondition (the default set), mixed-fcfs,
+    /// mixed-suspend, steady-write, memory, trace-parse, trace-replay.
     #[arg(long, value_delimiter = ',')]
     case: Vec<String>,
     /// Requests per timed run.

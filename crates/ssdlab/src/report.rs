@@ -171,15 +171,26 @@ pub fn normal(r: &RunResult) -> String {
         f(busy, "write_bytes_per_s") / 1e6
     );
     let p = &s.precondition;
-    if g(p, "mode") != "none" {
-        let _ = writeln!(
-            out,
-            "  precondition: {} to {} utilisation, steady WAF {} ({} s)",
-            g(p, "mode").as_str().unwrap_or(""),
-            g(p, "utilisation"),
-            g(p, "steady_waf"),
-            g(p, "wall_time_s")
-        );
+    match g(p, "mode").as_str() {
+        Some("steady") => {
+            let _ = writeln!(
+                out,
+                "  precondition: steady to {} utilisation, steady WAF {}{} ({} s)",
+                g(p, "utilisation"),
+                g(p, "steady_waf"),
+                if p["converged"] == false { ", not converged" } else { "" },
+                g(p, "wall_time_s")
+            );
+        }
+        Some(mode @ "sequential") => {
+            let _ = writeln!(
+                out,
+                "  precondition: {mode} fill to {} utilisation ({} s)",
+                g(p, "utilisation"),
+                g(p, "wall_time_s")
+            );
+        }
+        _ => {}
     }
     if let Some(note) = p["note"].as_str().filter(|n| !n.is_empty()) {
         let _ = writeln!(out, "  note: {note}");

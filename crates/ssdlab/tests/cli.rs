@@ -35,21 +35,30 @@ iodepth = 4
 number_ios = 2000
 "#;
 
+// The default run's printed summary is checked line by line by tests/docs.rs (README.md).
+
 #[test]
-fn default_run_prints_a_fio_like_summary() {
-    let o = ssdlab(&["run", "--quiet"]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let out = String::from_utf8_lossy(&o.stdout);
-    for want in [
-        "randrw-4k",
-        "read: IOPS=",
-        "write: IOPS=",
-        "clat percentiles",
-        "WAF=",
-        "tlc-nvme",
-    ] {
-        assert!(out.contains(want), "missing '{want}' in:\n{out}");
-    }
+fn precondition_line_says_what_was_done() {
+    let cfg = tmp("pre.toml", SMALL);
+    let run = |mode: &str| {
+        let m = format!("precondition.mode={mode}");
+        let o = ssdlab(&["run", &cfg, "--set", &m, "--set", "precondition.utilisation=0.5"]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let seq = run("sequential");
+    assert!(
+        seq.contains("  precondition: sequential fill to 0.5 utilisation ("),
+        "{seq}"
+    );
+    assert!(!seq.contains("steady WAF"), "{seq}");
+    let steady = run("steady");
+    assert!(
+        steady.contains("  precondition: steady to 0.5 utilisation, steady WAF "),
+        "{steady}"
+    );
+    assert!(!steady.contains("not converged"), "{steady}");
+    assert!(!run("none").contains("precondition:"));
 }
 
 #[test]

@@ -1,0 +1,174 @@
+//! The command lines shown in the documentation run, and print what the documentation says.
+//!
+//! In README.md and docs/*.md, a ```console block holds `$ ssdlab ARGS` lines (run from the
+//! project root), each followed by the output expected: every line must appear in the output
+//! (standard output, then standard error), in order; `...` stands for any number of lines and
+//! `[..]` inside a line for any text. A `? N` line right after the command expects exit status
+//! N (otherwise 0).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+struct Case {
+    file: String,
+    line: usize,
+    args: Vec<String>,
+    status: i32,
+    expected: Vec<String>,
+}
+
+/// Split a command line into words: whitespace separates, double or single quotes group.
+fn words(line: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut quote = None;
+    let mut any = false;
+    for c in line.chars() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), c) => cur.push(c),
+            (None, '"' | '\'') => {
+                quote = Some(c);
+                any = true
+            }
+            (None, c) if c.is_whitespace() => {
+                if any || !cur.is_empty() {
+                    out.push(std::mem::take(&mut cur));
+                }
+                any = false
+            }
+            (None, c) => cur.push(c),
+        }
+    }
+    if any || !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+fn cases(file: &Path) -> Vec<Case> {
+    let text = std::fs::read_to_string(file).unwrap();
+    let name = file.strip_prefix(root()).unwrap_or(file).display().to_string();
+    let mut out: Vec<Case> = Vec::new();
+    let mut in_console = false;
+    for (i, l) in text.lines().enumerate() {
+        if let Some(info) = l.strip_prefix("```") {
+            in_console = !in_console && info.trim() == "console";
+            continue;
+        }
+        if !in_console {
+            continue;
+        }
+        if let Some(cmd) = l.strip_prefix("$ ") {
+            let w = words(cmd);
+            assert_eq!(w[0], "ssdlab", "{name}:{}: console blocks show ssdlab commands", i + 1);
+            out.push(Case {
+                file: name.clone(),
+                line: i + 1,
+                args: w[1..].to_vec(),
+                status: 0,
+                expected: vec![],
+            });
+        } else if let Some(c) = out.last_mut() {
+            match l.strip_prefix("? ") {
+                Some(s) if c.expected.is_empty() => c.status = s.trim().parse().unwrap(),
+                _ => c.expected.push(l.to_string()),
+            }
+        }
+    }
+    out
+}
+
+/// Does `line` match `pattern`, where `[..]` matches any text?
+fn matches(pattern: &str, line: &str) -> bool {
+    let parts: Vec<&str> = pattern.split("[..]").collect();
+    if parts.len() == 1 {
+        return pattern.trim_end() == line.trim_end();
+    }
+    let (first, last) = (parts[0], parts[parts.len() - 1]);
+    if !line.starts_with(first) || !line.trim_end().ends_with(last.trim_end()) {
+        return false;
+    }
+    let mut rest = &line[first.len()..];
+    for p in &parts[1..parts.len() - 1] {
+        match rest.find(p) {
+            Some(k) => rest = &rest[k + p.len()..],
+            None => return false,
+        }
+    }
+    rest.trim_end().len() >= last.trim_end().len()
+}
+
+fn check(c: &Case) -> Result<(), String> {
+    let o = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+        .args(&c.args)
+        .current_dir(root())
+        .output()
+        .unwrap();
+    let out = format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let at = format!("{}:{}: ssdlab {}", c.file, c.line, c.args.join(" "));
+    if o.status.code() != Some(c.status) {
+        return Err(format!(
+            "{at}: exit status {:?}, expected {}\n{out}",
+            o.status.code(),
+            c.status
+        ));
+    }
+    let lines: Vec<&str> = out.lines().collect();
+    let mut pos = 0;
+    let mut gap = false;
+    for e in &c.expected {
+        if e.trim() == "..." {
+            gap = true;
+            continue;
+        }
+        match lines[pos..].iter().position(|l| matches(e, l)) {
+            Some(k) if gap || k == 0 => pos += k + 1,
+            _ => {
+                return Err(format!(
+                    "{at}: expected line not found (after output line {pos}):\n  {e}\noutput:\n{out}"
+                ))
+            }
+        }
+        gap = false;
+    }
+    Ok(())
+}
+
+#[test]
+fn wildcards_match_what_they_should() {
+    assert!(matches("a [..] c", "a b c"));
+    assert!(matches("a[..]", "abc"));
+    assert!(!matches("a [..] c", "a b d"));
+    assert!(!matches("x[..]", "abc"));
+    assert!(matches("  read: IOPS=1", "  read: IOPS=1  "));
+    assert!(!matches("  read: IOPS=1", "  read: IOPS=12"));
+    assert_eq!(
+        words("run a --set 'x=[1, 2]' \"b c\""),
+        ["run", "a", "--set", "x=[1, 2]", "b c"]
+    );
+}
+
+#[test]
+fn documented_commands_print_what_the_documentation_shows() {
+    let mut files = vec![root().join("README.md")];
+    let mut docs: Vec<PathBuf> = std::fs::read_dir(root().join("docs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .collect();
+    docs.sort();
+    files.extend(docs);
+    let all: Vec<Case> = files.iter().flat_map(|f| cases(f)).collect();
+    assert!(all.len() >= 3, "the documentation shows commands with their output");
+    let failures: Vec<String> = all.iter().filter_map(|c| check(c).err()).collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
