@@ -47,11 +47,44 @@ impl CellType {
 }
 
 /// One duration, or one per page type (LSB, CSB, MSB, TSB) for multi-level cells.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum PerPageType {
     One(Duration),
     PerType(Vec<Duration>),
+}
+
+impl<'de> Deserialize<'de> for PerPageType {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        use serde::de::{IntoDeserializer, SeqAccess, Visitor};
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = PerPageType;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a duration such as \"75us\", or a list of durations, one per page type")
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> std::result::Result<PerPageType, E> {
+                Ok(PerPageType::One(Duration(v)))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> std::result::Result<PerPageType, E> {
+                Duration::deserialize(v.into_deserializer()).map(PerPageType::One)
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> std::result::Result<PerPageType, E> {
+                Duration::deserialize(v.into_deserializer()).map(PerPageType::One)
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> std::result::Result<PerPageType, E> {
+                Duration::deserialize(v.into_deserializer()).map(PerPageType::One)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<PerPageType, A::Error> {
+                let mut out = Vec::new();
+                while let Some(d) = seq.next_element::<Duration>()? {
+                    out.push(d);
+                }
+                Ok(PerPageType::PerType(out))
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 impl PerPageType {
@@ -64,14 +97,26 @@ impl PerPageType {
             return Err(Error::config(
                 file,
                 key,
-                format!("expected one duration or {bits} (one per page type), got {}", v.len()),
+                format!(
+                    "got {} durations; expected one, or {bits} (one per page type of a {}-bit cell)",
+                    v.len(),
+                    bits
+                ),
             ));
         }
         if v.contains(&0) {
-            return Err(Error::config(file, key, "durations must be positive"));
+            return Err(Error::config(
+                file,
+                key,
+                "got a zero duration; expected positive durations",
+            ));
         }
         if v.iter().any(|&d| d > MAX_NAND_NS) {
-            return Err(Error::config(file, key, "expected at most 1s per operation"));
+            return Err(Error::config(
+                file,
+                key,
+                "got a duration above 1s; expected at most 1s per operation",
+            ));
         }
         Ok(v)
     }
@@ -329,6 +374,9 @@ pub struct Config {
     /// Name of the file the config came from, for error messages.
     #[serde(skip)]
     pub file: String,
+    /// Where each key was written, for error messages.
+    #[serde(skip)]
+    pub origins: KeyOrigins,
 }
 
 fn one() -> u32 {
@@ -425,73 +473,197 @@ pub fn parse_config(text: &str, file: &str, base_dir: &Path) -> Result<Config> {
 /// Set `path` (dotted keys; a number indexes an array, as in `job.0.iodepth`) to `value`
 /// (a TOML value; anything that does not parse as one is taken as a string).
 fn set_key(table: &mut toml::Table, path: &str, value: &str) -> Result<()> {
-    let err = |m: &str| Error::config("--set", path, m);
+    use crate::source::Segment;
+    let err = |m: String| Error::config("--set", path, m);
     let v = match toml::from_str::<toml::Table>(&format!("v = {value}")) {
         Ok(mut t) => t.remove("v").expect("v"),
         Err(_) => toml::Value::String(value.to_string()),
     };
-    let keys: Vec<&str> = path.split('.').collect();
-    if keys.iter().any(|k| k.is_empty()) {
-        return Err(err("expected KEY.KEY...=VALUE"));
+    if path.split('.').any(|k| k.trim().is_empty()) {
+        return Err(err("empty key segment; expected KEY.KEY...=VALUE".into()));
     }
-    let mut cur = table;
-    for (i, k) in keys.iter().enumerate() {
-        let last = i + 1 == keys.len();
-        if last {
-            cur.insert(k.to_string(), v);
-            return Ok(());
-        }
-        let next = cur
-            .entry(k.to_string())
-            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
-        cur = match next {
-            toml::Value::Table(t) => t,
-            toml::Value::Array(a) => {
-                let idx: usize = keys[i + 1]
-                    .parse()
-                    .map_err(|_| err(&format!("'{k}' is a list: expected an index after it")))?;
-                let len = a.len();
-                match a.get_mut(idx) {
-                    Some(toml::Value::Table(t)) if i + 2 < keys.len() => {
-                        // Skip the index segment.
-                        return set_key(t, &keys[i + 2..].join("."), value).map_err(|_| err("cannot set this key"));
+    let segs = crate::source::split_key(path);
+    let mut root = toml::Value::Table(std::mem::take(table));
+    let res = (|| {
+        let mut cur = &mut root;
+        let mut prev = String::from("the config");
+        for (n, seg) in segs.iter().enumerate() {
+            let last = n + 1 == segs.len();
+            cur = match (seg, cur) {
+                (Segment::Key(k), toml::Value::Table(t)) => {
+                    if last {
+                        t.insert(k.to_string(), v);
+                        return Ok(());
                     }
-                    _ => return Err(err(&format!("'{k}' has {len} entries; expected INDEX.KEY after it"))),
+                    t.entry(k.to_string())
+                        .or_insert_with(|| toml::Value::Table(toml::Table::new()))
                 }
-            }
-            _ => return Err(err(&format!("'{k}' is not a table"))),
-        };
+                (Segment::Index(i), toml::Value::Array(a)) => {
+                    let len = a.len();
+                    let slot = a
+                        .get_mut(*i)
+                        .ok_or_else(|| err(format!("'{prev}' has {len} entries; expected an index below {len}")))?;
+                    if last {
+                        *slot = v;
+                        return Ok(());
+                    }
+                    slot
+                }
+                (Segment::Key(_), toml::Value::Array(_)) => {
+                    return Err(err(format!("'{prev}' is a list; expected an index after it")))
+                }
+                (_, other) => {
+                    return Err(err(format!(
+                        "'{prev}' is a {}; expected a table or list to set a key in",
+                        other.type_str()
+                    )))
+                }
+            };
+            prev = match seg {
+                Segment::Key(k) => k.to_string(),
+                Segment::Index(i) => format!("{prev}[{i}]"),
+            };
+        }
+        Ok(())
+    })();
+    if let toml::Value::Table(t) = root {
+        *table = t;
     }
-    Ok(())
+    res
 }
 
 /// As [`parse_config`], then apply `KEY=VALUE` overrides (the command line's `--set`) on top
 /// of the file and its preset.
 pub fn parse_config_with(text: &str, file: &str, base_dir: &Path, overrides: &[String]) -> Result<Config> {
+    let mut origins = KeyOrigins {
+        file: file.to_string(),
+        text: text.to_string(),
+        ..Default::default()
+    };
+    match build_config(text, file, base_dir, overrides, &mut origins) {
+        Ok(mut cfg) => {
+            cfg.origins = origins;
+            Ok(cfg)
+        }
+        Err(e) => Err(origins.locate(e)),
+    }
+}
+
+/// Where the keys of a run config came from: the file, its preset, `--set`, or a fio job
+/// file that replaced the jobs.
+#[derive(Clone, Debug, Default)]
+pub struct KeyOrigins {
+    file: String,
+    text: String,
+    preset: Option<(String, &'static str)>,
+    /// Canonical keys set with `--set`, with their `KEY=VALUE` text.
+    overrides: Vec<(String, String)>,
+    /// A fio job file (name, text) whose jobs replaced the config's.
+    jobs_file: Option<(String, String)>,
+}
+
+impl KeyOrigins {
+    /// Add the position of a key error's key: `--set` when the command line set it, else
+    /// its line in the file (or the fio job file, for jobs), else its line in the preset,
+    /// else the line of its nearest enclosing table in the file.
+    pub fn locate(&self, e: Error) -> Error {
+        e.locate(|key| {
+            if let Some((_, o)) = self.overrides.iter().rev().find(|(k, _)| k == key) {
+                return Some((format!("--set {o}"), None, 0));
+            }
+            if let Some((name, text)) = &self.jobs_file {
+                if key.starts_with("job[") {
+                    let p = crate::workload::fio::position(text, key);
+                    return Some((name.clone(), p, 1));
+                }
+            }
+            let in_file = crate::source::toml_position(&self.text, key);
+            if let Ok(p) = in_file {
+                return Some((self.file.clone(), Some(p), 1));
+            }
+            if let Some((name, ptext)) = &self.preset {
+                if let Ok(p) = crate::source::toml_position(ptext, key) {
+                    return Some((format!("preset {name}"), Some(p), 2));
+                }
+            }
+            Some((self.file.clone(), in_file.err().flatten(), 3))
+        })
+    }
+}
+
+impl Config {
+    /// Replace the jobs with those of a fio job file (`name`, `text`) and check the result;
+    /// errors about jobs name the job file's lines.
+    pub fn set_jobs_from_fio(&mut self, name: &str, text: &str) -> Result<()> {
+        self.job = crate::workload::fio::parse_job_file(text, name)?;
+        self.origins.jobs_file = Some((name.to_string(), text.to_string()));
+        self.validate()
+    }
+
+    /// Add where an error's key was written (see [`KeyOrigins::locate`]).
+    pub fn locate(&self, e: Error) -> Error {
+        self.origins.locate(e)
+    }
+}
+
+/// Rephrase a serde message in the project's `what was wrong; expected WHAT` form.
+fn serde_message(m: &str) -> String {
+    let m = m
+        .replace('\n', " ")
+        .replace("expected u32", "expected a whole number from 0 to 4294967295")
+        .replace("expected u64", "expected a whole number from 0 to 2^64-1")
+        .replace("expected f64", "expected a number");
+    if let Some(f) = m.strip_prefix("missing field ") {
+        return format!("missing key {f}; expected it to be set (it has no default)");
+    }
+    let m = m.replacen("unknown field", "unknown key", 1);
+    if m.contains("; expected") {
+        m
+    } else if m.contains(", expected") {
+        m.replacen(", expected", "; expected", 1)
+    } else {
+        m
+    }
+}
+
+fn build_config(
+    text: &str,
+    file: &str,
+    base_dir: &Path,
+    overrides: &[String],
+    origins: &mut KeyOrigins,
+) -> Result<Config> {
     let mut table: toml::Table = toml::from_str(text).map_err(|e| toml_error(file, text, &e))?;
     // `[device] preset = "NAME"` (or a bare top-level `preset`) pulls in a built-in device.
     let preset = match table.get_mut("device") {
         Some(toml::Value::Table(d)) => d.remove("preset"),
-        Some(_) => return Err(Error::config(file, "device", "expected a table")),
+        Some(_) => {
+            return Err(Error::config(
+                file,
+                "device",
+                "not a table; expected [device] with keys",
+            ))
+        }
         None => None,
     };
     if let Some(p) = preset {
         let name = p
             .as_str()
-            .ok_or_else(|| Error::config(file, "device.preset", "expected a preset name (string)"))?
+            .ok_or_else(|| Error::config(file, "device.preset", "not a string; expected a preset name"))?
             .to_string();
         let ptext = preset_text(&name).ok_or_else(|| {
             Error::config(
                 file,
                 "device.preset",
-                format!("unknown preset '{name}' (known: {})", preset_names().join(", ")),
+                format!("unknown preset '{name}'; expected one of {}", preset_names().join(", ")),
             )
         })?;
+        origins.preset = Some((name.clone(), ptext));
         let mut pt: toml::Table =
             toml::from_str(ptext).map_err(|e| toml_error(&format!("preset {name}"), ptext, &e))?;
         let pdev = match pt.remove("device") {
             Some(toml::Value::Table(t)) => t,
-            _ => return Err(Error::Config(format!("preset {name}: no [device] table"))),
+            _ => return Err(Error::Config(format!("preset {name}: no [device] table; expected one"))),
         };
         let mut dev = pdev;
         if let Some(toml::Value::Table(user)) = table.remove("device") {
@@ -510,16 +682,24 @@ pub fn parse_config_with(text: &str, file: &str, base_dir: &Path, overrides: &[S
     for o in overrides {
         let (k, v) = o
             .split_once('=')
-            .ok_or_else(|| Error::config("--set", o, "expected KEY=VALUE"))?;
+            .ok_or_else(|| Error::Config(format!("--set {o}: not KEY=VALUE; expected e.g. job.0.iodepth=8")))?;
+        origins
+            .overrides
+            .push((crate::source::canonical_key(k.trim()), o.trim().to_string()));
         set_key(&mut table, k.trim(), v.trim())?;
     }
-    let mut cfg: Config = Config::deserialize(toml::Value::Table(table)).map_err(|e| {
-        // Errors from a re-serialised table carry no span: the message names the key.
-        Error::Config(format!("{file}: {}", e.message().replace('\n', " ")))
+    let mut cfg: Config = serde_path_to_error::deserialize(toml::Value::Table(table)).map_err(|e| {
+        let key = e.path().to_string();
+        let msg = serde_message(e.inner().message().trim());
+        if key == "." || key.is_empty() {
+            Error::Config(format!("{file}: {msg}"))
+        } else {
+            Error::config(file, &key, msg)
+        }
     })?;
     cfg.file = file.to_string();
     cfg.base_dir = base_dir.to_path_buf();
-    cfg.validate()?;
+    cfg.validate_keys()?;
     Ok(cfg)
 }
 
@@ -547,7 +727,13 @@ pub fn default_config() -> Config {
 }
 
 impl Config {
+    /// Check what serde cannot: ranges, and keys against each other. Errors name the line
+    /// of the key at fault.
     pub fn validate(&self) -> Result<()> {
+        self.validate_keys().map_err(|e| self.locate(e))
+    }
+
+    fn validate_keys(&self) -> Result<()> {
         let f = self.file.as_str();
         let geo = crate::geometry::Geometry::from_config(&self.device, f)?;
         self.device.validate(f)?;
@@ -555,11 +741,16 @@ impl Config {
         let spare = (geo.physical_units - geo.logical_units) as f64 / (geo.planes * geo.units_per_block) as f64;
         let need = self.device.ftl.gc_threshold.max(self.device.ftl.bg_gc_threshold) as f64 + 2.0;
         if spare < need {
-            return Err(Error::config(
+            return Err(Error::config_keys(
                 f,
-                "device.geometry.overprovisioning",
+                &[
+                    "device.geometry.overprovisioning",
+                    "device.geometry.blocks_per_plane",
+                    "device.ftl.gc_threshold",
+                    "device.ftl.bg_gc_threshold",
+                ],
                 format!(
-                    "{spare:.1} spare blocks per plane cannot hold the GC reserve and open blocks ({need}); raise overprovisioning or blocks_per_plane, or lower gc_threshold"
+                    "{spare:.1} spare blocks per plane cannot hold the GC reserve and open blocks ({need}); expected more overprovisioning or blocks_per_plane, or a lower gc_threshold"
                 ),
             ));
         }
@@ -568,21 +759,24 @@ impl Config {
             return Err(Error::config(
                 f,
                 "precondition.utilisation",
-                format!("expected a share between 0 and 1, got {}", p.utilisation),
+                format!("got {}; expected a share between 0 and 1", p.utilisation),
             ));
         }
         if !(p.max_overwrites >= 0.0 && p.max_overwrites <= 1000.0) {
             return Err(Error::config(
                 f,
                 "precondition.max_overwrites",
-                "expected a number between 0 and 1000",
+                format!("got {}; expected a number between 0 and 1000", p.max_overwrites),
             ));
         }
         if !(p.min_overwrites >= 0.0 && p.min_overwrites <= 1000.0) {
             return Err(Error::config(
                 f,
                 "precondition.min_overwrites",
-                "expected a number between 0 and 1000 (the run stops at max_overwrites in any case)",
+                format!(
+                    "got {}; expected a number between 0 and 1000 (the run stops at max_overwrites in any case)",
+                    p.min_overwrites
+                ),
             ));
         }
         for (i, j) in self.job.iter().enumerate() {
@@ -602,7 +796,7 @@ impl DeviceConfig {
             return Err(Error::config(
                 f,
                 "device.nand.erase",
-                "expected a positive duration of at most 1s",
+                format!("got {} ns; expected a positive duration of at most 1s", n.erase.0),
             ));
         }
         let page = self.geometry.page_size.0 as u128;
@@ -611,7 +805,7 @@ impl DeviceConfig {
                 f,
                 "device.nand.channel_rate",
                 format!(
-                    "a {page}-byte page must cross the channel in at most 1s; got {} bytes/s",
+                    "got {} bytes/s; expected a rate at which a {page}-byte page crosses the channel in at most 1s",
                     n.channel_rate.0
                 ),
             ));
@@ -620,11 +814,15 @@ impl DeviceConfig {
             return Err(Error::config(
                 f,
                 "device.nand.endurance",
-                "must be at least 1 P/E cycle",
+                "got 0; expected at least 1 P/E cycle",
             ));
         }
         if let Some(Rate(0)) = self.host.bandwidth {
-            return Err(Error::config(f, "device.host.bandwidth", "must be positive"));
+            return Err(Error::config(
+                f,
+                "device.host.bandwidth",
+                "got 0; expected a positive rate",
+            ));
         }
         let t = &self.ftl;
         crate::ftl::gc::check_policy_name(&t.gc_policy).map_err(|m| Error::config(f, "device.ftl.gc_policy", m))?;
@@ -632,7 +830,7 @@ impl DeviceConfig {
             return Err(Error::config(
                 f,
                 "device.ftl.gc_frontier",
-                format!("expected \"separate\" or \"shared\", got \"{}\"", t.gc_frontier),
+                format!("got \"{}\"; expected \"separate\" or \"shared\"", t.gc_frontier),
             ));
         }
         if t.gc_frontier == "shared" && t.write_buffer.0 > 0 && self.geometry.mapping_unit.0 < self.geometry.page_size.0
@@ -640,31 +838,52 @@ impl DeviceConfig {
             return Err(Error::config(
                 f,
                 "device.ftl.gc_frontier",
-                "\"shared\" needs write-through (write_buffer = 0) or whole-page mapping units: GC would otherwise fill pages whose host data still sits in the buffer",
+                "\"shared\" with a write buffer and sub-page mapping units would let GC fill pages whose host data still sits in the buffer; expected write_buffer = 0 or mapping_unit = page_size",
+            ));
+        }
+        let wb = t.write_buffer.0;
+        if wb > 0 && wb < self.geometry.page_size.0 {
+            return Err(Error::config(
+                f,
+                "device.ftl.write_buffer",
+                format!(
+                    "got {wb} bytes; expected 0 (write-through) or at least one page ({} bytes)",
+                    self.geometry.page_size.0
+                ),
             ));
         }
         if t.gc_d == 0 {
-            return Err(Error::config(f, "device.ftl.gc_d", "must be at least 1"));
+            return Err(Error::config(
+                f,
+                "device.ftl.gc_d",
+                "got 0; expected a sample of at least 1 block",
+            ));
         }
         if t.gc_threshold < 2 {
             return Err(Error::config(
                 f,
                 "device.ftl.gc_threshold",
-                "must be at least 2 free blocks (one is the GC destination)",
+                format!(
+                    "got {}; expected at least 2 free blocks (one is the GC destination)",
+                    t.gc_threshold
+                ),
             ));
         }
         if t.bg_gc_threshold != 0 && t.bg_gc_threshold <= t.gc_threshold {
             return Err(Error::config(
                 f,
                 "device.ftl.bg_gc_threshold",
-                "must be 0 (off) or above gc_threshold",
+                format!(
+                    "got {} with gc_threshold {}; expected 0 (off) or above gc_threshold",
+                    t.bg_gc_threshold, t.gc_threshold
+                ),
             ));
         }
         if t.allocation_slack == Some(0) {
             return Err(Error::config(
                 f,
                 "device.ftl.allocation_slack",
-                "must be at least 1 page (1 = strict rounds over the planes)",
+                "got 0; expected at least 1 page (1 = strict rounds over the planes)",
             ));
         }
         let sc = &self.scheduler;
@@ -672,7 +891,7 @@ impl DeviceConfig {
             return Err(Error::config(
                 f,
                 "device.scheduler.max_write_wait",
-                "must be positive (how long a program or erase may wait behind reads)",
+                "got 0; expected a positive duration (how long a program or erase may wait behind reads)",
             ));
         }
         for (key, d) in [
@@ -684,7 +903,7 @@ impl DeviceConfig {
                 return Err(Error::config(
                     f,
                     &format!("device.scheduler.{key}"),
-                    format!("expected at most 1s, got {} ns", d.0),
+                    format!("got {} ns; expected at most 1s", d.0),
                 ));
             }
         }
@@ -692,21 +911,25 @@ impl DeviceConfig {
             return Err(Error::config(
                 f,
                 "device.scheduler.max_suspensions",
-                format!("expected at most 255, got {}", sc.max_suspensions),
+                format!("got {}; expected at most 255", sc.max_suspensions),
             ));
         }
         if !sc.suspend.is_empty() && sc.max_suspensions == 0 {
             return Err(Error::config(
                 f,
                 "device.scheduler.max_suspensions",
-                "must be at least 1 when `suspend` names operations (or leave `suspend` empty)",
+                "got 0 while `suspend` names operations; expected at least 1 (or `suspend = []`)",
             ));
         }
         if self.geometry.blocks_per_plane <= t.gc_threshold.max(t.bg_gc_threshold) + 2 {
             return Err(Error::config(
                 f,
                 "device.geometry.blocks_per_plane",
-                "too few blocks per plane for the GC thresholds",
+                format!(
+                    "got {}; expected more than the GC thresholds + 2 ({})",
+                    self.geometry.blocks_per_plane,
+                    t.gc_threshold.max(t.bg_gc_threshold) + 2
+                ),
             ));
         }
         Ok(())
@@ -789,11 +1012,15 @@ mod tests {
         let e = set(&["device.scheduler.policy=lifo"]).unwrap_err().to_string();
         assert!(e.contains("lifo"), "{e}");
         let e = set(&["job.3.iodepth=1"]).unwrap_err().to_string();
-        assert!(e.starts_with("--set: job.3.iodepth:"), "{e}");
-        assert!(set(&["nonsense"])
-            .unwrap_err()
-            .to_string()
-            .starts_with("--set: nonsense"));
+        assert_eq!(
+            e,
+            "--set job.3.iodepth=1: job[3].iodepth: 'job' has 1 entries; expected an index below 1"
+        );
+        let e = set(&["nonsense"]).unwrap_err().to_string();
+        assert!(e.starts_with("--set nonsense: not KEY=VALUE; expected"), "{e}");
+        // A key set on the command line is blamed on the command line.
+        let e = set(&["job.0.iodepth=0"]).unwrap_err().to_string();
+        assert!(e.starts_with("--set job.0.iodepth=0: job[0].iodepth: "), "{e}");
     }
 
     #[test]

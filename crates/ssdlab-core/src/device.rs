@@ -179,12 +179,6 @@ impl Device {
         let units = if plane_parallel { geo.planes } else { geo.dies };
         let unit_channel = (0..units).map(|u| u % geo.channels).collect();
         let wb = cfg.ftl.write_buffer.0;
-        if wb > 0 && wb < geo.page_size {
-            return Err(Error::Config(format!(
-                "device.ftl.write_buffer: at least one page ({} bytes) or 0",
-                geo.page_size
-            )));
-        }
         let sc = &cfg.scheduler;
         let bg_threshold = cfg.ftl.bg_gc_threshold as usize;
         let sched = Scheduler::new(

@@ -8,6 +8,17 @@ pub enum Error {
     /// A configuration or job error, already phrased as `FILE: key: what was expected`.
     #[error("{0}")]
     Config(String),
+    /// A bad value of a config or job key: `FILE[:LINE:COL]: KEY: what; expected WHAT`.
+    /// Built without a position; [`Error::locate`] adds where the key was written.
+    #[error("{file}{}: {key}: {msg}", pos.map_or(String::new(), |(l, c)| format!(":{l}:{c}")))]
+    Key {
+        file: String,
+        pos: Option<(usize, usize)>,
+        key: String,
+        msg: String,
+        /// Other keys the error is about: it is reported at the one the user wrote.
+        also: Vec<String>,
+    },
     /// A parse error at a line of an input file (trace, job file).
     #[error("{file}:{line}: {msg}")]
     Parse { file: String, line: u64, msg: String },
@@ -30,7 +41,67 @@ impl Error {
         if key.is_empty() {
             Error::Config(format!("{file}: {msg}"))
         } else {
-            Error::Config(format!("{file}: {key}: {msg}"))
+            Error::Key {
+                file: file.to_string(),
+                pos: None,
+                key: crate::source::canonical_key(key),
+                msg: msg.to_string(),
+                also: Vec::new(),
+            }
+        }
+    }
+
+    /// A value error about several keys together (e.g. a reserve that the spare blocks
+    /// cannot hold): reported at whichever of them the user wrote, `keys[0]` by default.
+    pub fn config_keys(file: &str, keys: &[&str], msg: impl std::fmt::Display) -> Self {
+        match Error::config(file, keys[0], msg) {
+            Error::Key {
+                file, pos, key, msg, ..
+            } => Error::Key {
+                file,
+                pos,
+                key,
+                msg,
+                also: keys[1..].iter().map(|k| crate::source::canonical_key(k)).collect(),
+            },
+            e => e,
+        }
+    }
+
+    /// Say where a key error's key was written. `find(key)` gives the origin (the file, or
+    /// `--set ...`, or `preset NAME`), the position, and a rank (lower = more specific); of
+    /// the error's keys, the best-ranked one is reported. Other errors pass unchanged.
+    pub fn locate(self, find: impl Fn(&str) -> Option<(String, Option<(usize, usize)>, u8)>) -> Self {
+        match self {
+            Error::Key {
+                file,
+                pos: None,
+                key,
+                msg,
+                also,
+            } => {
+                let best = std::iter::once(&key)
+                    .chain(also.iter())
+                    .filter_map(|k| find(k).map(|f| (f, k)))
+                    .min_by_key(|((_, _, rank), _)| *rank);
+                match best {
+                    Some(((file, pos, _), k)) => Error::Key {
+                        file,
+                        pos,
+                        key: k.clone(),
+                        msg,
+                        also: Vec::new(),
+                    },
+                    None => Error::Key {
+                        file,
+                        pos: None,
+                        key,
+                        msg,
+                        also,
+                    },
+                }
+            }
+            e => e,
         }
     }
     pub fn io(path: impl Into<String>, source: std::io::Error) -> Self {

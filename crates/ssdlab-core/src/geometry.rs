@@ -48,14 +48,14 @@ impl Geometry {
             ("pages_per_block", g.pages_per_block),
         ] {
             if v == 0 {
-                return Err(Error::config(file, &k(key), "must be at least 1"));
+                return Err(Error::config(file, &k(key), "got 0; expected at least 1"));
             }
         }
         if g.pages_per_block > 65536 {
             return Err(Error::config(
                 file,
                 &k("pages_per_block"),
-                "at most 65536 pages per block",
+                format!("got {}; expected at most 65536 pages per block", g.pages_per_block),
             ));
         }
         let page = g.page_size.0;
@@ -64,14 +64,14 @@ impl Geometry {
             return Err(Error::config(
                 file,
                 &k("page_size"),
-                format!("expected a multiple of 512 bytes, got {page}"),
+                format!("got {page}; expected a multiple of 512 bytes"),
             ));
         }
         if unit < 512 || !unit.is_multiple_of(512) || !page.is_multiple_of(unit) {
             return Err(Error::config(
                 file,
                 &k("mapping_unit"),
-                format!("expected a multiple of 512 bytes that divides the page size ({page}), got {unit}"),
+                format!("got {unit}; expected a multiple of 512 bytes that divides the page size ({page})"),
             ));
         }
         let op = g.overprovisioning;
@@ -79,7 +79,7 @@ impl Geometry {
             return Err(Error::config(
                 file,
                 &k("overprovisioning"),
-                format!("expected a share above 0 and at most 4 (e.g. 0.07), got {op}"),
+                format!("got {op}; expected a share above 0 and at most 4 (e.g. 0.07)"),
             ));
         }
         let units_per_page = (page / unit) as usize;
@@ -87,7 +87,7 @@ impl Geometry {
             return Err(Error::config(
                 file,
                 &k("mapping_unit"),
-                "at most 64 mapping units per page",
+                format!("got {units_per_page} mapping units per page; expected at most 64"),
             ));
         }
         let dies = (g.channels as u64) * (g.ways as u64) * (g.dies_per_chip as u64);
@@ -99,15 +99,23 @@ impl Geometry {
             return Err(Error::config(
                 file,
                 "device.geometry",
-                format!("{physical_units} mapping units do not fit 32-bit unit numbers (at most {MAX_UNITS}); use a larger mapping_unit or fewer blocks"),
+                format!("{physical_units} mapping units do not fit 32-bit unit numbers; expected at most {MAX_UNITS} (a larger mapping_unit or fewer blocks)"),
             ));
         }
         if planes > 1 << 20 {
-            return Err(Error::config(file, "device.geometry", "at most 2^20 planes"));
+            return Err(Error::config(
+                file,
+                "device.geometry",
+                format!("got {planes} planes; expected at most 2^20"),
+            ));
         }
         let logical_units = (physical_units as f64 / (1.0 + op)).floor() as u64;
         if logical_units == 0 {
-            return Err(Error::config(file, "device.geometry", "no logical capacity"));
+            return Err(Error::config(
+                file,
+                "device.geometry.overprovisioning",
+                "leaves no logical capacity; expected a smaller share",
+            ));
         }
         Ok(Geometry {
             channels: g.channels as usize,

@@ -16,6 +16,7 @@ pub mod precondition;
 pub mod request;
 pub mod scheduler;
 pub mod sim;
+pub mod source;
 pub mod timeline;
 pub mod trace;
 pub mod units;

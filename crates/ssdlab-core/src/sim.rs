@@ -67,6 +67,65 @@ struct Issued {
 
 const WINDOW: usize = 1000;
 
+/// Simulated time a run may reach: 2^62 ns (146 years). Every time the host model computes
+/// (arrival times, run ends) is checked against it, so that the device's sums of times
+/// cannot overflow 64 bits; a run that would pass it stops with an error.
+pub const HORIZON_NS: u64 = 1 << 62;
+
+/// A time the host model is about to use, checked against [`HORIZON_NS`].
+fn check_time(t: u64, what: &str) -> Result<u64> {
+    if t > HORIZON_NS {
+        return Err(Error::Invalid(format!(
+            "{what} at {t} ns passes the simulated-time horizon; expected times up to 2^62 ns (146 years): check the trace's timestamps and the replay speed"
+        )));
+    }
+    Ok(t)
+}
+
+/// Memory a run of `cfg` needs, in bytes, estimated before anything is allocated: the FTL's
+/// tables ([`crate::ftl::Ftl::memory_estimate`]), the device's per-block and per-plane state,
+/// and per job clone its streams and latency histograms.
+pub fn memory_estimate(cfg: &Config) -> Result<u64> {
+    let geo = crate::geometry::Geometry::from_config(&cfg.device, &cfg.file)?;
+    let ftl = crate::ftl::Ftl::memory_estimate(&geo);
+    let tracked = if cfg.device.ftl.write_buffer.0 > 0 {
+        8 * geo.blocks as u64
+    } else {
+        0
+    };
+    let device = tracked + 64 * geo.planes as u64;
+    // Per clone: the stream, `iodepth` in-flight records; per job: three latency histograms
+    // (3 significant digits up to 2^63 ns, about 40 KiB each) and the latency windows.
+    let jobs: u64 = cfg
+        .job
+        .iter()
+        .map(|j| j.numjobs as u64 * (256 + 64 * j.iodepth as u64) + 3 * 40_960 + 16_000)
+        .sum();
+    Ok(ftl + device + jobs + (1 << 20))
+}
+
+/// Refuse a run whose [`memory_estimate`] is above `limit` bytes.
+pub fn check_memory(cfg: &Config, limit: u64) -> Result<u64> {
+    let need = memory_estimate(cfg)?;
+    if need > limit {
+        let gib = |b: u64| format!("{:.2} GiB", b as f64 / (1u64 << 30) as f64);
+        return Err(Error::config_keys(
+            &cfg.file,
+            &[
+                "device.geometry.blocks_per_plane",
+                "device.geometry.mapping_unit",
+                "device.geometry",
+            ],
+            format!(
+                "the run needs about {} of memory, above the limit of {}; expected a smaller device, a larger mapping_unit, or a higher --max-memory",
+                gib(need),
+                gib(limit)
+            ),
+        ));
+    }
+    Ok(need)
+}
+
 pub struct Simulation {
     pub device: Device,
     cfg: Config,
@@ -174,6 +233,7 @@ impl Simulation {
         for (si, s) in self.streams.iter_mut().enumerate() {
             if s.open {
                 if let Some(r) = s.source.next_request(0)? {
+                    check_time(r.time_ns, "a request's arrival")?;
                     host.push(Reverse((r.time_ns, seq, si as u32)));
                     seq += 1;
                     s.pending = Some(r);
@@ -205,6 +265,7 @@ impl Simulation {
                 (None, Some(d)) => d,
                 (Some(h), Some(d)) => h.min(d),
             };
+            check_time(t, "the run")?;
             if window.is_none() && t >= window_start {
                 window = Some(self.device.snapshot(window_start));
             }
@@ -262,7 +323,7 @@ impl Simulation {
                     js.outstanding += 1;
                     js.max_outstanding = js.max_outstanding.max(js.outstanding);
                     if let Some(mut r) = s.source.next_request(t)? {
-                        r.time_ns = r.time_ns.max(t);
+                        r.time_ns = check_time(r.time_ns.max(t), "a request's arrival")?;
                         host.push(Reverse((r.time_ns, seq, si)));
                         seq += 1;
                         s.pending = Some(r);

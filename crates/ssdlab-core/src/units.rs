@@ -13,7 +13,7 @@ use std::fmt;
 pub fn parse_size(s: &str) -> Result<u64, String> {
     let t = s.trim();
     let (num, suffix) =
-        split_number(t).ok_or_else(|| format!("'{s}' is not a size (expected e.g. 4096, \"4KiB\", \"64GiB\")"))?;
+        split_number(t).ok_or_else(|| format!("'{s}' is not a size; expected e.g. 4096, \"4KiB\", \"64GiB\""))?;
     let mult: u64 = match suffix.trim() {
         "" | "b" | "B" => 1,
         "k" | "K" | "KiB" | "kiB" | "Ki" | "KB_i" => 1 << 10,
@@ -26,18 +26,19 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
         "TB" => 1_000_000_000_000,
         other => {
             return Err(format!(
-                "'{s}': unknown size unit '{other}' (expected B, KiB, MiB, GiB, TiB, KB, MB, GB, TB, k, m, g)"
+                "'{s}': unknown size unit '{other}'; expected B, KiB, MiB, GiB, TiB, KB, MB, GB, TB, k, m, g"
             ))
         }
     };
-    to_integer(num, mult).ok_or_else(|| format!("'{s}' is not a whole number of bytes"))
+    to_integer(num, mult)
+        .ok_or_else(|| format!("'{s}' is not a whole number of bytes below 2^64; expected e.g. \"4KiB\""))
 }
 
 /// Parse a duration into nanoseconds. A bare number means nanoseconds.
 pub fn parse_duration_ns(s: &str) -> Result<u64, String> {
     let t = s.trim();
     let (num, suffix) =
-        split_number(t).ok_or_else(|| format!("'{s}' is not a duration (expected e.g. \"75us\", \"3ms\", \"10s\")"))?;
+        split_number(t).ok_or_else(|| format!("'{s}' is not a duration; expected e.g. \"75us\", \"3ms\", \"10s\""))?;
     let mult: u64 = match suffix.trim() {
         "" | "ns" => 1,
         "us" | "µs" => 1_000,
@@ -46,11 +47,12 @@ pub fn parse_duration_ns(s: &str) -> Result<u64, String> {
         "m" | "min" => 60_000_000_000,
         other => {
             return Err(format!(
-                "'{s}': unknown time unit '{other}' (expected ns, us, ms, s, min)"
+                "'{s}': unknown time unit '{other}'; expected ns, us, ms, s, min"
             ))
         }
     };
-    to_integer(num, mult).ok_or_else(|| format!("'{s}' is not a whole number of nanoseconds"))
+    to_integer(num, mult)
+        .ok_or_else(|| format!("'{s}' is not a whole number of nanoseconds below 2^64; expected e.g. \"75us\""))
 }
 
 /// Parse a transfer rate into bytes per second. `MT/s` on an 8-bit bus is bytes per second.
@@ -58,9 +60,9 @@ pub fn parse_rate(s: &str) -> Result<u64, String> {
     let t = s.trim();
     let body = t
         .strip_suffix("/s")
-        .ok_or_else(|| format!("'{s}' is not a rate (expected e.g. \"600MB/s\", \"333MT/s\")"))?;
+        .ok_or_else(|| format!("'{s}' is not a rate; expected e.g. \"600MB/s\", \"333MT/s\""))?;
     let body = body.trim();
-    let (num, unit) = split_number(body).ok_or_else(|| format!("'{s}' is not a rate (expected e.g. \"600MB/s\")"))?;
+    let (num, unit) = split_number(body).ok_or_else(|| format!("'{s}' is not a rate; expected e.g. \"600MB/s\""))?;
     let mult: u64 = match unit.trim() {
         "B" => 1,
         "KB" | "kB" => 1_000,
@@ -71,13 +73,14 @@ pub fn parse_rate(s: &str) -> Result<u64, String> {
         "GiB" => 1 << 30,
         other => {
             return Err(format!(
-                "'{s}': unknown rate unit '{other}/s' (expected B/s, KB/s, MB/s, GB/s, MiB/s, GiB/s, MT/s)"
+                "'{s}': unknown rate unit '{other}/s'; expected B/s, KB/s, MB/s, GB/s, MiB/s, GiB/s, MT/s"
             ))
         }
     };
-    let v = to_integer(num, mult).ok_or_else(|| format!("'{s}' is not a whole number of bytes per second"))?;
+    let v = to_integer(num, mult)
+        .ok_or_else(|| format!("'{s}' is not a whole number of bytes per second; expected e.g. \"600MB/s\""))?;
     if v == 0 {
-        return Err(format!("'{s}': rate must be positive"));
+        return Err(format!("'{s}': got zero; expected a positive rate"));
     }
     Ok(v)
 }
@@ -176,11 +179,11 @@ macro_rules! unit_type {
                     fn visit_i64<E: de::Error>(self, v: i64) -> Result<$name, E> {
                         u64::try_from(v)
                             .map($name)
-                            .map_err(|_| E::custom(format!("{} must not be negative, got {v}", $what)))
+                            .map_err(|_| E::custom(format!("got {v}; expected a {} of at least 0", $what)))
                     }
                     fn visit_f64<E: de::Error>(self, v: f64) -> Result<$name, E> {
                         Err(E::custom(format!(
-                            "{} must be an integer or a string with a unit, got {v}",
+                            "got {v}; expected a {} as an integer or a string with a unit",
                             $what
                         )))
                     }

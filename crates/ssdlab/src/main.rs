@@ -50,6 +50,10 @@ enum Cmd {
         /// `--set device.scheduler.policy=fcfs` or `--set job.0.iodepth=8` (repeatable).
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
+        /// Refuse a run whose estimated memory is above this size (default: three quarters
+        /// of the machine's physical memory), e.g. `--max-memory 4GiB`.
+        #[arg(long, value_name = "SIZE", value_parser = parse_size_arg)]
+        max_memory: Option<u64>,
     },
     /// Device presets.
     #[command(subcommand)]
@@ -72,10 +76,14 @@ enum ConfigCmd {
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
-        Err(e) => {
-            let code = if e.use_stderr() { 2 } else { 0 };
+        Err(e) if !e.use_stderr() => {
+            // --help and --version.
             let _ = e.print();
-            return ExitCode::from(code);
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            eprintln!("ssdlab: error: {}", cli_error(&e));
+            return ExitCode::from(2);
         }
     };
     let res = match cli.cmd {
@@ -88,7 +96,8 @@ fn main() -> ExitCode {
             seed,
             check,
             set,
-        } => run(config, job, output_format, output, quiet, seed, check, &set),
+            max_memory,
+        } => run(config, job, output_format, output, quiet, seed, check, &set, max_memory),
         Cmd::Config(ConfigCmd::Show { name }) => match config::preset_text(&name) {
             Some(t) => {
                 print!("{t}");
@@ -116,6 +125,76 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// A command-line error on one line: `ARG: what was wrong; expected WHAT`.
+fn cli_error(e: &clap::Error) -> String {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    let ctx = |k: ContextKind| match e.get(k) {
+        Some(ContextValue::String(s)) => Some(s.clone()),
+        Some(ContextValue::Strings(v)) => Some(v.join(", ")),
+        Some(ContextValue::StyledStr(s)) => Some(s.to_string()),
+        Some(ContextValue::StyledStrs(v)) => Some(v.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(", ")),
+        _ => None,
+    };
+    // `--output-format <OUTPUT_FORMAT>` → `--output-format`.
+    let arg = ctx(ContextKind::InvalidArg)
+        .or_else(|| ctx(ContextKind::InvalidSubcommand))
+        .map(|a| a.split(" <").next().unwrap_or("").trim().to_string())
+        .unwrap_or_else(|| "ssdlab".into());
+    let value = ctx(ContextKind::InvalidValue).unwrap_or_default();
+    let suggested = ctx(ContextKind::SuggestedArg)
+        .or_else(|| ctx(ContextKind::SuggestedValue))
+        .or_else(|| ctx(ContextKind::SuggestedSubcommand));
+    let hint = suggested.map(|s| format!(" (did you mean {s}?)")).unwrap_or_default();
+    match e.kind() {
+        ErrorKind::InvalidValue => match ctx(ContextKind::ValidValue) {
+            Some(valid) => format!("{arg}: invalid value '{value}'; expected one of {valid}{hint}"),
+            None => format!("{arg}: missing value; expected a value after it"),
+        },
+        ErrorKind::ValueValidation => {
+            let why = std::error::Error::source(e).map(|s| s.to_string()).unwrap_or_default();
+            if why.contains("; expected") {
+                format!("{arg}: {why}")
+            } else {
+                format!("{arg}: invalid value '{value}': {why}; expected a valid value (see --help)")
+            }
+        }
+        ErrorKind::UnknownArgument => format!("{arg}: unknown option{hint}; expected one of the options in --help"),
+        ErrorKind::InvalidSubcommand => {
+            format!("{arg}: unknown command{hint}; expected one of run, config, trace, bench (see --help)")
+        }
+        ErrorKind::MissingRequiredArgument => {
+            format!("{arg}: missing; expected it on the command line (see --help)")
+        }
+        ErrorKind::MissingSubcommand | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            "missing command; expected one of run, config, trace, bench (see --help)".into()
+        }
+        ErrorKind::TooManyValues | ErrorKind::ArgumentConflict => {
+            format!("{arg}: {}", first_line(e))
+        }
+        _ => first_line(e),
+    }
+}
+
+/// The first line of clap's own message, without its `error: ` prefix.
+fn first_line(e: &clap::Error) -> String {
+    let text = e.render().to_string();
+    let line = text.lines().next().unwrap_or("").trim();
+    line.strip_prefix("error: ").unwrap_or(line).to_string()
+}
+
+/// A size on the command line (`4GiB`, `512MiB`, `1000000`).
+fn parse_size_arg(s: &str) -> std::result::Result<u64, String> {
+    ssdlab_core::units::parse_size(s)
+}
+
+/// Three quarters of the machine's physical memory (from /proc/meminfo), if known.
+fn default_memory_limit() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024 / 4 * 3)
 }
 
 /// A progress bar on stderr, shown only for runs longer than a second on a terminal.
@@ -171,13 +250,15 @@ fn run(
     seed: Option<u64>,
     check: bool,
     set: &[String],
+    max_memory: Option<u64>,
 ) -> Result<()> {
     let mut cfg = config::load_config_with(config.as_deref().unwrap_or(config::DEFAULT_PRESET), set)?;
     if let Some(j) = job {
         let text = std::fs::read_to_string(&j).map_err(|e| Error::io(&j, e))?;
-        cfg.job = ssdlab_core::workload::fio::parse_job_file(&text, &j)?;
-        cfg.file = j.clone();
-        cfg.validate()?;
+        cfg.set_jobs_from_fio(&j, &text)?;
+    }
+    if let Some(limit) = max_memory.or_else(default_memory_limit) {
+        ssdlab_core::sim::check_memory(&cfg, limit).map_err(|e| cfg.locate(e))?;
     }
     if let Some(s) = seed {
         cfg.precondition.seed = s;

@@ -157,7 +157,7 @@ fn bad_input_is_a_clear_error_with_status_2() {
     let f = with("range.toml", "number_ios = 2000", "number_ios = 2000\nsize = \"10TiB\"");
     bad(
         &["run", &f, "-q"],
-        &["range.toml", "job[0].size", "exceeds the logical capacity"],
+        &["range.toml", "job[0].size", "passes the end of the device"],
     );
     let f = with("qd.toml", "iodepth = 4", "iodepth = 0");
     bad(&["run", &f, "-q"], &["qd.toml", "job[0].iodepth"]);

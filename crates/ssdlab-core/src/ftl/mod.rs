@@ -195,7 +195,39 @@ pub struct Ftl {
     pub record_ops: bool,
 }
 
+/// A vector of `n` copies of `v`, or an error (not an abort) when memory runs out.
+fn filled<T: Clone>(n: usize, v: T) -> Result<Vec<T>> {
+    let mut out = Vec::new();
+    out.try_reserve_exact(n).map_err(|_| {
+        Error::Invalid(format!(
+            "out of memory allocating {} MiB of FTL tables; expected a smaller device or a larger mapping_unit",
+            (n as u64).saturating_mul(std::mem::size_of::<T>() as u64) >> 20
+        ))
+    })?;
+    out.resize(n, v);
+    Ok(out)
+}
+
+/// Bytes the victim policies keep per block at most (fifo: a queue entry and a stamp).
+const POLICY_BYTES_PER_BLOCK: u64 = 24;
+
 impl Ftl {
+    /// Memory an FTL of this geometry allocates, in bytes: the maps (4 bytes per logical and
+    /// per physical unit, a valid bit per physical unit), per-block arrays and free lists, the
+    /// victim policy's per-block and per-plane structures. Checked against the allocator in
+    /// tests/memory.rs.
+    pub fn memory_estimate(geo: &Geometry) -> u64 {
+        let (l, u, b, p) = (
+            geo.logical_units,
+            geo.physical_units,
+            geo.blocks as u64,
+            geo.planes as u64,
+        );
+        let per_block = 4 + 4 + std::mem::size_of::<BlockState>() as u64 + 8 + 8 + POLICY_BYTES_PER_BLOCK;
+        let per_plane = std::mem::size_of::<PlaneState>() as u64 + 4 * (geo.units_per_block as u64 + 1) + 16;
+        4 * l + 4 * u + 8 * u.div_ceil(64) + per_block * b + per_plane * p
+    }
+
     pub fn new(geo: Geometry, params: FtlParams) -> Result<Ftl> {
         let upb = geo.units_per_block as u32;
         let policy = gc::make_policy(&params.gc_policy, geo.planes, geo.blocks, upb, params.gc_d)
@@ -215,9 +247,9 @@ impl Ftl {
             .collect();
         let wl_interval = (geo.blocks as u64 / 4).clamp(64, 1 << 16);
         Ok(Ftl {
-            l2p: vec![NONE; geo.logical_units as usize],
-            p2l: vec![NONE; geo.physical_units as usize],
-            bits: vec![0; (geo.physical_units as usize).div_ceil(64)],
+            l2p: filled(geo.logical_units as usize, NONE)?,
+            p2l: filled(geo.physical_units as usize, NONE)?,
+            bits: filled((geo.physical_units as usize).div_ceil(64), 0)?,
             valid: vec![0; geo.blocks],
             erase: vec![0; geo.blocks],
             state: vec![BlockState::Free; geo.blocks],

@@ -35,31 +35,36 @@ fn apply(job: &mut JobConfig, key: &str, val: &str) -> std::result::Result<(), S
     let num = |v: &str| -> std::result::Result<u64, String> {
         v.trim()
             .parse::<u64>()
-            .map_err(|_| format!("expected a whole number, got '{v}'"))
+            .map_err(|_| format!("got '{v}'; expected a whole number"))
+    };
+    let num32 = |v: &str| -> std::result::Result<u32, String> {
+        v.trim()
+            .parse::<u32>()
+            .map_err(|_| format!("got '{v}'; expected a whole number from 0 to 4294967295"))
     };
     match key {
         "name" => job.name = val.to_string(),
         "rw" | "readwrite" => {
             // fio allows "randwrite:8" (offset modifier); not supported.
             job.rw = Rw::parse(val).ok_or_else(|| {
-                format!("expected read, write, trim, randread, randwrite, randtrim, rw, randrw; got '{val}'")
+                format!("got '{val}'; expected read, write, trim, randread, randwrite, randtrim, rw or randrw")
             })?
         }
-        "rwmixread" => job.rwmixread = num(val)? as u32,
+        "rwmixread" => job.rwmixread = num32(val)?,
         "rwmixwrite" => {
-            let w = num(val)?;
+            let w = num32(val)?;
             if w > 100 {
-                return Err(format!("expected a percentage, got {w}"));
+                return Err(format!("got {w}; expected a percentage from 0 to 100"));
             }
-            job.rwmixread = 100 - w as u32
+            job.rwmixread = 100 - w
         }
         "bs" | "blocksize" => job.bs = Size(parse_size(val)?),
         "bssplit" => {
             parse_bssplit(val)?;
             job.bssplit = Some(val.to_string())
         }
-        "iodepth" => job.iodepth = num(val)? as u32,
-        "numjobs" => job.numjobs = num(val)? as u32,
+        "iodepth" => job.iodepth = num32(val)?,
+        "numjobs" => job.numjobs = num32(val)?,
         "offset" => job.offset = Some(SizeOrShare::Text(val.to_string())),
         "size" | "filesize" => job.size = Some(SizeOrShare::Text(val.to_string())),
         "io_size" | "io_limit" => job.io_size = Some(Size(parse_size(val)?)),
@@ -67,7 +72,9 @@ fn apply(job: &mut JobConfig, key: &str, val: &str) -> std::result::Result<(), S
         "runtime" => {
             // fio's runtime defaults to seconds.
             let ns = if val.trim().chars().all(|c| c.is_ascii_digit()) {
-                num(val)?.checked_mul(1_000_000_000).ok_or("runtime too large")?
+                num(val)?
+                    .checked_mul(1_000_000_000)
+                    .ok_or_else(|| format!("got {val} s; expected at most 2^64 ns"))?
             } else {
                 parse_duration_ns(val)?
             };
@@ -75,7 +82,9 @@ fn apply(job: &mut JobConfig, key: &str, val: &str) -> std::result::Result<(), S
         }
         "ramp_time" => {
             let ns = if val.trim().chars().all(|c| c.is_ascii_digit()) {
-                num(val)?.checked_mul(1_000_000_000).ok_or("ramp_time too large")?
+                num(val)?
+                    .checked_mul(1_000_000_000)
+                    .ok_or_else(|| format!("got {val} s; expected at most 2^64 ns"))?
             } else {
                 parse_duration_ns(val)?
             };
@@ -85,7 +94,7 @@ fn apply(job: &mut JobConfig, key: &str, val: &str) -> std::result::Result<(), S
             job.time_based = match val.trim() {
                 "" | "1" => true,
                 "0" => false,
-                v => return Err(format!("expected no value, 0 or 1; got '{v}'")),
+                v => return Err(format!("got '{v}'; expected no value, 0 or 1")),
             }
         }
         "random_distribution" => {
@@ -94,11 +103,35 @@ fn apply(job: &mut JobConfig, key: &str, val: &str) -> std::result::Result<(), S
         }
         "randseed" | "seed" => job.seed = Some(num(val)?),
         "rate_iops" => job.rate_iops = Some(num(val)?),
-        "stream" => job.stream = num(val)? as u32,
+        "stream" => job.stream = num32(val)?,
         _ if IGNORED.contains(&key) => {}
-        _ => return Err(format!("unknown or unsupported fio option '{key}'")),
+        _ => {
+            return Err(
+                "unknown or unsupported fio option; expected one of the options docs/config.md lists".to_string(),
+            )
+        }
     }
     Ok(())
+}
+
+/// The fio spellings of a job key (`bs` is also `blocksize`, `rwmixread` is set by
+/// `rwmixwrite` too).
+fn spellings(key: &str) -> Vec<&'static str> {
+    match key {
+        "rw" => vec!["rw", "readwrite"],
+        "rwmixread" => vec!["rwmixread", "rwmixwrite"],
+        "bs" => vec!["bs", "blocksize"],
+        "size" => vec!["size", "filesize"],
+        "io_size" => vec!["io_size", "io_limit"],
+        "seed" => vec!["randseed", "seed"],
+        _ => Vec::new(),
+    }
+}
+
+/// Line and column of a job key (`job[I].OPTION`) in fio job-file text: the option in the
+/// job's section, else in `[global]`, else the job's section header.
+pub fn position(text: &str, key: &str) -> Option<(usize, usize)> {
+    crate::source::fio_position(text, key, &spellings)
 }
 
 /// Parse fio job-file text into jobs. `file` names it in errors.
@@ -121,10 +154,10 @@ pub fn parse_job_file(text: &str, file: &str) -> Result<Vec<JobConfig>> {
         if let Some(rest) = line.strip_prefix('[') {
             let name = rest
                 .strip_suffix(']')
-                .ok_or_else(|| err("section header without closing ']'".into()))?
+                .ok_or_else(|| err("section header without closing ']'; expected [NAME]".into()))?
                 .trim();
             if name.is_empty() {
-                return Err(err("empty section name".into()));
+                return Err(err("empty section name; expected [NAME]".into()));
             }
             seen_section = true;
             in_global = name == "global";
@@ -136,9 +169,10 @@ pub fn parse_job_file(text: &str, file: &str) -> Result<Vec<JobConfig>> {
             continue;
         }
         if !seen_section {
-            return Err(err(
-                "option outside a section (expected [global] or [jobname] first)".into()
-            ));
+            return Err(err(format!(
+                "{}: option outside a section; expected [global] or [jobname] first",
+                line.split('=').next().unwrap_or("").trim()
+            )));
         }
         let (k, v) = match line.split_once('=') {
             Some((k, v)) => (k.trim(), v.trim()),
@@ -150,16 +184,14 @@ pub fn parse_job_file(text: &str, file: &str) -> Result<Vec<JobConfig>> {
             &mut jobs.last_mut().expect("a job section").0
         };
         if v.is_empty() && !IGNORED.contains(&k) && k != "time_based" {
-            return Err(err(format!("option '{k}' needs a value")));
+            return Err(err(format!("{k}: no value; expected {k}=VALUE")));
         }
         apply(target, k, v).map_err(|m| err(format!("{k}: {m}")))?;
     }
     if jobs.is_empty() {
-        return Err(Error::Parse {
-            file: file.into(),
-            line: 0,
-            msg: "no job section (expected [jobname])".into(),
-        });
+        return Err(Error::Config(format!(
+            "{file}: no job section; expected at least one [jobname]"
+        )));
     }
     Ok(jobs.into_iter().map(|(j, _)| j).collect())
 }

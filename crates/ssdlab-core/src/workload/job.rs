@@ -57,9 +57,12 @@ impl SizeOrShare {
             SizeOrShare::Bytes(s) => Ok(s.0),
             SizeOrShare::Text(t) => {
                 if let Some(p) = t.trim().strip_suffix('%') {
-                    let v: f64 = p.trim().parse().map_err(|_| format!("'{t}' is not a percentage"))?;
+                    let v: f64 = p
+                        .trim()
+                        .parse()
+                        .map_err(|_| format!("'{t}' is not a percentage; expected e.g. \"50%\""))?;
                     if !(0.0..=100.0).contains(&v) {
-                        return Err(format!("'{t}': expected a percentage between 0 and 100"));
+                        return Err(format!("got '{t}'; expected a percentage between 0 and 100"));
                     }
                     Ok(((capacity as f64 * v / 100.0) as u64) / 4096 * 4096)
                 } else {
@@ -170,34 +173,35 @@ pub fn parse_dist(s: &str) -> std::result::Result<Dist, String> {
         None => (s.trim(), None),
     };
     let num = |what: &str| -> std::result::Result<f64, String> {
-        let a = arg.ok_or_else(|| format!("'{s}': {name} needs a parameter, e.g. {name}:{what}"))?;
-        a.parse::<f64>().map_err(|_| format!("'{s}': '{a}' is not a number"))
+        let a = arg.ok_or_else(|| format!("'{s}': {name} needs a parameter; expected e.g. {name}:{what}"))?;
+        a.parse::<f64>()
+            .map_err(|_| format!("'{s}': '{a}' is not a number; expected e.g. {name}:{what}"))
     };
     match name {
         "random" | "uniform" => Ok(Dist::Uniform),
         "zipf" => {
             let t = num("1.2")?;
             if !(t > 0.0 && t.is_finite()) || t == 1.0 {
-                return Err(format!("'{s}': zipf θ must be positive and not 1"));
+                return Err(format!("'{s}': got θ {t}; expected a positive θ other than 1"));
             }
             Ok(Dist::Zipf(t))
         }
         "pareto" => {
             let h = num("0.9")?;
             if !(h > 0.0 && h < 1.0) {
-                return Err(format!("'{s}': pareto h must be between 0 and 1"));
+                return Err(format!("'{s}': got h {h}; expected h between 0 and 1"));
             }
             Ok(Dist::Pareto(h))
         }
         "normal" | "gauss" => {
             let d = if arg.is_some() { num("10")? } else { 10.0 };
             if !(d > 0.0 && d <= 100.0) {
-                return Err(format!("'{s}': normal deviation must be a percentage in (0, 100]"));
+                return Err(format!("'{s}': got deviation {d}; expected a percentage in (0, 100]"));
             }
             Ok(Dist::Normal(d / 100.0))
         }
         _ => Err(format!(
-            "unknown random_distribution '{s}' (expected random, zipf:θ, pareto:h or normal[:σ%])"
+            "unknown distribution '{s}'; expected random, zipf:θ, pareto:h or normal[:σ%]"
         )),
     }
 }
@@ -208,23 +212,29 @@ pub fn parse_bssplit(s: &str) -> std::result::Result<Vec<(u64, u32)>, String> {
     for part in s.split(':').filter(|p| !p.trim().is_empty()) {
         let (bs, w) = part
             .split_once('/')
-            .ok_or_else(|| format!("bssplit '{s}': '{part}' is not SIZE/PERCENT"))?;
-        let bs = crate::units::parse_size(bs).map_err(|e| format!("bssplit '{s}': {e}"))?;
+            .ok_or_else(|| format!("'{part}' is not SIZE/PERCENT; expected e.g. 4k/50:64k/50"))?;
+        let bs = crate::units::parse_size(bs)?;
         let w: u32 = w
             .trim()
             .parse()
-            .map_err(|_| format!("bssplit '{s}': '{w}' is not a whole percentage"))?;
+            .map_err(|_| format!("'{w}' is not a whole percentage; expected 0 to 100"))?;
         if bs == 0 || bs % 512 != 0 {
-            return Err(format!(
-                "bssplit '{s}': block size {bs} must be a positive multiple of 512"
-            ));
+            return Err(format!("got block size {bs}; expected a positive multiple of 512"));
         }
         out.push((bs, w));
     }
-    let total: u32 = out.iter().map(|x| x.1).sum();
+    if let Some((_, w)) = out.iter().find(|x| x.1 > 100) {
+        return Err(format!("weight {w} is above 100; expected percentages"));
+    }
+    let total: u64 = out.iter().map(|x| x.1 as u64).sum();
     if out.is_empty() || total == 0 {
         return Err(format!(
-            "bssplit '{s}': expected SIZE/PERCENT entries with a positive total"
+            "'{s}' has no weight; expected SIZE/PERCENT entries with a positive total"
+        ));
+    }
+    if total > 100 {
+        return Err(format!(
+            "the weights add up to {total}; expected a total of at most 100"
         ));
     }
     Ok(out)
@@ -254,66 +264,97 @@ impl JobConfig {
     pub fn validate(&self, file: &str, key: &str, capacity: u64) -> Result<()> {
         let e = |k: &str, m: String| Error::config(file, &format!("{key}.{k}"), m);
         if self.iodepth == 0 {
-            return Err(e("iodepth", "must be at least 1".into()));
+            return Err(e("iodepth", "got 0; expected at least 1".into()));
         }
         if self.iodepth > 65536 {
-            return Err(e("iodepth", "at most 65536".into()));
+            return Err(e("iodepth", format!("got {}; expected at most 65536", self.iodepth)));
         }
         if self.numjobs == 0 || self.numjobs > 4096 {
-            return Err(e("numjobs", "must be between 1 and 4096".into()));
+            return Err(e("numjobs", format!("got {}; expected 1 to 4096", self.numjobs)));
         }
         if self.rwmixread > 100 {
             return Err(e(
                 "rwmixread",
-                format!("expected a percentage 0..100, got {}", self.rwmixread),
+                format!("got {}; expected a percentage from 0 to 100", self.rwmixread),
             ));
         }
         if self.trace.is_some() {
             if let Some(r) = &self.replay {
                 if r != "open" && r != "closed" {
-                    return Err(e("replay", format!("expected \"open\" or \"closed\", got \"{r}\"")));
+                    return Err(e("replay", format!("got \"{r}\"; expected \"open\" or \"closed\"")));
                 }
             }
             return Ok(());
         }
         if self.replay.is_some() {
-            return Err(e("replay", "only for jobs with a [job.trace] table".into()));
+            return Err(e(
+                "replay",
+                "set on a job without a trace; expected it only with a [job.trace] table".into(),
+            ));
         }
         if self.bs.0 == 0 || !self.bs.0.is_multiple_of(512) {
             return Err(e(
                 "bs",
-                format!("expected a positive multiple of 512 bytes, got {}", self.bs.0),
+                format!("got {}; expected a positive multiple of 512 bytes", self.bs.0),
             ));
         }
         let sizes = self.block_sizes().map_err(|m| e("bssplit", m))?;
         parse_dist(&self.random_distribution).map_err(|m| e("random_distribution", m))?;
+        if let Some(o) = &self.offset {
+            o.resolve(capacity).map_err(|m| e("offset", m))?;
+        }
         let (off, size) = self.region(capacity).map_err(|m| e("size", m))?;
+        if off > capacity {
+            return Err(e(
+                "offset",
+                format!("offset {off} is past the end of the device; expected at most the logical capacity of {capacity} bytes"),
+            ));
+        }
         if off.checked_add(size).is_none_or(|end| end > capacity) {
             return Err(e(
                 "size",
-                format!("the job's range (offset {off} + size {size} bytes) exceeds the logical capacity of {capacity} bytes"),
+                format!("the job's range (offset {off} + size {size} bytes) passes the end of the device; expected offset + size at most the logical capacity of {capacity} bytes"),
             ));
         }
         let max_bs = sizes.iter().map(|x| x.0).max().unwrap_or(0);
         if size < max_bs {
             return Err(e(
                 "size",
-                format!("the range ({size} bytes) is smaller than the block size ({max_bs})"),
+                format!("the range ({size} bytes) is smaller than the block size; expected at least {max_bs} bytes"),
             ));
         }
         if self.rate_iops == Some(0) {
-            return Err(e("rate_iops", "must be positive".into()));
+            return Err(e("rate_iops", "got 0; expected a positive rate".into()));
         }
         if self.number_ios == Some(0) {
-            return Err(e("number_ios", "must be positive".into()));
+            return Err(e("number_ios", "got 0; expected at least 1".into()));
+        }
+        if self.io_size == Some(Size(0)) {
+            return Err(e(
+                "io_size",
+                "got 0; expected a positive size (or no io_size: one pass over size)".into(),
+            ));
         }
         if self.runtime == Some(Duration(0)) {
-            return Err(e("runtime", "must be positive".into()));
+            return Err(e("runtime", "got 0; expected a positive duration".into()));
+        }
+        for (k, d) in [("runtime", self.runtime), ("ramp_time", self.ramp_time)] {
+            if d.is_some_and(|d| d.0 > crate::sim::HORIZON_NS / 4) {
+                return Err(e(
+                    k,
+                    format!(
+                        "got {} ns; expected at most {} ns (a quarter of the simulated-time horizon)",
+                        d.unwrap().0,
+                        crate::sim::HORIZON_NS / 4
+                    ),
+                ));
+            }
         }
         if self.time_based && self.runtime.is_none() {
             return Err(e(
                 "time_based",
-                "needs a runtime (time_based runs for runtime, looping over the job's range)".into(),
+                "set without a runtime; expected a runtime (time_based runs for runtime, looping over the job's range)"
+                    .into(),
             ));
         }
         Ok(())

@@ -1,0 +1,109 @@
+//! The memory estimate that runs are refused by (`--max-memory`) against what the engine
+//! really allocates, counted by a global allocator.
+
+use ssdlab_core::config::parse_config;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+
+struct Counting;
+static CURRENT: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+fn grow(n: usize) {
+    let now = CURRENT.fetch_add(n, SeqCst) + n;
+    PEAK.fetch_max(now, SeqCst);
+}
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        grow(l.size());
+        System.alloc(l)
+    }
+    unsafe fn alloc_zeroed(&self, l: Layout) -> *mut u8 {
+        grow(l.size());
+        System.alloc_zeroed(l)
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        CURRENT.fetch_sub(l.size(), SeqCst);
+        System.dealloc(p, l)
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
+        if new > l.size() {
+            grow(new - l.size());
+        } else {
+            CURRENT.fetch_sub(l.size() - new, SeqCst);
+        }
+        System.realloc(p, l, new)
+    }
+}
+
+#[global_allocator]
+static ALLOC: Counting = Counting;
+
+/// Peak bytes allocated while building and running a simulation of `text`, and the estimate.
+fn measure(text: &str) -> (u64, u64) {
+    let cfg = parse_config(text, "m.toml", Path::new(".")).unwrap();
+    let est = ssdlab_core::sim::memory_estimate(&cfg).unwrap();
+    let base = CURRENT.load(SeqCst);
+    PEAK.store(base, SeqCst);
+    {
+        let mut sim = ssdlab_core::Simulation::new(&cfg).unwrap();
+        sim.run(&mut |_| {}).unwrap();
+    }
+    ((PEAK.load(SeqCst) - base) as u64, est)
+}
+
+#[test]
+fn the_estimate_covers_what_a_run_allocates_and_refuses_beyond_the_limit() {
+    // One test, so that no other test allocates while this one counts.
+    estimate_against_allocations();
+    refused_before_allocating();
+}
+
+fn estimate_against_allocations() {
+    let job = "[precondition]\nmode = \"sequential\"\nutilisation = 0.5\n[[job]]\nrw = \"randwrite\"\nbs = \"4KiB\"\niodepth = 8\nnumber_ios = 20000\nsize = \"50%\"\n";
+    for (what, dev) in [
+        (
+            "tlc-nvme, 4 KiB units, greedy",
+            "[device]\npreset = \"tlc-nvme\"\n[device.geometry]\nblocks_per_plane = 128\n",
+        ),
+        (
+            "mlc-sata, sub-page units, fifo, write buffer",
+            "[device]\npreset = \"mlc-sata\"\n[device.geometry]\nblocks_per_plane = 512\n[device.ftl]\ngc_policy = \"fifo\"\n",
+        ),
+        (
+            "slc-sata, whole-page units, cost-benefit",
+            "[device]\npreset = \"slc-sata\"\n[device.geometry]\nmapping_unit = \"4KiB\"\n[device.ftl]\ngc_policy = \"cost-benefit\"\n",
+        ),
+    ] {
+        let (peak, est) = measure(&format!("{dev}{job}"));
+        let ratio = peak as f64 / est as f64;
+        eprintln!("{what}: peak {peak} B, estimate {est} B, ratio {ratio:.3}");
+        assert!(
+            (0.8..=1.0).contains(&ratio),
+            "{what}: the run allocated {peak} bytes at its peak against an estimate of {est} (ratio {ratio:.3})"
+        );
+    }
+}
+
+fn refused_before_allocating() {
+    let cfg = parse_config(
+        "[device]\npreset = \"tlc-nvme\"\n[device.geometry]\nmapping_unit = \"16KiB\"\nblocks_per_plane = 60000\n",
+        "big.toml",
+        Path::new("."),
+    )
+    .unwrap();
+    let need = ssdlab_core::sim::memory_estimate(&cfg).unwrap();
+    // 16 KiB units: 4 bytes each way per unit, so at least half a byte per KiB of flash.
+    let geo = ssdlab_core::geometry::Geometry::from_config(&cfg.device, "").unwrap();
+    assert!(need >= 8 * geo.logical_units, "{need}");
+    let e = ssdlab_core::sim::check_memory(&cfg, need - 1).unwrap_err();
+    let e = cfg.locate(e).to_string();
+    assert!(
+        e.starts_with("big.toml:5:1: device.geometry.blocks_per_plane: the run needs about ")
+            && e.contains("; expected a smaller device"),
+        "{e}"
+    );
+    assert_eq!(ssdlab_core::sim::check_memory(&cfg, need).unwrap(), need);
+}
