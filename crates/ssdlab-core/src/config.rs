@@ -440,15 +440,18 @@ pub fn preset_names() -> Vec<&'static str> {
     PRESETS.iter().map(|(n, _)| *n).collect()
 }
 
-/// Line (1-based) of a byte offset in a text.
-fn line_of(text: &str, offset: usize) -> usize {
-    text[..offset.min(text.len())].bytes().filter(|&b| b == b'\n').count() + 1
-}
-
 fn toml_error(file: &str, text: &str, e: &toml::de::Error) -> Error {
-    let msg = e.message().replace('\n', " ");
+    let msg = e.message().trim().replace('\n', "; ");
+    let msg = if msg.contains("expected") {
+        msg
+    } else {
+        format!("{msg}; expected valid TOML")
+    };
     match e.span() {
-        Some(span) => Error::Config(format!("{file}:{}: {msg}", line_of(text, span.start))),
+        Some(span) => {
+            let (l, c) = crate::source::line_col(text, span.start);
+            Error::Config(format!("{file}:{l}:{c}: {msg}"))
+        }
         None => Error::Config(format!("{file}: {msg}")),
     }
 }
@@ -715,6 +718,12 @@ pub fn load_config_with(path_or_preset: &str, overrides: &[String]) -> Result<Co
         if let Some(t) = preset_text(path_or_preset) {
             return parse_config_with(t, &format!("preset {path_or_preset}"), Path::new("."), overrides);
         }
+    }
+    if !p.exists() {
+        return Err(Error::Config(format!(
+            "{path_or_preset}: no such file or preset; expected a config file or one of the presets {}",
+            preset_names().join(", ")
+        )));
     }
     let text = std::fs::read_to_string(p).map_err(|e| Error::io(path_or_preset, e))?;
     let base = p.parent().map(Path::to_path_buf).unwrap_or_default();

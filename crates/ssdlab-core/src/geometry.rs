@@ -90,18 +90,35 @@ impl Geometry {
                 format!("got {units_per_page} mapping units per page; expected at most 64"),
             ));
         }
+        // Every product checked: in u128 nothing below overflows (six factors below 2^32
+        // and one below 2^7), and the result is compared before it is narrowed.
+        let product = |xs: &[u32]| xs.iter().fold(1u128, |a, &x| a * x as u128);
+        let units128 = product(&[
+            g.channels,
+            g.ways,
+            g.dies_per_chip,
+            g.planes_per_die,
+            g.blocks_per_plane,
+            g.pages_per_block,
+            units_per_page as u32,
+        ]);
+        if units128 > MAX_UNITS as u128 {
+            return Err(Error::config_keys(
+                file,
+                &[
+                    "device.geometry",
+                    "device.geometry.blocks_per_plane",
+                    "device.geometry.mapping_unit",
+                ],
+                format!("{units128} mapping units do not fit 32-bit unit numbers; expected at most {MAX_UNITS} (a larger mapping_unit or fewer blocks)"),
+            ));
+        }
+        // All below fit: their product does.
         let dies = (g.channels as u64) * (g.ways as u64) * (g.dies_per_chip as u64);
         let planes = dies * g.planes_per_die as u64;
         let blocks = planes * g.blocks_per_plane as u64;
         let units_per_block = g.pages_per_block as u64 * units_per_page as u64;
-        let physical_units = blocks.saturating_mul(units_per_block);
-        if physical_units > MAX_UNITS {
-            return Err(Error::config(
-                file,
-                "device.geometry",
-                format!("{physical_units} mapping units do not fit 32-bit unit numbers; expected at most {MAX_UNITS} (a larger mapping_unit or fewer blocks)"),
-            ));
-        }
+        let physical_units = blocks * units_per_block;
         if planes > 1 << 20 {
             return Err(Error::config(
                 file,

@@ -569,6 +569,7 @@ impl Simulation {
             waf,
             gc: json!({
                 "runs": f.gc_runs(), "foreground": f.gc_runs_foreground, "background": f.gc_runs_background,
+                "finished": f.gc_runs_finished,
                 "copied_units": f.gc_units_copied, "victim_valid_histogram": vhist,
             }),
             wear: json!({

@@ -94,6 +94,8 @@ pub struct FtlStats {
     pub gc_runs_foreground: u64,
     /// Collections started by background GC (an idle plane below its background threshold).
     pub gc_runs_background: u64,
+    /// Collections finished (their victim erased); the others are under way.
+    pub gc_runs_finished: u64,
     pub gc_units_copied: u64,
     pub gc_pages_read: u64,
     pub gc_pages_programmed: u64,
@@ -115,6 +117,7 @@ impl FtlStats {
             padded_units: self.padded_units - e.padded_units,
             gc_runs_foreground: self.gc_runs_foreground - e.gc_runs_foreground,
             gc_runs_background: self.gc_runs_background - e.gc_runs_background,
+            gc_runs_finished: self.gc_runs_finished - e.gc_runs_finished,
             gc_units_copied: self.gc_units_copied - e.gc_units_copied,
             gc_pages_read: self.gc_pages_read - e.gc_pages_read,
             gc_pages_programmed: self.gc_pages_programmed - e.gc_pages_programmed,
@@ -691,6 +694,11 @@ impl Ftl {
         let e = self.params.erase_ns;
         self.record(plane, GcOpKind::Erase, 0, e, 0);
         self.erase_block(plane, victim);
+        // Every erase ends a collection or a wear-leveling migration: counted on the same
+        // line, so that erases = finished collections + migrations by construction.
+        if !c.forced {
+            self.stats.gc_runs_finished += 1;
+        }
         Ok(true)
     }
 
@@ -745,8 +753,9 @@ impl Ftl {
         if let Some((e, b)) = coldest {
             if self.max_erase - e > self.params.static_wl_threshold {
                 let plane = self.geo.plane_of_block(b);
-                self.collect(plane, Some(b as u32), false)?;
+                // Counted before: the migration may wear the block out and fail the run.
                 self.stats.wl_migrations += 1;
+                self.collect(plane, Some(b as u32), false)?;
             }
         }
         Ok(())

@@ -66,7 +66,7 @@ pub fn check_policy_name(name: &str) -> Result<(), String> {
     } else {
         let names: Vec<&str> = REGISTRY.iter().map(|(n, _, _)| *n).collect();
         Err(format!(
-            "unknown GC policy '{name}' (expected one of: {})",
+            "unknown GC policy '{name}'; expected one of {}",
             names.join(", ")
         ))
     }

@@ -1,0 +1,243 @@
+//! Bad input as a new user writes it: every case exits with status 2 and one line
+//! `ssdlab: error: FILE[:LINE[:COL]]: KEY: what was wrong; expected WHAT`, never a panic, an
+//! abort or a silently wrong run. Each case names the exact origin and key it must report.
+
+use std::path::Path;
+use std::process::Command;
+
+fn ssdlab(dir: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("run ssdlab")
+}
+
+/// Run `args` in `dir` and check the one-line error starts with `prefix` (origin and key)
+/// and says what was expected.
+fn refused(dir: &Path, args: &[&str], prefix: &str) -> String {
+    let o = ssdlab(dir, args);
+    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    assert_eq!(o.status.code(), Some(2), "{args:?}: status {:?}: {err}", o.status);
+    assert!(
+        o.stdout.is_empty(),
+        "{args:?}: printed a result: {}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    let lines: Vec<&str> = err
+        .lines()
+        .filter(|l| !l.starts_with("ssdlab: preconditioning"))
+        .collect();
+    assert_eq!(lines.len(), 1, "{args:?}: one line expected: {err}");
+    let line = lines[0];
+    let msg = line
+        .strip_prefix("ssdlab: error: ")
+        .unwrap_or_else(|| panic!("{args:?}: {line}"));
+    assert!(
+        msg.starts_with(prefix),
+        "{args:?}:\n  got      {msg}\n  expected {prefix}..."
+    );
+    assert!(
+        msg.contains("; expected") || msg.contains(" expected "),
+        "{args:?}: says what was expected: {msg}"
+    );
+    msg.to_string()
+}
+
+const BASE: &str = "[device]\npreset = \"mlc-sata\"\n";
+
+#[test]
+fn config_values_are_reported_at_their_line_and_key() {
+    let d = tempfile::tempdir().unwrap();
+    let cases: &[(&str, &str, &str)] = &[
+        // A zero rate as an integer once divided by zero in the device.
+        ("[device.nand]\nchannel_rate = 0\n", "c.toml:4:1: device.nand.channel_rate: got 0 bytes/s", ""),
+        ("[device.nand]\ncell = \"pentalc\"\n", "c.toml:4:1: device.nand.cell: unknown variant `pentalc`; expected one of", ""),
+        ("[device.nand]\nread = [\"75us\", \"x\"]\n", "c.toml:4:17: device.nand.read[1]: 'x' is not a duration; expected", ""),
+        ("[device.nand]\nread = true\n", "c.toml:4:1: device.nand.read: invalid type: boolean `true`; expected a duration", ""),
+        ("[device.nand]\nread = [\"75us\", \"80us\", \"90us\"]\n", "c.toml:4:1: device.nand.read: got 3 durations; expected one, or 2", ""),
+        ("[device.nand]\nerase = \"3 furlongs\"\n", "c.toml:4:1: device.nand.erase: '3 furlongs': unknown time unit 'furlongs'; expected", ""),
+        ("[device.nand]\nerase = -5\n", "c.toml:4:1: device.nand.erase: got -5; expected a duration of at least 0", ""),
+        ("[device.nand]\nendurance = 0\n", "c.toml:4:1: device.nand.endurance: got 0; expected at least 1", ""),
+        ("[device.geometry]\nchannels = 0\n", "c.toml:4:1: device.geometry.channels: got 0; expected at least 1", ""),
+        ("[device.geometry]\nchannels = -1\n", "c.toml:4:1: device.geometry.channels: invalid value: integer `-1`; expected a whole number", ""),
+        ("[device.geometry]\nchannels = 4294967296\n", "c.toml:4:1: device.geometry.channels: invalid value", ""),
+        // Products that overflow: checked, not wrapped.
+        (
+            "[device.geometry]\nchannels = 4294967295\nways = 4294967295\nblocks_per_plane = 4294967295\n",
+            "c.toml:3:9: device.geometry: ",
+            "do not fit 32-bit unit numbers",
+        ),
+        ("[device.geometry]\noverprovisioning = 0\n", "c.toml:4:1: device.geometry.overprovisioning: got 0; expected a share above 0", ""),
+        ("[device.geometry]\nmapping_unit = \"3000B\"\n", "c.toml:4:1: device.geometry.mapping_unit: got 3000; expected a multiple of 512", ""),
+        ("[device.ftl]\nwrite_buffer = \"1KiB\"\n", "c.toml:4:1: device.ftl.write_buffer: got 1024 bytes; expected 0 (write-through) or at least one page", ""),
+        ("[device.ftl]\ngc_threshold = 1000\n", "c.toml:4:1: device.ftl.gc_threshold: ", "spare blocks per plane"),
+        ("[device.ftl]\ngc_policy = \"lru\"\n", "c.toml:4:1: device.ftl.gc_policy: ", ""),
+        ("[device.scheduler]\npolicy = \"lifo\"\n", "c.toml:4:1: device.scheduler.policy: unknown variant `lifo`; expected", ""),
+        ("warp = 9\n", "c.toml:3:1: device.warp: unknown key `warp`; expected one of", ""),
+        ("[precondition]\nutilisation = 2\n", "c.toml:4:1: precondition.utilisation: got 2; expected a share between 0 and 1", ""),
+        ("[[job]]\nrw = \"randread\"\niodepth = \"x\"\n", "c.toml:5:1: job[0].iodepth: invalid type: string \"x\"; expected a whole number", ""),
+        ("[[job]]\nrw = \"randread\"\nio_size = 0\n", "c.toml:5:1: job[0].io_size: got 0; expected a positive size", ""),
+        ("[[job]]\nrw = \"randread\"\nbssplit = \"4k/4294967295:8k/1\"\n", "c.toml:5:1: job[0].bssplit: weight 4294967295 is above 100", ""),
+        ("[[job]]\nrw = \"randread\"\nbssplit = \"4k/60:8k/60\"\n", "c.toml:5:1: job[0].bssplit: the weights add up to 120; expected", ""),
+        ("[[job]]\nrw = \"randread\"\noffset = \"300GiB\"\n", "c.toml:5:1: job[0].offset: offset 322122547200 is past the end", ""),
+        ("[[job]]\nrw = \"randread\"\nruntime = \"5000000000s\"\n", "c.toml:5:1: job[0].runtime: got 5000000000000000000 ns; expected at most", ""),
+        ("[[job]]\nrw = \"randread\"\nruntime = \"18446744073709551615ns\"\n", "c.toml:5:1: job[0].runtime: '18446744073709551615ns' is not a whole number of nanoseconds below 2^64; expected", ""),
+        ("[[job]]\nrw = \"randread\"\nrandom_distribution = \"pareto:2\"\n", "c.toml:5:1: job[0].random_distribution: 'pareto:2': got h 2; expected h between 0 and 1", ""),
+        // A key left at its default is reported at its job's header.
+        ("[[job]]\nrw = \"randread\"\nsize = \"1KiB\"\n", "c.toml:5:1: job[0].size: the range (1024 bytes) is smaller than the block size; expected", ""),
+        ("[[job]]\nrw = \"randread\"\ntime_based = true\n", "c.toml:5:1: job[0].time_based: set without a runtime; expected", ""),
+        ("[device\n", "c.toml:3:8: invalid table header; expected `.`, `]`", ""),
+    ];
+    for (extra, prefix, contains) in cases {
+        std::fs::write(d.path().join("c.toml"), format!("{BASE}{extra}")).unwrap();
+        let msg = refused(d.path(), &["run", "c.toml", "-q"], prefix);
+        assert!(msg.contains(contains), "{extra}: {msg}");
+    }
+}
+
+#[test]
+fn preset_and_command_line_origins_are_named() {
+    let d = tempfile::tempdir().unwrap();
+    // A key of the preset that a change elsewhere made invalid: the preset's line.
+    std::fs::write(
+        d.path().join("p.toml"),
+        format!("{BASE}[device.ftl]\nbg_gc_threshold = 2\n"),
+    )
+    .unwrap();
+    refused(
+        d.path(),
+        &["run", "p.toml", "-q"],
+        "p.toml:4:1: device.ftl.bg_gc_threshold: got 2 with gc_threshold 3; expected 0 (off) or above",
+    );
+    refused(
+        d.path(),
+        &["run", "mlc-sata", "-q", "--set", "device.geometry.pages_per_block=0"],
+        "--set device.geometry.pages_per_block=0: device.geometry.pages_per_block: got 0; expected at least 1",
+    );
+    refused(
+        d.path(),
+        &["run", "-q", "--set", "job.4.bs=4k"],
+        "--set job.4.bs=4k: job[4].bs: 'job' has 1 entries; expected an index below 1",
+    );
+    refused(
+        d.path(),
+        &["run", "-q", "--set", "bs"],
+        "--set bs: not KEY=VALUE; expected",
+    );
+    refused(
+        d.path(),
+        &["run", "nosuch.toml"],
+        "nosuch.toml: no such file or preset; expected a config file or one of the presets tlc-nvme, ",
+    );
+}
+
+#[test]
+fn memory_is_estimated_before_it_is_allocated() {
+    let d = tempfile::tempdir().unwrap();
+    // About 15 TiB at 4 KiB mapping units: 4.0e9 units, about 30 GiB of tables.
+    std::fs::write(
+        d.path().join("big.toml"),
+        "[device]\npreset = \"tlc-nvme\"\n[device.geometry]\nblocks_per_plane = 20000\n",
+    )
+    .unwrap();
+    let msg = refused(
+        d.path(),
+        &["run", "big.toml", "-q", "--max-memory", "8GiB"],
+        "big.toml:4:1: device.geometry.blocks_per_plane: the run needs about ",
+    );
+    assert!(msg.contains("above the limit of 8.00 GiB"), "{msg}");
+    // 1 PiB at 1 MiB mapping units (1 MiB pages): 2^30 units, about 8 GiB of tables.
+    std::fs::write(
+        d.path().join("pib.toml"),
+        "[device]\npreset = \"tlc-nvme\"\n[device.geometry]\npage_size = \"1MiB\"\nmapping_unit = \"1MiB\"\nblocks_per_plane = 1024\npages_per_block = 1024\nchannels = 16\nways = 16\n",
+    )
+    .unwrap();
+    let msg = refused(
+        d.path(),
+        &["run", "pib.toml", "-q", "--max-memory", "4GiB"],
+        "pib.toml:",
+    );
+    assert!(
+        msg.contains("the run needs about 7.9") && msg.contains("GiB of memory"),
+        "{msg}"
+    );
+    refused(
+        d.path(),
+        &["run", "--max-memory", "lots"],
+        "--max-memory: 'lots' is not a size; expected",
+    );
+}
+
+#[test]
+fn fio_job_files_are_reported_at_their_line() {
+    let d = tempfile::tempdir().unwrap();
+    let cases: &[(&str, &str)] = &[
+        (
+            "[global]\nbs=4k\n[a]\nrw=randread\niodepth=0\n",
+            "j.fio:5:1: job[0].iodepth: got 0; expected at least 1",
+        ),
+        (
+            "[global]\nbs=3000\n[a]\nrw=randread\n",
+            "j.fio:2:1: job[0].bs: got 3000; expected a positive multiple of 512",
+        ),
+        (
+            "[a]\nrw=randread\n[b]\nrw=write\nio_size=0\n",
+            "j.fio:5:1: job[1].io_size: got 0; expected",
+        ),
+        (
+            "[a]\nrw=randread\niodepth=4294967297\n",
+            "j.fio:3: iodepth: got '4294967297'; expected a whole number from 0 to 4294967295",
+        ),
+        (
+            "[a]\nrw=sideways\n",
+            "j.fio:2: rw: got 'sideways'; expected read, write",
+        ),
+        (
+            "[a]\nfrobnicate=1\n",
+            "j.fio:2: frobnicate: unknown or unsupported fio option; expected",
+        ),
+        (
+            "rw=read\n",
+            "j.fio:1: rw: option outside a section; expected [global] or [jobname] first",
+        ),
+        ("[a\n", "j.fio:1: section header without closing ']'; expected [NAME]"),
+        (
+            "[global]\nbs=4k\n",
+            "j.fio: no job section; expected at least one [jobname]",
+        ),
+        (
+            "[a]\nrw=randread\nruntime=18446744073709551615\n",
+            "j.fio:3: runtime: got 18446744073709551615 s; expected at most 2^64 ns",
+        ),
+        (
+            "[a]\nrw=randread\nrwmixwrite=101\n",
+            "j.fio:3: rwmixwrite: got 101; expected a percentage from 0 to 100",
+        ),
+    ];
+    for (text, prefix) in cases {
+        std::fs::write(d.path().join("j.fio"), text).unwrap();
+        refused(d.path(), &["run", "--job", "j.fio", "mlc-sata", "-q"], prefix);
+    }
+}
+
+#[test]
+fn command_line_errors_are_one_line() {
+    let d = tempfile::tempdir().unwrap();
+    for (args, prefix) in [
+        (
+            &["run", "--output-format", "xml"][..],
+            "--output-format: invalid value 'xml'; expected one of normal, json",
+        ),
+        (
+            &["runn"][..],
+            "runn: unknown command (did you mean run?); expected one of run, config, trace, bench",
+        ),
+        (&["run", "--frob"][..], "--frob: unknown option"),
+        (&["run", "--seed", "x"][..], "--seed: invalid value 'x': "),
+        (&["run", "--set"][..], "--set: "),
+        (&[][..], "missing command; expected one of run, config, trace, bench"),
+    ] {
+        refused(d.path(), args, prefix);
+    }
+}
