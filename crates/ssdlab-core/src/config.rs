@@ -620,12 +620,15 @@ fn serde_message(m: &str) -> String {
         return format!("missing key {f}; expected it to be set (it has no default)");
     }
     let m = m.replacen("unknown field", "unknown key", 1);
+    if m.starts_with("wanted exactly 1 element") {
+        return "got a table; expected a name (a string)".into();
+    }
     if m.contains("; expected") {
         m
     } else if m.contains(", expected") {
         m.replacen(", expected", "; expected", 1)
     } else {
-        m
+        format!("{m}; expected a value as docs/config.md describes for this key")
     }
 }
 

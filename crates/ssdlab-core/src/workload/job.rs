@@ -44,11 +44,39 @@ impl Rw {
 }
 
 /// `size` and `offset` accept a size (`"8GiB"`) or a share of the device (`"50%"`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum SizeOrShare {
     Bytes(Size),
     Text(String),
+}
+
+impl<'de> Deserialize<'de> for SizeOrShare {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        use serde::de::{Error as _, Visitor};
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = SizeOrShare;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a size such as \"8GiB\" or a share of the device such as \"50%\"")
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> std::result::Result<SizeOrShare, E> {
+                Ok(SizeOrShare::Bytes(Size(v)))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> std::result::Result<SizeOrShare, E> {
+                u64::try_from(v).map(|v| SizeOrShare::Bytes(Size(v))).map_err(|_| {
+                    E::custom(format!(
+                        "got {v}; expected a size of at least 0 or a share such as \"50%\""
+                    ))
+                })
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> std::result::Result<SizeOrShare, E> {
+                Ok(SizeOrShare::Text(v.to_string()))
+            }
+        }
+        d.deserialize_any(V)
+            .map_err(|e: D::Error| D::Error::custom(e.to_string().replace(", expected", "; expected")))
+    }
 }
 
 impl SizeOrShare {
