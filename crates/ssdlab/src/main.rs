@@ -1,6 +1,7 @@
 //! The `ssdlab` command: a thin layer over `ssdlab-core`.
 
 mod bench;
+mod plot;
 mod report;
 mod trace_cmd;
 
@@ -20,6 +21,9 @@ struct Cli {
 pub enum OutputFormat {
     Normal,
     Json,
+    /// fio's json+: JSON with the latency histograms' bins (`clat_ns.bins`).
+    #[value(name = "json+")]
+    JsonPlus,
 }
 
 #[derive(Subcommand)]
@@ -50,6 +54,10 @@ enum Cmd {
         /// `--set device.scheduler.policy=fcfs` or `--set job.0.iodepth=8` (repeatable).
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
+        /// Draw SVG plots of the run into this directory (latency over time, latency CDF,
+        /// WAF and free blocks over time).
+        #[arg(long, value_name = "DIR")]
+        plot: Option<String>,
     },
     /// Device presets.
     #[command(subcommand)]
@@ -88,7 +96,8 @@ fn main() -> ExitCode {
             seed,
             check,
             set,
-        } => run(config, job, output_format, output, quiet, seed, check, &set),
+            plot,
+        } => run(config, job, output_format, output, quiet, seed, check, &set, plot),
         Cmd::Config(ConfigCmd::Show { name }) => match config::preset_text(&name) {
             Some(t) => {
                 print!("{t}");
@@ -171,6 +180,7 @@ fn run(
     seed: Option<u64>,
     check: bool,
     set: &[String],
+    plot: Option<String>,
 ) -> Result<()> {
     let mut cfg = config::load_config_with(config.as_deref().unwrap_or(config::DEFAULT_PRESET), set)?;
     if let Some(j) = job {
@@ -213,8 +223,12 @@ fn run(
             .check_invariants()
             .map_err(|m| Error::Invalid(format!("FTL invariant violated: {m}")))?;
     }
+    if let Some(dir) = plot {
+        plot::draw(&result, &dir)?;
+    }
     let text = match fmt {
-        OutputFormat::Json => serde_json::to_string_pretty(&result).expect("serialisable") + "\n",
+        OutputFormat::Json => serde_json::to_string_pretty(&result.without_bins()).expect("serialisable") + "\n",
+        OutputFormat::JsonPlus => serde_json::to_string_pretty(&result).expect("serialisable") + "\n",
         OutputFormat::Normal => report::normal(&result),
     };
     match output {
