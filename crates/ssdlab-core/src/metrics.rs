@@ -199,7 +199,8 @@ impl OpStats {
             bins: None,
         };
         let mut clat = lat.clone();
-        clat.bins = Some(Ordered(
+        // As fio: no bins for a direction without I/O.
+        clat.bins = (n > 0).then(|| Ordered(
             self.plat.bins().into_iter().map(|(v, c)| (v.to_string(), c)).collect(),
         ));
         let secs = runtime_ns as f64 / 1e9;
@@ -409,6 +410,10 @@ impl JobResult {
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct JobExtra {
+    /// When the job started (0, or for a job behind a `stonewall`, when the jobs before it
+    /// had finished) and its last completion, simulated ns.
+    pub start_ns: u64,
+    pub last_completion_ns: u64,
     pub numjobs: u32,
     pub iodepth: u32,
     pub stream: u32,

@@ -604,6 +604,8 @@ impl Simulation {
                     runtime,
                     job.iodepth,
                     JobExtra {
+                        start_ns: st.start,
+                        last_completion_ns: st.last_any,
                         numjobs: job.numjobs,
                         iodepth: job.iodepth,
                         stream: job.stream,
