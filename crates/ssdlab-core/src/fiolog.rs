@@ -86,7 +86,12 @@ impl CloneLogs {
                 s.line(t, 0, dir, bytes, off)?;
             }
             if let Some(b) = &mut self.bw {
-                let kib_s = Window { ios: 1, bytes, lat_sum: 0 }.kib_per_s(lat.max(1));
+                let kib_s = Window {
+                    ios: 1,
+                    bytes,
+                    lat_sum: 0,
+                }
+                .kib_per_s(lat.max(1));
                 b.line(t, kib_s, dir, bytes, off)?;
             }
             if let Some(i) = &mut self.iops {
@@ -95,7 +100,9 @@ impl CloneLogs {
             return Ok(());
         }
         let mut w = self.windows.take().unwrap_or_else(|| Windows::new(self.avg_ns, origin));
-        let r = w.add(done, dir, bytes, lat, &mut |k, win| self.window_lines(w_end(k, self.avg_ns), win));
+        let r = w.add(done, dir, bytes, lat, &mut |k, win| {
+            self.window_lines(w_end(k, self.avg_ns), win)
+        });
         self.windows = Some(w);
         r
     }

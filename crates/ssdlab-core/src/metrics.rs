@@ -200,9 +200,7 @@ impl OpStats {
         };
         let mut clat = lat.clone();
         // As fio: no bins for a direction without I/O.
-        clat.bins = (n > 0).then(|| Ordered(
-            self.plat.bins().into_iter().map(|(v, c)| (v.to_string(), c)).collect(),
-        ));
+        clat.bins = (n > 0).then(|| Ordered(self.plat.bins().into_iter().map(|(v, c)| (v.to_string(), c)).collect()));
         let secs = runtime_ns as f64 / 1e9;
         let bw_bytes = if runtime_ns == 0 {
             0
@@ -236,7 +234,11 @@ impl OpStats {
             iops_min: if n == 0 { 0 } else { self.iops_samples.min },
             iops_max: if n == 0 { 0 } else { self.iops_samples.max },
             iops_mean: if n == 0 { 0.0 } else { round6(self.iops_samples.mean()) },
-            iops_stddev: if n == 0 { 0.0 } else { round6(self.iops_samples.stddev()) },
+            iops_stddev: if n == 0 {
+                0.0
+            } else {
+                round6(self.iops_samples.stddev())
+            },
             iops_samples: if n == 0 { 0 } else { self.iops_samples.n },
         }
     }
@@ -339,7 +341,11 @@ pub fn percentages_of(names: &[&str], counts: &[u64], total: u64) -> Ordered<f64
             .iter()
             .zip(counts)
             .map(|(n, &c)| {
-                let p = if total == 0 { 0.0 } else { round6(100.0 * c as f64 / total as f64) };
+                let p = if total == 0 {
+                    0.0
+                } else {
+                    round6(100.0 * c as f64 / total as f64)
+                };
                 (n.to_string(), p)
             })
             .collect(),

@@ -119,7 +119,9 @@ impl SampleStats {
             return 0.0;
         }
         let m = self.mean();
-        ((self.sumsq - self.n as f64 * m * m) / (self.n - 1) as f64).max(0.0).sqrt()
+        ((self.sumsq - self.n as f64 * m * m) / (self.n - 1) as f64)
+            .max(0.0)
+            .sqrt()
     }
 }
 

@@ -314,7 +314,8 @@ impl Simulation {
         ));
         let (sum, n) = std::mem::take(&mut self.lat_acc);
         if n > 0 {
-            self.lat_samples.push((t, crate::metrics::round3(sum as f64 / n as f64)));
+            self.lat_samples
+                .push((t, crate::metrics::round3(sum as f64 / n as f64)));
         }
     }
 
@@ -782,7 +783,11 @@ impl Simulation {
                 .windows(2)
                 .map(|w| {
                     let host = w[1].2 - w[0].2;
-                    let waf = if host == 0 { 0.0 } else { r3((w[1].1 - w[0].1) as f64 / host as f64) };
+                    let waf = if host == 0 {
+                        0.0
+                    } else {
+                        r3((w[1].1 - w[0].1) as f64 / host as f64)
+                    };
                     (w[1].0, waf)
                 })
                 .collect(),
@@ -798,7 +803,8 @@ impl Simulation {
                 0.0
             },
         };
-        let ticks = |op: usize| -> u64 { self.stats.iter().map(|s| s.ops[op].lat_sum()).sum::<u128>() as u64 / 1_000_000 };
+        let ticks =
+            |op: usize| -> u64 { self.stats.iter().map(|s| s.ops[op].lat_sum()).sum::<u128>() as u64 / 1_000_000 };
         let count = |op: usize| -> u64 { self.stats.iter().map(|s| s.ops[op].count).sum() };
         let disk_span = m.last_host_done.saturating_sub(w0.time);
         let disk_util = DiskUtil {

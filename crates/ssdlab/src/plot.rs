@@ -112,7 +112,10 @@ pub fn draw(r: &RunResult, dir: &str) -> Result<()> {
         "Mean latency over time (all jobs)",
         "simulated time (s)",
         "latency (us)",
-        &one("latency", s.latency_over_time.iter().map(|&(t, l)| (secs(t), l / 1e3)).collect()),
+        &one(
+            "latency",
+            s.latency_over_time.iter().map(|&(t, l)| (secs(t), l / 1e3)).collect(),
+        ),
     )?;
     chart(
         &path("latency_cdf.svg"),
@@ -133,7 +136,13 @@ pub fn draw(r: &RunResult, dir: &str) -> Result<()> {
         "Free blocks over time",
         "simulated time (s)",
         "free blocks",
-        &one("free blocks", s.free_blocks_over_time.iter().map(|&(t, b)| (secs(t), b as f64)).collect()),
+        &one(
+            "free blocks",
+            s.free_blocks_over_time
+                .iter()
+                .map(|&(t, b)| (secs(t), b as f64))
+                .collect(),
+        ),
     )?;
     Ok(())
 }

@@ -44,7 +44,13 @@ fn percentiles(out: &mut String, l: &LatStats) {
             v = v.div_ceil(1000);
         }
         let p: f64 = p.parse().unwrap_or(0.0);
-        let end = if j == n - 1 { "\n" } else if j % 4 == 3 { ",\n" } else { "," };
+        let end = if j == n - 1 {
+            "\n"
+        } else if j % 4 == 3 {
+            ",\n"
+        } else {
+            ","
+        };
         let _ = write!(out, " {p:5.2}th=[{v:>width$}]{end}");
     }
 }

@@ -55,7 +55,10 @@ fn tool(name: &str) -> bool {
         .output()
         .is_ok_and(|o| o.status.success());
     if !found {
-        assert!(std::env::var_os("CI").is_none(), "{name} is required under CI (.ci/run installs fio)");
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "{name} is required under CI (.ci/run installs fio)"
+        );
         eprintln!("skipped: {name} is not installed");
     }
     found
@@ -100,7 +103,10 @@ fn every_key_fio_writes_is_ours_with_its_type() {
     let dir = tempfile::TempDir::new().unwrap();
     let data = dir.path().join("data");
     let job = |extra: &str| {
-        format!("[global]\nioengine=psync\nfilename={}\nsize=2m\nbs=4k\nruntime=1\ntime_based\n{extra}[mixed]\nrw=randrw\n", data.display())
+        format!(
+            "[global]\nioengine=psync\nfilename={}\nsize=2m\nbs=4k\nruntime=1\ntime_based\n{extra}[mixed]\nrw=randrw\n",
+            data.display()
+        )
     };
     let fio = Command::new("fio")
         .args(["--output-format=json+", "-"])
@@ -121,7 +127,12 @@ fn every_key_fio_writes_is_ours_with_its_type() {
     let ours = json_run(dir.path(), &job(""));
     let mut out = Vec::new();
     missing(&fio["jobs"][0], &ours["jobs"][0], "jobs[0]", &mut out);
-    for (f, o) in fio["disk_util"].as_array().into_iter().flatten().zip(ours["disk_util"].as_array().unwrap()) {
+    for (f, o) in fio["disk_util"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .zip(ours["disk_util"].as_array().unwrap())
+    {
         missing(f, o, "disk_util[0]", &mut out);
     }
     assert!(out.is_empty(), "{}", out.join("\n"));
@@ -136,7 +147,11 @@ fn fios_jsonplus_tool_reads_our_bins() {
         return;
     }
     let dir = tempfile::TempDir::new().unwrap();
-    let text = run_job(dir.path(), "[a]\nrw=randrw\nbs=4k\niodepth=4\nnumber_ios=3000\n", "json+");
+    let text = run_job(
+        dir.path(),
+        "[a]\nrw=randrw\nbs=4k\niodepth=4\nnumber_ios=3000\n",
+        "json+",
+    );
     std::fs::write(dir.path().join("out.json"), &text).unwrap();
     for extra in [&[][..], &["--validate"][..]] {
         let o = Command::new("fio_jsonplus_clat2csv")
@@ -182,7 +197,12 @@ fn samples_buckets_and_groups_hold_their_values() {
             }
             let runtime_ms = r["runtime"].as_u64().unwrap();
             let bw_avg = if j["jobname"] == "a" { 250 } else { 500 };
-            assert_eq!(r["bw_samples"].as_u64().unwrap(), runtime_ms / bw_avg, "{op} of {}", j["jobname"]);
+            assert_eq!(
+                r["bw_samples"].as_u64().unwrap(),
+                runtime_ms / bw_avg,
+                "{op} of {}",
+                j["jobname"]
+            );
             assert_eq!(r["iops_samples"].as_u64().unwrap(), runtime_ms / 500);
             for k in ["bw", "iops"] {
                 let (min, max) = (num(&r[format!("{k}_min")]), num(&r[format!("{k}_max")]));
@@ -191,7 +211,10 @@ fn samples_buckets_and_groups_hold_their_values() {
             }
             // The samples cover the runtime but its last part window: within one window's I/Os.
             let est = num(&r["iops_mean"]) * runtime_ms as f64 / 1000.0;
-            assert!((est - ios as f64).abs() <= 0.5 * num(&r["iops_max"]) + 1.0, "{est} vs {ios}");
+            assert!(
+                (est - ios as f64).abs() <= 0.5 * num(&r["iops_max"]) + 1.0,
+                "{est} vs {ios}"
+            );
             // Sample mean and the overall rate agree within 5 %.
             assert!((num(&r["bw_mean"]) / r["bw"].as_u64().unwrap() as f64 - 1.0).abs() < 0.05);
             // slat: 0 for every I/O; lat = clat.
@@ -206,7 +229,11 @@ fn samples_buckets_and_groups_hold_their_values() {
         assert!((total - 100.0).abs() < 1e-3, "{total}");
         // Each job alone in its group has the group's bandwidth.
         if j["read"]["total_ios"].as_u64().unwrap() > 0 {
-            assert!((num(&j["read"]["bw_agg"]) - 100.0).abs() < 5.0, "{}", j["read"]["bw_agg"]);
+            assert!(
+                (num(&j["read"]["bw_agg"]) - 100.0).abs() < 5.0,
+                "{}",
+                j["read"]["bw_agg"]
+            );
         }
         assert_eq!(j["latency_depth"], 8);
         assert_eq!(num(&j["iodepth_submit"]["4"]), 100.0);
@@ -223,7 +250,10 @@ fn samples_buckets_and_groups_hold_their_values() {
     let d = &v["disk_util"][0];
     let reads: u64 = jobs.iter().map(|j| j["read"]["total_ios"].as_u64().unwrap()).sum();
     assert_eq!(d["read_ios"].as_u64().unwrap(), reads);
-    assert_eq!(d["in_queue"].as_u64().unwrap(), d["read_ticks"].as_u64().unwrap() + d["write_ticks"].as_u64().unwrap());
+    assert_eq!(
+        d["in_queue"].as_u64().unwrap(),
+        d["read_ticks"].as_u64().unwrap() + d["write_ticks"].as_u64().unwrap()
+    );
     assert!(num(&d["util"]) > 99.0 && num(&d["util"]) <= 100.0);
 }
 
@@ -259,14 +289,27 @@ fn fio_logs_are_written_as_fio_writes_them() {
     // Averaged: one line per 250 ms window of the 2 s, at the window's end.
     for kind in ["lat", "clat", "slat", "bw", "iops"] {
         let text = read(&format!("A_{kind}.1.log"));
-        let times: Vec<u64> = text.lines().map(|l| l.split(", ").next().unwrap().parse().unwrap()).collect();
+        let times: Vec<u64> = text
+            .lines()
+            .map(|l| l.split(", ").next().unwrap().parse().unwrap())
+            .collect();
         assert_eq!(times, (1..=8).map(|k| k * 250).collect::<Vec<_>>(), "{kind}");
-        assert!(text.lines().all(|l| l.split(", ").count() == 5 && l.ends_with(", 0, 0, 0")), "{text}");
+        assert!(
+            text.lines()
+                .all(|l| l.split(", ").count() == 5 && l.ends_with(", 0, 0, 0")),
+            "{text}"
+        );
     }
-    let iops: u64 = read("A_iops.1.log").lines().map(|l| l.split(", ").nth(1).unwrap().parse::<u64>().unwrap()).sum();
+    let iops: u64 = read("A_iops.1.log")
+        .lines()
+        .map(|l| l.split(", ").nth(1).unwrap().parse::<u64>().unwrap())
+        .sum();
     let ios = v["jobs"][0]["read"]["total_ios"].as_u64().unwrap();
     // Eight windows of 250 ms: the IOPS values sum to 4 × the I/Os in them.
-    assert!((iops as f64 / 4.0 - ios as f64).abs() < 0.01 * ios as f64, "{iops} {ios}");
+    assert!(
+        (iops as f64 / 4.0 - ios as f64).abs() < 0.01 * ios as f64,
+        "{iops} {ios}"
+    );
     // Per I/O: a line each, with the offset column; lat = clat; iops 1; the second clone.
     let each = &v["jobs"][1];
     let n = each["read"]["total_ios"].as_u64().unwrap() + each["write"]["total_ios"].as_u64().unwrap();
@@ -277,10 +320,23 @@ fn fio_logs_are_written_as_fio_writes_them() {
     for l in lat.lines() {
         let f: Vec<u64> = l.split(", ").map(|x| x.parse().unwrap()).collect();
         assert_eq!(f.len(), 6, "{l}");
-        assert!(f[0] <= 200 + 20 && f[2] <= 1 && f[3] == 4096 && f[4] % 4096 == 0 && f[5] == 0, "{l}");
+        assert!(
+            f[0] <= 200 + 20 && f[2] <= 1 && f[3] == 4096 && f[4].is_multiple_of(4096) && f[5] == 0,
+            "{l}"
+        );
     }
-    let max_lat: u64 = lat.lines().map(|l| l.split(", ").nth(1).unwrap().parse::<u64>().unwrap()).max().unwrap();
-    assert_eq!(max_lat, each["read"]["clat_ns"]["max"].as_u64().unwrap().max(each["write"]["clat_ns"]["max"].as_u64().unwrap()));
+    let max_lat: u64 = lat
+        .lines()
+        .map(|l| l.split(", ").nth(1).unwrap().parse::<u64>().unwrap())
+        .max()
+        .unwrap();
+    assert_eq!(
+        max_lat,
+        each["read"]["clat_ns"]["max"]
+            .as_u64()
+            .unwrap()
+            .max(each["write"]["clat_ns"]["max"].as_u64().unwrap())
+    );
     assert!(!dir.path().join("E_bw.2.log").exists());
 }
 
@@ -304,19 +360,42 @@ fn text_percentiles_are_printed_as_fio_prints_them() {
     );
     let block = format!("    clat percentiles (usec):\n{row}");
     assert!(text.contains(&block), "{block}\nnot in\n{text}");
-    assert!(text.contains(&format!("     | 99.99th=[{:>w$}]\n", us("99.990000"), w = width)), "{text}");
+    assert!(
+        text.contains(&format!("     | 99.99th=[{:>w$}]\n", us("99.990000"), w = width)),
+        "{text}"
+    );
     let bw = &v["jobs"][0]["read"];
-    assert!(text.contains(&format!("   bw (  KiB/s): min={:5}, max={:5}, per=", bw["bw_min"], bw["bw_max"])), "{text}");
+    assert!(
+        text.contains(&format!(
+            "   bw (  KiB/s): min={:5}, max={:5}, per=",
+            bw["bw_min"], bw["bw_max"]
+        )),
+        "{text}"
+    );
 }
 
 #[test]
 fn plots_are_svg_with_the_results_series() {
     let dir = tempfile::TempDir::new().unwrap();
-    std::fs::write(dir.path().join("job.fio"), "[a]\nrw=randwrite\nbs=4k\niodepth=8\nnumber_ios=40000\n").unwrap();
+    std::fs::write(
+        dir.path().join("job.fio"),
+        "[a]\nrw=randwrite\nbs=4k\niodepth=8\nnumber_ios=40000\n",
+    )
+    .unwrap();
     let cfg = root().join("examples/small.toml");
     let o = ssdlab_in(
         dir.path(),
-        &["run", "-q", "--job", "job.fio", cfg.to_str().unwrap(), "--output-format", "json", "--plot", "plots"],
+        &[
+            "run",
+            "-q",
+            "--job",
+            "job.fio",
+            cfg.to_str().unwrap(),
+            "--output-format",
+            "json",
+            "--plot",
+            "plots",
+        ],
     );
     let v: Value = serde_json::from_slice(&o.stdout).unwrap();
     let points = |name: &str| -> usize {
@@ -333,7 +412,12 @@ fn plots_are_svg_with_the_results_series() {
     assert_eq!(points("latency.svg"), n("latency_over_time"));
     assert!(n("waf_over_time") > 10);
     // Every interval wrote: programmed units at least the host's.
-    let waf: Vec<f64> = v["ssd"]["waf_over_time"].as_array().unwrap().iter().map(|p| num(&p[1])).collect();
+    let waf: Vec<f64> = v["ssd"]["waf_over_time"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| num(&p[1]))
+        .collect();
     assert!(waf.iter().all(|&w| (1.0..10.0).contains(&w)), "{waf:?}");
     assert!(points("latency_cdf.svg") > 3);
 }

@@ -34,19 +34,28 @@ const IGNORED: &[&str] = &[
 /// compatibility with old job files; `kb_base=1000` swaps them. Case does not matter.
 pub fn fio_size(val: &str, kb_base: u64) -> std::result::Result<u64, String> {
     let t = val.trim();
-    let (num, suffix) = crate::units::split_number(t).ok_or_else(|| format!("'{val}' is not a size (expected e.g. 4096, 4k, 1m)"))?;
+    let (num, suffix) =
+        crate::units::split_number(t).ok_or_else(|| format!("'{val}' is not a size (expected e.g. 4096, 4k, 1m)"))?;
     let suffix = suffix.trim().to_ascii_lowercase();
-    let (prefix, rest) = suffix.split_at(suffix.len().min(1));
+    let mut chars = suffix.chars();
+    let prefix = chars.next();
+    let rest = chars.as_str();
     let power = match prefix {
-        "" | "b" if rest.is_empty() => 0,
-        "k" => 1,
-        "m" => 2,
-        "g" => 3,
-        "t" => 4,
-        "p" => 5,
-        _ => return Err(format!("'{val}': unknown size unit (expected k, m, g, t, p, with B or iB)")),
+        None => 0,
+        Some('b') if rest.is_empty() => 0,
+        Some('k') => 1,
+        Some('m') => 2,
+        Some('g') => 3,
+        Some('t') => 4,
+        Some('p') => 5,
+        _ => {
+            return Err(format!(
+                "'{val}': unknown size unit (expected k, m, g, t, p, with B or iB)"
+            ))
+        }
     };
     let base = match rest {
+        _ if power == 0 => 1,
         "" | "b" => kb_base,
         "ib" => {
             if kb_base == 1024 {
@@ -55,7 +64,11 @@ pub fn fio_size(val: &str, kb_base: u64) -> std::result::Result<u64, String> {
                 1024
             }
         }
-        _ => return Err(format!("'{val}': unknown size unit (expected k, m, g, t, p, with B or iB)")),
+        _ => {
+            return Err(format!(
+                "'{val}': unknown size unit (expected k, m, g, t, p, with B or iB)"
+            ))
+        }
     };
     crate::units::to_integer(num, base.pow(power)).ok_or_else(|| format!("'{val}' is not a whole number of bytes"))
 }
@@ -64,7 +77,8 @@ pub fn fio_size(val: &str, kb_base: u64) -> std::result::Result<u64, String> {
 fn fio_msec(val: &str) -> std::result::Result<u64, String> {
     let v = val.trim();
     if v.chars().all(|c| c.is_ascii_digit()) {
-        v.parse().map_err(|_| format!("expected a whole number of ms, got '{val}'"))
+        v.parse()
+            .map_err(|_| format!("expected a whole number of ms, got '{val}'"))
     } else {
         Ok(parse_duration_ns(v)? / 1_000_000)
     }
@@ -98,7 +112,13 @@ fn apply_reporting(job: &mut JobConfig, key: &str, val: &str) -> std::result::Re
 }
 
 /// Boolean options that may be given without a value.
-const FLAGS: &[&str] = &["time_based", "stonewall", "wait_for_previous", "new_group", "log_offset"];
+const FLAGS: &[&str] = &[
+    "time_based",
+    "stonewall",
+    "wait_for_previous",
+    "new_group",
+    "log_offset",
+];
 
 fn apply(job: &mut JobConfig, key: &str, val: &str, kb_base: u64) -> std::result::Result<(), String> {
     let num = |v: &str| -> std::result::Result<u64, String> {
@@ -299,7 +319,18 @@ mod tests {
     fn sizes_are_read_as_fio_reads_them() {
         // fio 3.33 with its default kb_base=1024: size=1m, 1M, 1mb, 1MB are 1048576 bytes,
         // size=1MiB is 1000000; kb_base=1000 swaps them.
-        for (v, bytes) in [("1m", 1 << 20), ("1M", 1 << 20), ("1mb", 1 << 20), ("1MB", 1 << 20), ("1MiB", 1_000_000), ("4k", 4096), ("4KB", 4096), ("4kib", 4000), ("512", 512), ("1.5g", 3 << 29)] {
+        for (v, bytes) in [
+            ("1m", 1 << 20),
+            ("1M", 1 << 20),
+            ("1mb", 1 << 20),
+            ("1MB", 1 << 20),
+            ("1MiB", 1_000_000),
+            ("4k", 4096),
+            ("4KB", 4096),
+            ("4kib", 4000),
+            ("512", 512),
+            ("1.5g", 3 << 29),
+        ] {
             assert_eq!(fio_size(v, 1024), Ok(bytes), "{v}");
         }
         assert_eq!(fio_size("1MB", 1000), Ok(1_000_000));
@@ -312,7 +343,10 @@ mod tests {
         assert_eq!(jobs[0].size, Some(SizeOrShare::Bytes(Size(1 << 20))));
         assert_eq!(jobs[1].bs, Size(4000));
         assert_eq!(jobs[1].size, Some(SizeOrShare::Bytes(Size(1 << 20))));
-        assert_eq!(jobs[1].offset.as_ref().unwrap().resolve(1 << 30).unwrap(), (1 << 30) / 10 / 4096 * 4096);
+        assert_eq!(
+            jobs[1].offset.as_ref().unwrap().resolve(1 << 30).unwrap(),
+            (1 << 30) / 10 / 4096 * 4096
+        );
     }
 
     #[test]
@@ -328,7 +362,12 @@ mod tests {
         assert_eq!(jobs[1].write_bw_log.as_deref(), Some("y"));
         assert!(jobs[2].new_group && !jobs[2].stonewall);
         // fio's `job options`: the section's own options, not [global]'s.
-        let opts = |j: &JobConfig| j.job_options.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>();
+        let opts = |j: &JobConfig| {
+            j.job_options
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+        };
         assert_eq!(opts(&jobs[0]), ["write_lat_log=x", "log_avg_msec=100", "log_offset=1"]);
         assert_eq!(opts(&jobs[2]), ["new_group="]);
     }

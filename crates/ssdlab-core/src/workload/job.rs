@@ -367,10 +367,9 @@ impl JobConfig {
         if !self.job_options.is_empty() {
             return self.job_options.clone();
         }
-        let (Ok(serde_json::Value::Object(mine)), Ok(serde_json::Value::Object(dflt))) = (
-            serde_json::to_value(self),
-            serde_json::to_value(JobConfig::default()),
-        ) else {
+        let (Ok(serde_json::Value::Object(mine)), Ok(serde_json::Value::Object(dflt))) =
+            (serde_json::to_value(self), serde_json::to_value(JobConfig::default()))
+        else {
             return Vec::new();
         };
         mine.into_iter()
