@@ -709,6 +709,91 @@ fn build_config(
     Ok(cfg)
 }
 
+/// Keys that serialise to nothing while unset, with what unset means.
+pub const UNSET_KEYS: &[(&str, &str)] = &[
+    ("device.host.bandwidth", "the interface's bandwidth"),
+    ("device.ftl.allocation_slack", "a quarter of a block"),
+    ("job.offset", "0"),
+    ("job.size", "from offset to the end of the device"),
+    ("job.io_size", "size: one pass"),
+    ("job.number_ios", "no limit"),
+    ("job.runtime", "no limit"),
+    ("job.ramp_time", "0"),
+    ("job.seed", "derived from the run's seed"),
+    ("job.rate_iops", "closed loop"),
+    ("job.bssplit", "bs only"),
+    ("job.trace", "generated requests; its keys are in docs/traces.md"),
+    ("job.replay", "open"),
+    ("job.write_lat_log", "no latency log"),
+    ("job.write_bw_log", "no bandwidth log"),
+    ("job.write_iops_log", "no IOPS log"),
+];
+
+/// The keys a preset does not write, with the values they take (defaults), as commented
+/// TOML to append to the preset's text: with it, `config show` lists every key.
+pub fn preset_defaults(name: &str) -> Option<String> {
+    let text = preset_text(name)?;
+    let cfg = load_config(name).ok()?;
+    let value = toml::Value::try_from(&cfg).ok()?;
+    let mut out = String::from("\n# Every other key, at the value it takes when not written (see docs/config.md):\n");
+    fn walk(prefix: &str, v: &toml::Value, text: &str, out: &mut Vec<(String, String, String)>) {
+        match v {
+            toml::Value::Table(t) => {
+                for (k, v) in t {
+                    let p = if prefix.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{prefix}.{k}")
+                    };
+                    walk(&p, v, text, out);
+                }
+            }
+            toml::Value::Array(a) if !a.is_empty() && a.iter().all(|x| x.is_table()) => {
+                for (i, x) in a.iter().enumerate() {
+                    walk(&format!("{prefix}.{i}"), x, text, out);
+                }
+            }
+            v => {
+                if crate::source::toml_position(text, prefix).is_err() {
+                    let (table, key) = prefix.rsplit_once('.').unwrap_or(("", prefix));
+                    out.push((table.to_string(), key.to_string(), v.to_string()));
+                }
+            }
+        }
+    }
+    let mut leaves = Vec::new();
+    walk("", &value, text, &mut leaves);
+    for (key, meaning) in UNSET_KEYS {
+        let (table, leaf) = key.rsplit_once('.').expect("dotted");
+        let tables: Vec<String> = if table == "job" {
+            (0..cfg.job.len()).map(|i| format!("job.{i}")).collect()
+        } else {
+            vec![table.to_string()]
+        };
+        for t in tables {
+            if crate::source::toml_position(text, &format!("{t}.{leaf}")).is_err()
+                && !leaves.iter().any(|(a, b, _)| *a == t && b == leaf)
+            {
+                leaves.push((t, leaf.to_string(), format!("(unset: {meaning})")));
+            }
+        }
+    }
+    leaves.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut current = None;
+    for (table, key, v) in leaves {
+        if current.as_ref() != Some(&table) {
+            let header = match table.strip_prefix("job.") {
+                Some(i) => format!("[[job]] (job {i})"),
+                None => format!("[{table}]"),
+            };
+            out.push_str(&format!("# {header}\n"));
+            current = Some(table);
+        }
+        out.push_str(&format!("#   {key} = {v}\n"));
+    }
+    Some(out)
+}
+
 /// Load a run config from a file, or a preset by name.
 pub fn load_config(path_or_preset: &str) -> Result<Config> {
     load_config_with(path_or_preset, &[])
@@ -1071,6 +1156,46 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("device.nand.program"), "{e}");
+    }
+
+    #[test]
+    fn config_show_lists_every_key_of_every_preset() {
+        for name in preset_names() {
+            let text = preset_text(name).unwrap();
+            let shown = preset_defaults(name).unwrap();
+            let cfg = load_config(name).unwrap();
+            let v = toml::Value::try_from(&cfg).unwrap();
+            let mut keys: Vec<String> = UNSET_KEYS.iter().map(|(k, _)| k.replace("job.", "job.0.")).collect();
+            fn walk(prefix: &str, v: &toml::Value, out: &mut Vec<String>) {
+                match v {
+                    toml::Value::Table(t) => t.iter().for_each(|(k, v)| {
+                        walk(
+                            &if prefix.is_empty() {
+                                k.clone()
+                            } else {
+                                format!("{prefix}.{k}")
+                            },
+                            v,
+                            out,
+                        )
+                    }),
+                    toml::Value::Array(a) if !a.is_empty() && a.iter().all(|x| x.is_table()) => a
+                        .iter()
+                        .enumerate()
+                        .for_each(|(i, x)| walk(&format!("{prefix}.{i}"), x, out)),
+                    _ => out.push(prefix.to_string()),
+                }
+            }
+            walk("", &v, &mut keys);
+            assert!(keys.len() > 60, "{name}: {} keys", keys.len());
+            for k in keys {
+                let leaf = k.rsplit('.').next().unwrap();
+                assert!(
+                    crate::source::toml_position(text, &k).is_ok() || shown.contains(&format!("#   {leaf} = ")),
+                    "{name}: config show does not list {k}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! Latency and throughput statistics, and the run result in the shape of fio's JSON output
 //! (`jobs[].read/write/trim` with `clat_ns` percentiles) plus an `ssd` section.
 
+use crate::fiohist::{LatBuckets, PlatHist};
+use crate::sampling::SampleStats;
 use hdrhistogram::Histogram;
 use serde::Serialize;
 
@@ -19,6 +21,13 @@ pub struct OpStats {
     sum: u128,
     sumsq: f64,
     hist: Histogram<u64>,
+    /// fio's log-linear bins (json+).
+    plat: PlatHist,
+    /// fio's latency_ns / latency_us / latency_ms buckets.
+    pub buckets: LatBuckets,
+    /// Bandwidth (KiB/s) and IOPS of each `bw_avg_time` / `iops_avg_time` window of the job.
+    pub bw_samples: SampleStats,
+    pub iops_samples: SampleStats,
 }
 
 impl Default for OpStats {
@@ -31,6 +40,10 @@ impl Default for OpStats {
             sum: 0,
             sumsq: 0.0,
             hist: Histogram::new(3).expect("histogram"),
+            plat: PlatHist::default(),
+            buckets: LatBuckets::default(),
+            bw_samples: SampleStats::default(),
+            iops_samples: SampleStats::default(),
         }
     }
 }
@@ -44,13 +57,41 @@ pub struct LatStats {
     #[serde(rename = "N")]
     pub n: u64,
     pub percentile: Percentiles,
+    /// fio's json+ `bins`: bin value (ns) → I/Os, non-empty bins only; `clat_ns` only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bins: Option<Ordered<u64>>,
 }
 
-/// Percentile → value, serialised as a JSON object in ascending percentile order (as fio does).
-#[derive(Clone, Debug, PartialEq, Default)]
-pub struct Percentiles(pub Vec<(String, u64)>);
+impl LatStats {
+    /// Statistics of `n` latencies that are all 0.
+    fn zeros(n: u64) -> LatStats {
+        LatStats {
+            min: 0,
+            max: 0,
+            mean: 0.0,
+            stddev: 0.0,
+            n,
+            percentile: Percentiles::default(),
+            bins: None,
+        }
+    }
+}
 
-impl Serialize for Percentiles {
+/// Key → value, serialised as a JSON object in the order given (as fio orders percentiles,
+/// bins and buckets).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ordered<V>(pub Vec<(String, V)>);
+
+impl<V> Default for Ordered<V> {
+    fn default() -> Self {
+        Ordered(Vec::new())
+    }
+}
+
+/// Percentile → value, in ascending percentile order.
+pub type Percentiles = Ordered<u64>;
+
+impl<V: Serialize> Serialize for Ordered<V> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
         let mut m = s.serialize_map(Some(self.0.len()))?;
@@ -73,8 +114,30 @@ pub struct OpResult {
     /// Milliseconds.
     pub runtime: u64,
     pub total_ios: u64,
+    /// Short and dropped I/Os: none in a simulation.
+    pub short_ios: u64,
+    pub drop_ios: u64,
+    /// Submission latency: from the job issuing an I/O until the device takes it. The
+    /// simulated host hands a request to the device the moment it issues it (no driver or
+    /// submission queue is modelled), so every I/O's is 0; `N` counts them.
+    pub slat_ns: LatStats,
     pub clat_ns: LatStats,
+    /// slat + clat, equal to clat.
     pub lat_ns: LatStats,
+    /// Bandwidth samples (KiB/s), one per `bw_avg_time` of simulated time.
+    pub bw_min: u64,
+    pub bw_max: u64,
+    /// Mean sample over the group's bandwidth in the direction, percent.
+    pub bw_agg: f64,
+    pub bw_mean: f64,
+    pub bw_dev: f64,
+    pub bw_samples: u64,
+    /// IOPS samples, one per `iops_avg_time` of simulated time.
+    pub iops_min: u64,
+    pub iops_max: u64,
+    pub iops_mean: f64,
+    pub iops_stddev: f64,
+    pub iops_samples: u64,
 }
 
 impl OpStats {
@@ -90,6 +153,13 @@ impl OpStats {
         if self.hist.record(lat_ns.max(1)).is_err() {
             self.hist.saturating_record(lat_ns.max(1));
         }
+        self.plat.record(lat_ns);
+        self.buckets.record(lat_ns);
+    }
+
+    /// Sum of the latencies (ns).
+    pub fn lat_sum(&self) -> u128 {
+        self.sum
     }
 
     pub fn mean(&self) -> f64 {
@@ -100,7 +170,9 @@ impl OpStats {
         }
     }
 
-    pub fn result(&self, runtime_ns: u64) -> OpResult {
+    /// The direction's result over `runtime_ns`; `group_kib_s` is the bandwidth of the job's
+    /// reporting group in this direction (for `bw_agg`).
+    pub fn result(&self, runtime_ns: u64, group_kib_s: u64) -> OpResult {
         let n = self.count;
         let mean = self.mean();
         let var = if n > 1 {
@@ -124,7 +196,11 @@ impl OpStats {
             stddev: round3(var.sqrt()),
             n,
             percentile,
+            bins: None,
         };
+        let mut clat = lat.clone();
+        // As fio: no bins for a direction without I/O.
+        clat.bins = (n > 0).then(|| Ordered(self.plat.bins().into_iter().map(|(v, c)| (v.to_string(), c)).collect()));
         let secs = runtime_ns as f64 / 1e9;
         let bw_bytes = if runtime_ns == 0 {
             0
@@ -139,8 +215,31 @@ impl OpStats {
             iops: if runtime_ns == 0 { 0.0 } else { round3(n as f64 / secs) },
             runtime: runtime_ns / 1_000_000,
             total_ios: n,
-            clat_ns: lat.clone(),
+            short_ios: 0,
+            drop_ios: 0,
+            slat_ns: LatStats::zeros(n),
+            clat_ns: clat,
             lat_ns: lat,
+            // A direction without I/O has no samples (as in fio).
+            bw_min: if n == 0 { 0 } else { self.bw_samples.min },
+            bw_max: if n == 0 { 0 } else { self.bw_samples.max },
+            bw_agg: if n == 0 || group_kib_s == 0 {
+                0.0
+            } else {
+                round6(100.0 * self.bw_samples.mean() / group_kib_s as f64)
+            },
+            bw_mean: if n == 0 { 0.0 } else { round6(self.bw_samples.mean()) },
+            bw_dev: if n == 0 { 0.0 } else { round6(self.bw_samples.stddev()) },
+            bw_samples: if n == 0 { 0 } else { self.bw_samples.n },
+            iops_min: if n == 0 { 0 } else { self.iops_samples.min },
+            iops_max: if n == 0 { 0 } else { self.iops_samples.max },
+            iops_mean: if n == 0 { 0.0 } else { round6(self.iops_samples.mean()) },
+            iops_stddev: if n == 0 {
+                0.0
+            } else {
+                round6(self.iops_samples.stddev())
+            },
+            iops_samples: if n == 0 { 0 } else { self.iops_samples.n },
         }
     }
 }
@@ -148,6 +247,11 @@ impl OpStats {
 /// Round to 3 decimals so that JSON output is stable and readable.
 pub fn round3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
+}
+
+/// Round to 6 decimals, as fio prints its floating-point figures.
+pub fn round6(x: f64) -> f64 {
+    (x * 1e6).round() / 1e6
 }
 
 /// How an open-loop job kept up with its arrivals.
@@ -162,21 +266,160 @@ pub struct OpenLoopReport {
     pub keeping_up: bool,
 }
 
+/// fio's `sync` section: no syncs are simulated.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct SyncResult {
+    pub total_ios: u64,
+    pub lat_ns: LatStats,
+}
+
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct JobResult {
     pub jobname: String,
+    /// Reporting group: counts up at each job with `stonewall` or `new_group`.
     pub groupid: u32,
     pub error: u32,
-    /// Milliseconds.
-    pub job_runtime: u64,
+    /// fio's ETA: 0, the job is over.
+    pub eta: u64,
+    /// Seconds of simulated time from the job's start to its last completion, rounded up.
+    pub elapsed: u64,
+    #[serde(rename = "job options")]
+    pub job_options: Ordered<String>,
     pub read: OpResult,
     pub write: OpResult,
     pub trim: OpResult,
+    pub sync: SyncResult,
+    /// Milliseconds.
+    pub job_runtime: u64,
+    /// Host CPU and process counters of fio: nothing runs on a host CPU here, all 0.
+    pub usr_cpu: f64,
+    pub sys_cpu: f64,
+    pub ctx: u64,
+    pub majf: u64,
+    pub minf: u64,
+    /// Share of I/Os (percent) issued while the clone had 1, 2–3, 4–7, ... I/Os outstanding,
+    /// the new one included.
+    pub iodepth_level: Ordered<f64>,
+    /// I/Os per submission and per reaping of completions: the simulated host submits and
+    /// reaps one at a time (fio's 1–4 bucket).
+    pub iodepth_submit: Ordered<f64>,
+    pub iodepth_complete: Ordered<f64>,
+    /// Share of I/Os (percent) by latency, all directions: fio's buckets.
+    pub latency_ns: Ordered<f64>,
+    pub latency_us: Ordered<f64>,
+    pub latency_ms: Ordered<f64>,
+    /// fio's latency target settings (`latency_target` is not supported: 0, 100 %).
+    pub latency_depth: u32,
+    pub latency_target: u64,
+    pub latency_percentile: f64,
+    pub latency_window: u64,
     pub ssdlab: JobExtra,
+}
+
+/// fio's `iodepth_level` buckets: the bucket of a depth.
+pub fn depth_bucket(depth: u64) -> usize {
+    match depth {
+        0..=1 => 0,
+        2..=3 => 1,
+        4..=7 => 2,
+        8..=15 => 3,
+        16..=31 => 4,
+        32..=63 => 5,
+        _ => 6,
+    }
+}
+
+/// Counts as percentages of their total, under fio's names.
+pub fn percentages(names: &[&str], counts: &[u64]) -> Ordered<f64> {
+    percentages_of(names, counts, counts.iter().sum())
+}
+
+/// Counts as percentages of `total`, under fio's names.
+pub fn percentages_of(names: &[&str], counts: &[u64], total: u64) -> Ordered<f64> {
+    Ordered(
+        names
+            .iter()
+            .zip(counts)
+            .map(|(n, &c)| {
+                let p = if total == 0 {
+                    0.0
+                } else {
+                    round6(100.0 * c as f64 / total as f64)
+                };
+                (n.to_string(), p)
+            })
+            .collect(),
+    )
+}
+
+pub const DEPTH_NAMES: [&str; 7] = ["1", "2", "4", "8", "16", "32", ">=64"];
+pub const SUBMIT_NAMES: [&str; 7] = ["0", "4", "8", "16", "32", "64", ">=64"];
+
+impl JobResult {
+    /// The job-level fields that follow from its directions' statistics.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        jobname: String,
+        groupid: u32,
+        elapsed_ns: u64,
+        job_options: Vec<(String, String)>,
+        ops: [OpResult; 3],
+        buckets: &LatBuckets,
+        depths: &[u64; 7],
+        runtime_ns: u64,
+        iodepth: u32,
+        ssdlab: JobExtra,
+    ) -> JobResult {
+        let [read, write, trim] = ops;
+        let ios = read.total_ios + write.total_ios + trim.total_ios;
+        let batch = [0, ios, 0, 0, 0, 0, 0];
+        let [ns, us, ms] = buckets.named();
+        let pct = |v: Vec<(String, u64)>| {
+            let names: Vec<&str> = v.iter().map(|x| x.0.as_str()).collect();
+            let counts: Vec<u64> = v.iter().map(|x| x.1).collect();
+            percentages_of(&names, &counts, buckets.total())
+        };
+        JobResult {
+            jobname,
+            groupid,
+            error: 0,
+            eta: 0,
+            elapsed: elapsed_ns.div_ceil(1_000_000_000),
+            job_options: Ordered(job_options),
+            read,
+            write,
+            trim,
+            sync: SyncResult {
+                total_ios: 0,
+                lat_ns: LatStats::zeros(0),
+            },
+            job_runtime: runtime_ns / 1_000_000,
+            usr_cpu: 0.0,
+            sys_cpu: 0.0,
+            ctx: 0,
+            majf: 0,
+            minf: 0,
+            iodepth_level: percentages(&DEPTH_NAMES, depths),
+            iodepth_submit: percentages(&SUBMIT_NAMES, &batch),
+            iodepth_complete: percentages(&SUBMIT_NAMES, &batch),
+            latency_ns: pct(ns),
+            latency_us: pct(us),
+            latency_ms: pct(ms),
+            latency_depth: iodepth,
+            latency_target: 0,
+            latency_percentile: 100.0,
+            latency_window: 0,
+            ssdlab,
+        }
+    }
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct JobExtra {
+    /// When the job started (0, or for a job behind a `stonewall`, when the jobs before it
+    /// had finished) and its last completion, simulated ns.
+    pub start_ns: u64,
+    pub last_completion_ns: u64,
     pub numjobs: u32,
     pub iodepth: u32,
     pub stream: u32,
@@ -217,6 +460,12 @@ pub struct SsdResult {
     pub throughput: serde_json::Value,
     /// (simulated ns, free blocks) samples.
     pub free_blocks_over_time: Vec<(u64, u64)>,
+    /// (simulated ns, WAF of the interval since the previous sample), at the same sampling
+    /// points; 0 for an interval without host writes.
+    pub waf_over_time: Vec<(u64, f64)>,
+    /// (simulated ns, mean latency in ns of the measured I/Os completed since the previous
+    /// sample), at the same sampling points (none for an interval without completions).
+    pub latency_over_time: Vec<(u64, f64)>,
     pub precondition: serde_json::Value,
     /// Things the reader of the result should know (reads of never-written data, ...).
     pub warnings: Vec<String>,
@@ -226,15 +475,46 @@ pub struct SsdResult {
     pub sim_requests_per_wall_s: f64,
 }
 
+/// fio's `disk_util` entry for the simulated device, over the measured window.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct DiskUtil {
+    pub name: String,
+    /// Measured host reads and writes completed.
+    pub read_ios: u64,
+    pub write_ios: u64,
+    /// Requests merged by a block layer: none is modelled.
+    pub read_merges: u64,
+    pub write_merges: u64,
+    /// Sum of the reads' (writes') latencies, ms.
+    pub read_ticks: u64,
+    pub write_ticks: u64,
+    /// Sum of all measured I/Os' latencies (the time-weighted queue length), ms.
+    pub in_queue: u64,
+    /// Percentage of the measured host-visible span with at least one request outstanding.
+    pub util: f64,
+}
+
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct RunResult {
     #[serde(rename = "ssdlab version")]
     pub version: String,
     pub jobs: Vec<JobResult>,
+    pub disk_util: Vec<DiskUtil>,
     pub ssd: SsdResult,
 }
 
 impl RunResult {
+    /// The result without fio's json+ latency bins (fio's plain JSON output).
+    pub fn without_bins(&self) -> RunResult {
+        let mut r = self.clone();
+        for j in &mut r.jobs {
+            for op in [&mut j.read, &mut j.write, &mut j.trim] {
+                op.clat_ns.bins = None;
+            }
+        }
+        r
+    }
+
     /// The result as JSON with the wall-clock fields zeroed: equal for equal configs and seeds.
     pub fn deterministic_json(&self) -> String {
         let mut r = self.clone();
@@ -257,7 +537,7 @@ mod tests {
         for v in 1..=10_000u64 {
             s.record(4096, v * 1000);
         }
-        let r = s.result(1_000_000_000);
+        let r = s.result(1_000_000_000, 0);
         let p = |k: &str| r.clat_ns.percentile.0.iter().find(|(q, _)| q == k).unwrap().1 as f64;
         assert!((p("50.000000") / 5_000_000.0 - 1.0).abs() < 0.002);
         assert!((p("99.000000") / 9_900_000.0 - 1.0).abs() < 0.002);
@@ -268,5 +548,39 @@ mod tests {
         assert_eq!(r.total_ios, 10_000);
         assert_eq!(r.iops, 10_000.0);
         assert_eq!(r.bw_bytes, 4096 * 10_000);
+        // lat = slat + clat with slat 0 for every I/O.
+        assert_eq!((r.slat_ns.n, r.slat_ns.max), (10_000, 0));
+        assert_eq!(r.lat_ns.mean, r.clat_ns.mean);
+        // json+ bins: 1000 ns is exact-bin territory no more (msb 9, 3 error bits): the bin
+        // [1000, 1008) printed as 1004 holds the single 1000 ns sample; all 10,000 counted.
+        let bins = r.clat_ns.bins.as_ref().unwrap();
+        assert_eq!(bins.0[0], ("1004".to_string(), 1));
+        assert_eq!(bins.0.iter().map(|b| b.1).sum::<u64>(), 10_000);
+        assert!(r.lat_ns.bins.is_none());
+    }
+
+    #[test]
+    fn samples_and_depths_reach_the_result() {
+        let mut s = OpStats::default();
+        s.record(4096, 100);
+        for v in [1000, 3000, 2000] {
+            s.bw_samples.add(v);
+        }
+        let r = s.result(1_500_000_000, 4000);
+        assert_eq!((r.bw_min, r.bw_max, r.bw_samples), (1000, 3000, 3));
+        assert_eq!(r.bw_mean, 2000.0);
+        assert_eq!(r.bw_dev, 1000.0);
+        // Mean 2000 KiB/s of a group doing 4000 KiB/s.
+        assert_eq!(r.bw_agg, 50.0);
+        // A direction without I/O reports no samples.
+        let mut t = OpStats::default();
+        t.bw_samples.add(0);
+        assert_eq!(t.result(1_000_000_000, 4000).bw_samples, 0);
+        assert_eq!(depth_bucket(1), 0);
+        assert_eq!(depth_bucket(3), 1);
+        assert_eq!(depth_bucket(32), 5);
+        assert_eq!(depth_bucket(64), 6);
+        let p = percentages(&DEPTH_NAMES, &[1, 0, 0, 0, 0, 3, 0]);
+        assert_eq!(p.0[5], ("32".to_string(), 75.0));
     }
 }

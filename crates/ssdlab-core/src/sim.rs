@@ -15,10 +15,12 @@
 
 use crate::config::Config;
 use crate::device::{Device, Snapshot};
-use crate::metrics::{JobExtra, JobResult, OpStats, OpenLoopReport, RunResult, SsdResult};
+use crate::fiolog::CloneLogs;
+use crate::metrics::{depth_bucket, DiskUtil, JobExtra, JobResult, OpStats, OpenLoopReport, RunResult, SsdResult};
 use crate::precondition::{precondition, PreconditionReport};
 use crate::request::Op;
 use crate::request::{Request, RequestSource};
+use crate::sampling::Windows;
 use crate::scheduler;
 use crate::trace::TraceSource;
 use crate::workload::job::JobSource;
@@ -42,6 +44,10 @@ struct Stream {
     open: bool,
     depth: u32,
     pending: Option<Request>,
+    /// Its requests outstanding.
+    inflight: u64,
+    /// fio's logs of this clone, while the run goes.
+    logs: Option<CloneLogs>,
 }
 
 #[derive(Default)]
@@ -54,6 +60,56 @@ struct JobStats {
     last_lat: VecDeque<u64>,
     outstanding: u64,
     max_outstanding: u64,
+    /// Measured I/Os by the clone's depth at issue (fio's iodepth_level buckets).
+    depths: [u64; 7],
+    /// bw_avg_time and iops_avg_time windows from `first_issue`.
+    bw_win: Option<Windows>,
+    iops_win: Option<Windows>,
+    /// When the job started (its phase's start) and when its statistics start.
+    start: u64,
+    measure_from: u64,
+    /// Last completion of any of its requests, measured or not.
+    last_any: u64,
+}
+
+impl JobStats {
+    /// Count a measured I/O (direction, bytes, latency) completed at `t` in the job's
+    /// bandwidth and IOPS windows, or with None only close the windows ended by `t`; each
+    /// closed window is a sample.
+    fn sample(&mut self, job: &crate::workload::job::JobConfig, t: u64, io: Option<(usize, u64, u64)>) {
+        let Some(origin) = self.first_issue else {
+            return;
+        };
+        let ops = &mut self.ops;
+        let bw = self
+            .bw_win
+            .get_or_insert_with(|| Windows::new(job.bw_avg_time * 1_000_000, origin));
+        let width = bw.width;
+        let mut bw_sample = |_, w: &[crate::sampling::Window; 3]| {
+            for (w, o) in w.iter().zip(ops.iter_mut()) {
+                o.bw_samples.add(w.kib_per_s(width));
+            }
+            Ok::<(), ()>(())
+        };
+        let _ = match io {
+            Some((dir, bytes, lat)) => bw.add(t, dir, bytes, lat, &mut bw_sample),
+            None => bw.close_until(t, &mut bw_sample),
+        };
+        let iops = self
+            .iops_win
+            .get_or_insert_with(|| Windows::new(job.iops_avg_time * 1_000_000, origin));
+        let width = iops.width;
+        let mut iops_sample = |_, w: &[crate::sampling::Window; 3]| {
+            for (w, o) in w.iter().zip(ops.iter_mut()) {
+                o.iops_samples.add(w.iops(width));
+            }
+            Ok::<(), ()>(())
+        };
+        let _ = match io {
+            Some((dir, bytes, lat)) => iops.add(t, dir, bytes, lat, &mut iops_sample),
+            None => iops.close_until(t, &mut iops_sample),
+        };
+    }
 }
 
 /// A request handed to the device and not yet complete.
@@ -62,6 +118,7 @@ struct Issued {
     stream: u32,
     time: u64,
     op: Op,
+    offset: u64,
     len: u64,
 }
 
@@ -133,6 +190,12 @@ pub struct Simulation {
     stats: Vec<JobStats>,
     pre: PreconditionReport,
     free_samples: Vec<(u64, u64)>,
+    /// (time, units programmed, host units written), cumulative, at the free-block samples.
+    waf_samples: Vec<(u64, u64, u64)>,
+    /// (time, mean latency of the measured I/Os completed since the previous sample).
+    lat_samples: Vec<(u64, f64)>,
+    /// Latency sum and count since the last sample.
+    lat_acc: (u128, u64),
     sample_every: u64,
     expected: Option<u64>,
 }
@@ -143,7 +206,34 @@ struct Measured {
     window: Snapshot,
     first_submit: Option<u64>,
     last_host_done: u64,
+    /// Time with at least one request outstanding in the measured window.
+    busy_ns: u64,
     wall_s: f64,
+}
+
+/// Phase of each job: a job with `stonewall` starts when every job before it has finished.
+fn phases(jobs: &[crate::workload::job::JobConfig]) -> Vec<usize> {
+    let mut p = 0;
+    jobs.iter()
+        .enumerate()
+        .map(|(i, j)| {
+            p += (i > 0 && j.stonewall) as usize;
+            p
+        })
+        .collect()
+}
+
+/// fio's reporting groups: a new one at each job (after the first) with `stonewall` or
+/// `new_group`.
+pub fn group_ids(jobs: &[crate::workload::job::JobConfig]) -> Vec<u32> {
+    let mut g = 0;
+    jobs.iter()
+        .enumerate()
+        .map(|(i, j)| {
+            g += (i > 0 && (j.stonewall || j.new_group)) as u32;
+            g
+        })
+        .collect()
 }
 
 impl Simulation {
@@ -183,12 +273,15 @@ impl Simulation {
                         (Box::new(src), job.rate_iops.is_some())
                     }
                 };
+                let logs = CloneLogs::create(job, streams.len() + 1)?;
                 streams.push(Stream {
                     job: i,
                     source,
                     open,
                     depth: job.iodepth,
                     pending: None,
+                    inflight: 0,
+                    logs,
                 });
             }
         }
@@ -202,6 +295,9 @@ impl Simulation {
             streams,
             pre,
             free_samples: Vec::new(),
+            waf_samples: Vec::new(),
+            lat_samples: Vec::new(),
+            lat_acc: (0, 0),
             sample_every: 1024,
             expected,
         })
@@ -223,6 +319,65 @@ impl Simulation {
             .unwrap_or(0)
     }
 
+    /// Start the jobs of `phase` at `t`: their host events, and their statistics' start.
+    #[allow(clippy::too_many_arguments)]
+    fn start_phase(
+        &mut self,
+        phase: usize,
+        t: u64,
+        phase_of: &[usize],
+        ramp: &[u64],
+        host: &mut BinaryHeap<Reverse<(u64, u64, u32)>>,
+        seq: &mut u64,
+        live: &mut [u64],
+    ) -> Result<()> {
+        for (j, st) in self.stats.iter_mut().enumerate() {
+            if phase_of[j] == phase {
+                st.start = t;
+                st.measure_from = t + ramp[j];
+            }
+        }
+        for (si, s) in self.streams.iter_mut().enumerate() {
+            if phase_of[s.job] != phase {
+                continue;
+            }
+            if s.open {
+                if let Some(mut r) = s.source.next_request(0)? {
+                    r.time_ns = check_time(r.time_ns.saturating_add(t), "a request's arrival")?;
+                    host.push(Reverse((r.time_ns, *seq, si as u32)));
+                    *seq += 1;
+                    live[phase] += 1;
+                    s.pending = Some(r);
+                }
+            } else {
+                for _ in 0..s.depth {
+                    host.push(Reverse((t, *seq, si as u32)));
+                    *seq += 1;
+                    live[phase] += 1;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Sample the device's free blocks and write amplification counters at `t`.
+    fn sample_device(&mut self, t: u64) {
+        let d = &self.device;
+        let upp = d.geo.units_per_page as u64;
+        let st = &d.ftl.stats;
+        self.free_samples.push((t, d.free_blocks() as u64));
+        self.waf_samples.push((
+            t,
+            (st.host_pages_programmed + st.gc_pages_programmed) * upp,
+            d.counters.host_write_units,
+        ));
+        let (sum, n) = std::mem::take(&mut self.lat_acc);
+        if n > 0 {
+            self.lat_samples
+                .push((t, crate::metrics::round3(sum as f64 / n as f64)));
+        }
+    }
+
     /// Run all jobs to completion, then let the device finish its queued work.
     pub fn run(&mut self, progress: &mut dyn FnMut(Progress)) -> Result<RunResult> {
         let wall = std::time::Instant::now();
@@ -230,21 +385,14 @@ impl Simulation {
         let window_start = self.window_start();
         let mut host: BinaryHeap<Reverse<(u64, u64, u32)>> = BinaryHeap::new();
         let mut seq = 0u64;
-        for (si, s) in self.streams.iter_mut().enumerate() {
-            if s.open {
-                if let Some(r) = s.source.next_request(0)? {
-                    check_time(r.time_ns, "a request's arrival")?;
-                    host.push(Reverse((r.time_ns, seq, si as u32)));
-                    seq += 1;
-                    s.pending = Some(r);
-                }
-            } else {
-                for _ in 0..s.depth {
-                    host.push(Reverse((0, seq, si as u32)));
-                    seq += 1;
-                }
-            }
-        }
+        // Jobs run in phases (stonewall); `live` counts a phase's host events and requests
+        // outstanding, and the next phase starts when it reaches 0.
+        let phase_of = phases(&self.cfg.job);
+        let n_phases = phase_of.last().map_or(1, |p| p + 1);
+        let mut live = vec![0u64; n_phases];
+        let mut phase = 0usize;
+        let mut now = 0u64;
+        self.start_phase(0, 0, &phase_of, &ramp, &mut host, &mut seq, &mut live)?;
         let mut issued: Vec<Issued> = Vec::new();
         let mut free_issued: Vec<u32> = Vec::new();
         let mut outstanding = 0u64;
@@ -253,10 +401,16 @@ impl Simulation {
         let mut first_submit: Option<u64> = None;
         let mut last_host_done = 0u64;
         let mut draining = false;
+        let mut busy_since = 0u64;
+        let mut busy_ns = 0u64;
         let mut completions: Vec<(u64, u64)> = Vec::new();
         self.device.kick_background()?;
-        self.free_samples.push((0, self.device.free_blocks() as u64));
+        self.sample_device(0);
         loop {
+            while live[phase] == 0 && phase + 1 < n_phases {
+                phase += 1;
+                self.start_phase(phase, now, &phase_of, &ramp, &mut host, &mut seq, &mut live)?;
+            }
             let th = host.peek().map(|Reverse((t, ..))| *t);
             let td = self.device.next_event();
             let t = match (th, td) {
@@ -266,6 +420,7 @@ impl Simulation {
                 (Some(h), Some(d)) => h.min(d),
             };
             check_time(t, "the run")?;
+            now = t;
             if window.is_none() && t >= window_start {
                 window = Some(self.device.snapshot(window_start));
             }
@@ -275,13 +430,18 @@ impl Simulation {
             } else {
                 let Reverse((t, _, si)) = host.pop().expect("a host event");
                 let s = &mut self.streams[si as usize];
+                let js = &mut self.stats[s.job];
+                let ph = phase_of[s.job];
+                live[ph] -= 1;
+                // Sources count time from their job's start.
+                let rel = t - js.start;
                 let req = if s.open {
                     match s.pending.take() {
                         Some(r) => r,
                         None => continue,
                     }
                 } else {
-                    match s.source.next_request(t)? {
+                    match s.source.next_request(rel)? {
                         Some(r) => {
                             // The stream's later requests: their map entries into cache.
                             self.device.prefetch(s.source.upcoming(15), s.source.upcoming(7));
@@ -299,6 +459,7 @@ impl Simulation {
                     stream: si,
                     time: t,
                     op: req.op,
+                    offset: req.offset,
                     len: req.len,
                 };
                 let tag = match free_issued.pop() {
@@ -311,21 +472,28 @@ impl Simulation {
                         (issued.len() - 1) as u32
                     }
                 };
+                if outstanding == 0 {
+                    busy_since = t;
+                }
                 outstanding += 1;
+                live[ph] += 1;
+                s.inflight += 1;
                 if t >= window_start {
                     first_submit.get_or_insert(t);
                 }
                 let js = &mut self.stats[job];
-                if t >= ramp[job] {
+                if t >= js.measure_from {
                     js.first_issue.get_or_insert(t);
+                    js.depths[depth_bucket(s.inflight)] += 1;
                 }
                 if s.open {
                     js.outstanding += 1;
                     js.max_outstanding = js.max_outstanding.max(js.outstanding);
-                    if let Some(mut r) = s.source.next_request(t)? {
-                        r.time_ns = check_time(r.time_ns.max(t), "a request's arrival")?;
+                    if let Some(mut r) = s.source.next_request(rel)? {
+                        r.time_ns = check_time(r.time_ns.saturating_add(js.start).max(t), "a request's arrival")?;
                         host.push(Reverse((r.time_ns, seq, si)));
                         seq += 1;
+                        live[ph] += 1;
                         s.pending = Some(r);
                     }
                 }
@@ -336,13 +504,28 @@ impl Simulation {
                 let is = issued[tag as usize];
                 free_issued.push(tag as u32);
                 outstanding -= 1;
+                if outstanding == 0 && c > window_start {
+                    busy_ns += c - busy_since.max(window_start);
+                }
                 last_host_done = last_host_done.max(c);
-                let s = &self.streams[is.stream as usize];
+                let s = &mut self.streams[is.stream as usize];
+                s.inflight -= 1;
+                let job = &self.cfg.job[s.job];
                 let js = &mut self.stats[s.job];
+                live[phase_of[s.job]] -= 1;
+                js.last_any = js.last_any.max(c);
                 let lat = c - is.time;
-                if is.time >= ramp[s.job] {
-                    js.ops[is.op.index()].record(is.len, lat);
+                if is.time >= js.measure_from {
+                    let dir = is.op.index();
+                    js.ops[dir].record(is.len, lat);
                     js.last_done = js.last_done.max(c);
+                    js.sample(job, c, Some((dir, is.len, lat)));
+                    self.lat_acc.0 += lat as u128;
+                    self.lat_acc.1 += 1;
+                    let origin = js.first_issue.expect("a measured request was issued");
+                    if let Some(l) = &mut s.logs {
+                        l.record(origin, c, is.op, is.len, is.offset, lat)?;
+                    }
                 }
                 if s.open {
                     js.outstanding -= 1;
@@ -356,14 +539,19 @@ impl Simulation {
                 } else {
                     host.push(Reverse((c, seq, is.stream)));
                     seq += 1;
+                    live[phase_of[s.job]] += 1;
                 }
                 done += 1;
                 if done.is_multiple_of(self.sample_every) {
-                    self.free_samples.push((c, self.device.free_blocks() as u64));
+                    self.sample_device(c);
                     if self.free_samples.len() >= 512 {
                         // Keep every other sample and sample half as often: bounded and deterministic.
                         let kept: Vec<_> = self.free_samples.iter().copied().step_by(2).collect();
                         self.free_samples = kept;
+                        let kept: Vec<_> = self.waf_samples.iter().copied().step_by(2).collect();
+                        self.waf_samples = kept;
+                        let kept: Vec<_> = self.lat_samples.iter().copied().step_by(2).collect();
+                        self.lat_samples = kept;
                         self.sample_every *= 2;
                     }
                 }
@@ -375,14 +563,23 @@ impl Simulation {
                     });
                 }
             }
-            if !draining && host.is_empty() && outstanding == 0 {
+            if !draining && host.is_empty() && outstanding == 0 && phase + 1 == n_phases {
                 // The host is done: the device finishes what is queued and starts nothing new.
                 self.device.set_draining();
                 draining = true;
             }
         }
         let end = self.device.last_activity().max(last_host_done);
-        self.free_samples.push((end, self.device.free_blocks() as u64));
+        self.sample_device(end);
+        for (st, job) in self.stats.iter_mut().zip(&self.cfg.job) {
+            // The samples of the windows the job's runtime covers in full.
+            st.sample(job, st.last_done, None);
+        }
+        for s in &mut self.streams {
+            if let Some(l) = &mut s.logs {
+                l.finish(self.stats[s.job].last_done)?;
+            }
+        }
         if cfg!(debug_assertions) {
             self.device
                 .ftl
@@ -400,12 +597,32 @@ impl Simulation {
             window,
             first_submit,
             last_host_done,
+            busy_ns,
             wall_s: wall.elapsed().as_secs_f64(),
         }))
     }
 
     fn result(&self, m: Measured) -> RunResult {
         let r3 = crate::metrics::round3;
+        // Each reporting group's bandwidth per direction (KiB/s): its bytes over its longest
+        // runtime, as fio computes the group's aggregate for `bw_agg`.
+        let groups = group_ids(&self.cfg.job);
+        let runtimes: Vec<u64> = self
+            .stats
+            .iter()
+            .map(|st| st.first_issue.map_or(0, |f| st.last_done.saturating_sub(f)))
+            .collect();
+        let group_kib_s = |g: u32, dir: usize| -> u64 {
+            let groups = &groups;
+            let members = || (0..self.stats.len()).filter(move |&i| groups[i] == g);
+            let bytes: u64 = members().map(|i| self.stats[i].ops[dir].bytes).sum();
+            let runtime = members().map(|i| runtimes[i]).max().unwrap_or(0);
+            if runtime == 0 {
+                0
+            } else {
+                (bytes as u128 * 1_000_000_000 / runtime as u128 / 1024) as u64
+            }
+        };
         let jobs: Vec<JobResult> = self
             .cfg
             .job
@@ -433,15 +650,23 @@ impl Simulation {
                         keeping_up: last <= 2.0 * first + 1_000_000.0,
                     }
                 });
-                JobResult {
-                    jobname: job.name.clone(),
-                    groupid: 0,
-                    error: 0,
-                    job_runtime: runtime / 1_000_000,
-                    read: st.ops[0].result(runtime),
-                    write: st.ops[1].result(runtime),
-                    trim: st.ops[2].result(runtime),
-                    ssdlab: JobExtra {
+                let mut buckets = st.ops[0].buckets.clone();
+                buckets.add(&st.ops[1].buckets);
+                buckets.add(&st.ops[2].buckets);
+                let g = groups[i];
+                JobResult::new(
+                    job.name.clone(),
+                    g,
+                    st.last_any.saturating_sub(st.start),
+                    job.fio_job_options(),
+                    [0, 1, 2].map(|d| st.ops[d].result(runtime, group_kib_s(g, d))),
+                    &buckets,
+                    &st.depths,
+                    runtime,
+                    job.iodepth,
+                    JobExtra {
+                        start_ns: st.start,
+                        last_completion_ns: st.last_any,
                         numjobs: job.numjobs,
                         iodepth: job.iodepth,
                         stream: job.stream,
@@ -464,7 +689,7 @@ impl Simulation {
                             }
                         },
                     },
-                }
+                )
             })
             .collect();
         let d = &self.device;
@@ -614,6 +839,20 @@ impl Simulation {
                 },
             }),
             free_blocks_over_time: self.free_samples.clone(),
+            waf_over_time: self
+                .waf_samples
+                .windows(2)
+                .map(|w| {
+                    let host = w[1].2 - w[0].2;
+                    let waf = if host == 0 {
+                        0.0
+                    } else {
+                        r3((w[1].1 - w[0].1) as f64 / host as f64)
+                    };
+                    (w[1].0, waf)
+                })
+                .collect(),
+            latency_over_time: self.lat_samples.clone(),
             precondition: serde_json::to_value(&self.pre).expect("serialisable"),
             warnings,
             sim_time_ns: end,
@@ -625,9 +864,29 @@ impl Simulation {
                 0.0
             },
         };
+        let ticks =
+            |op: usize| -> u64 { self.stats.iter().map(|s| s.ops[op].lat_sum()).sum::<u128>() as u64 / 1_000_000 };
+        let count = |op: usize| -> u64 { self.stats.iter().map(|s| s.ops[op].count).sum() };
+        let disk_span = m.last_host_done.saturating_sub(w0.time);
+        let disk_util = DiskUtil {
+            name: d.name.clone(),
+            read_ios: count(0),
+            write_ios: count(1),
+            read_merges: 0,
+            write_merges: 0,
+            read_ticks: ticks(0),
+            write_ticks: ticks(1),
+            in_queue: ticks(0) + ticks(1) + ticks(2),
+            util: if disk_span == 0 {
+                0.0
+            } else {
+                crate::metrics::round6(100.0 * m.busy_ns.min(disk_span) as f64 / disk_span as f64)
+            },
+        };
         RunResult {
             version: env!("CARGO_PKG_VERSION").to_string(),
             jobs,
+            disk_util: vec![disk_util],
             ssd,
         }
     }

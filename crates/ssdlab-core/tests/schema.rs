@@ -49,22 +49,10 @@ fn schema_keys() -> Vec<String> {
         }
     }
     walk("", &v, &mut keys);
-    for k in [
-        "device.host.bandwidth",
-        "device.ftl.allocation_slack",
-        "job.0.offset",
-        "job.0.size",
-        "job.0.io_size",
-        "job.0.runtime",
-        "job.0.ramp_time",
-        "job.0.seed",
-        "job.0.rate_iops",
-        "job.0.bssplit",
-        "job.0.replay",
-        "job.0.trace",
-    ] {
-        if !keys.iter().any(|x| x == k) {
-            keys.push(k.to_string());
+    for (k, _) in ssdlab_core::config::UNSET_KEYS {
+        let k = k.replace("job.", "job.0.");
+        if !keys.contains(&k) {
+            keys.push(k);
         }
     }
     keys

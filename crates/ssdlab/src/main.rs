@@ -1,6 +1,7 @@
 //! The `ssdlab` command: a thin layer over `ssdlab-core`.
 
 mod bench;
+mod plot;
 mod report;
 mod trace_cmd;
 
@@ -10,7 +11,7 @@ use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "ssdlab", version, about = "SSD and SSD-array simulator", long_about = None)]
+#[command(name = "ssdlab", version, about = "SSD simulator: flash, FTL and scheduling, driven by fio-style jobs or block traces", long_about = None)]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
@@ -20,6 +21,9 @@ struct Cli {
 pub enum OutputFormat {
     Normal,
     Json,
+    /// fio's json+: JSON with the latency histograms' bins (`clat_ns.bins`).
+    #[value(name = "json+")]
+    JsonPlus,
 }
 
 #[derive(Subcommand)]
@@ -54,6 +58,10 @@ enum Cmd {
         /// of the machine's physical memory), e.g. `--max-memory 4GiB`.
         #[arg(long, value_name = "SIZE", value_parser = parse_size_arg)]
         max_memory: Option<u64>,
+        /// Draw SVG plots of the run into this directory (latency over time, latency CDF,
+        /// WAF and free blocks over time).
+        #[arg(long, value_name = "DIR")]
+        plot: Option<String>,
     },
     /// Device presets.
     #[command(subcommand)]
@@ -67,7 +75,7 @@ enum Cmd {
 
 #[derive(Subcommand)]
 enum ConfigCmd {
-    /// Print a preset in full.
+    /// Print a preset in full: its file, then every key it leaves at its default.
     Show { name: String },
     /// List the presets.
     List,
@@ -97,10 +105,23 @@ fn main() -> ExitCode {
             check,
             set,
             max_memory,
-        } => run(config, job, output_format, output, quiet, seed, check, &set, max_memory),
+            plot,
+        } => run(
+            config,
+            job,
+            output_format,
+            output,
+            quiet,
+            seed,
+            check,
+            &set,
+            max_memory,
+            plot,
+        ),
         Cmd::Config(ConfigCmd::Show { name }) => match config::preset_text(&name) {
             Some(t) => {
                 print!("{t}");
+                print!("{}", config::preset_defaults(&name).unwrap_or_default());
                 Ok(())
             }
             None => Err(Error::Invalid(format!(
@@ -251,6 +272,7 @@ fn run(
     check: bool,
     set: &[String],
     max_memory: Option<u64>,
+    plot: Option<String>,
 ) -> Result<()> {
     let mut cfg = config::load_config_with(config.as_deref().unwrap_or(config::DEFAULT_PRESET), set)?;
     if let Some(j) = job {
@@ -294,8 +316,12 @@ fn run(
             .check_invariants()
             .map_err(|m| Error::Invalid(format!("FTL invariant violated: {m}")))?;
     }
+    if let Some(dir) = plot {
+        plot::draw(&result, &dir)?;
+    }
     let text = match fmt {
-        OutputFormat::Json => serde_json::to_string_pretty(&result).expect("serialisable") + "\n",
+        OutputFormat::Json => serde_json::to_string_pretty(&result.without_bins()).expect("serialisable") + "\n",
+        OutputFormat::JsonPlus => serde_json::to_string_pretty(&result).expect("serialisable") + "\n",
         OutputFormat::Normal => report::normal(&result),
     };
     match output {

@@ -1,5 +1,5 @@
 //! fio-like text rendering of a run result.
-use ssdlab_core::metrics::{JobResult, OpResult, RunResult};
+use ssdlab_core::metrics::{JobResult, LatStats, OpResult, RunResult};
 use ssdlab_core::units::fmt_size;
 use std::fmt::Write;
 
@@ -13,11 +13,45 @@ fn lat_unit(typical_ns: u64) -> (&'static str, f64) {
     }
 }
 
-fn fmt_lat(v: u64, div: f64) -> String {
-    if div == 1.0 {
-        v.to_string()
+/// fio's `clat percentiles` block, as fio prints it: msec when the smallest percentile is over
+/// 2 ms and the largest over 100 ms, usec when over 2 us and 100 us, else nsec; values rounded
+/// up to whole units, four to a row, right-aligned to the widest (at least 5 digits).
+fn percentiles(out: &mut String, l: &LatStats) {
+    let vals: Vec<u64> = l.percentile.0.iter().map(|x| x.1).collect();
+    let (Some(&minv), Some(&maxv)) = (vals.iter().min(), vals.iter().max()) else {
+        return;
+    };
+    let (unit, scale) = if minv > 2_000_000 && maxv > 99_999_999 {
+        ("msec", 2)
+    } else if minv > 2_000 && maxv > 99_999 {
+        ("usec", 1)
     } else {
-        format!("{:.2}", v as f64 / div)
+        ("nsec", 0)
+    };
+    let divisor = 1000u64.pow(scale);
+    let width = match maxv / divisor {
+        0 => 5,
+        m => (m.ilog10() as usize + 1).max(5),
+    };
+    let _ = writeln!(out, "    clat percentiles ({unit}):");
+    let n = vals.len();
+    for (j, ((p, _), &v)) in l.percentile.0.iter().zip(&vals).enumerate() {
+        if j % 4 == 0 {
+            out.push_str("     |");
+        }
+        let mut v = v;
+        for _ in 0..scale {
+            v = v.div_ceil(1000);
+        }
+        let p: f64 = p.parse().unwrap_or(0.0);
+        let end = if j == n - 1 {
+            "\n"
+        } else if j % 4 == 3 {
+            ",\n"
+        } else {
+            ","
+        };
+        let _ = write!(out, " {p:5.2}th=[{v:>width$}]{end}");
     }
 }
 
@@ -46,15 +80,20 @@ fn op(out: &mut String, name: &str, r: &OpResult) {
         l.mean / div,
         l.stddev / div
     );
-    let _ = writeln!(out, "    clat percentiles ({u}):");
-    let items: Vec<String> = l
-        .percentile
-        .0
-        .iter()
-        .map(|(k, v)| format!("{:>6}th=[{}]", &k[..k.len() - 4], fmt_lat(*v, div)))
-        .collect();
-    for chunk in items.chunks(4) {
-        let _ = writeln!(out, "     | {}", chunk.join(", "));
+    percentiles(out, l);
+    if r.bw_samples > 0 {
+        let _ = writeln!(
+            out,
+            "   bw (  KiB/s): min={:5}, max={:5}, per={:3.2}%, avg={:5.2}, stdev={:5.2}, samples={}",
+            r.bw_min, r.bw_max, r.bw_agg, r.bw_mean, r.bw_dev, r.bw_samples
+        );
+    }
+    if r.iops_samples > 0 {
+        let _ = writeln!(
+            out,
+            "   iops        : min={:5}, max={:5}, avg={:5.2}, stdev={:5.2}, samples={}",
+            r.iops_min, r.iops_max, r.iops_mean, r.iops_stddev, r.iops_samples
+        );
     }
 }
 

@@ -172,3 +172,41 @@ fn documented_commands_print_what_the_documentation_shows() {
     let failures: Vec<String> = all.iter().filter_map(|c| check(c).err()).collect();
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
+
+/// The README's example of reading the JSON from Python prints what the README says.
+#[test]
+fn readme_python_example_prints_what_it_shows() {
+    let text = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let block = |fence: &str, after: usize| -> (String, usize) {
+        let start = text[after..]
+            .find(fence)
+            .map(|i| after + i + fence.len())
+            .expect("a block");
+        let end = start + text[start..].find("\n```").expect("closed block");
+        (text[start..end].trim_start_matches('\n').to_string(), end)
+    };
+    let (code, end) = block("```python\n", 0);
+    let (expected, _) = block("```text\n", end);
+    let python = Command::new("python3").arg("--version").output();
+    if python.is_err() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "python3 is needed for this test under CI"
+        );
+        eprintln!("skipped: python3 not found");
+        return;
+    }
+    let bin_dir = Path::new(env!("CARGO_BIN_EXE_ssdlab")).parent().unwrap().to_path_buf();
+    let path = std::env::join_paths(
+        std::iter::once(bin_dir).chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
+    )
+    .unwrap();
+    let o = Command::new("python3")
+        .args(["-c", &code])
+        .current_dir(root())
+        .env("PATH", path)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(String::from_utf8_lossy(&o.stdout).trim_end(), expected.trim_end());
+}

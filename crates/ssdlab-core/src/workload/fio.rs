@@ -3,7 +3,7 @@
 //! are accepted and ignored; any other key is an error naming the file and line.
 
 use super::job::{parse_bssplit, parse_dist, JobConfig, Rw, SizeOrShare};
-use crate::units::{parse_duration_ns, parse_size, Duration, Size};
+use crate::units::{parse_duration_ns, Duration, Size};
 use crate::{Error, Result};
 
 /// Keys accepted without effect on the simulated device.
@@ -19,8 +19,6 @@ const IGNORED: &[&str] = &[
     "randrepeat",
     "invalidate",
     "description",
-    "stonewall",
-    "new_group",
     "iodepth_batch",
     "iodepth_batch_submit",
     "iodepth_batch_complete",
@@ -31,7 +29,98 @@ const IGNORED: &[&str] = &[
     "unified_rw_reporting",
 ];
 
-fn apply(job: &mut JobConfig, key: &str, val: &str) -> std::result::Result<(), String> {
+/// A size in a job file as fio reads it. With fio's default `kb_base=1024`, SI-looking
+/// prefixes are binary (`4k`, `4K`, `4KB` = 4096) and IEC ones decimal (`4KiB` = 4000), for
+/// compatibility with old job files; `kb_base=1000` swaps them. Case does not matter.
+pub fn fio_size(val: &str, kb_base: u64) -> std::result::Result<u64, String> {
+    let t = val.trim();
+    let (num, suffix) =
+        crate::units::split_number(t).ok_or_else(|| format!("'{val}' is not a size; expected e.g. 4096, 4k, 1m"))?;
+    let suffix = suffix.trim().to_ascii_lowercase();
+    let mut chars = suffix.chars();
+    let prefix = chars.next();
+    let rest = chars.as_str();
+    let power = match prefix {
+        None => 0,
+        Some('b') if rest.is_empty() => 0,
+        Some('k') => 1,
+        Some('m') => 2,
+        Some('g') => 3,
+        Some('t') => 4,
+        Some('p') => 5,
+        _ => {
+            return Err(format!(
+                "'{val}': unknown size unit; expected k, m, g, t, p, with B or iB"
+            ))
+        }
+    };
+    let base = match rest {
+        _ if power == 0 => 1,
+        "" | "b" => kb_base,
+        "ib" => {
+            if kb_base == 1024 {
+                1000
+            } else {
+                1024
+            }
+        }
+        _ => {
+            return Err(format!(
+                "'{val}': unknown size unit; expected k, m, g, t, p, with B or iB"
+            ))
+        }
+    };
+    crate::units::to_integer(num, base.pow(power)).ok_or_else(|| format!("'{val}' is not a whole number of bytes"))
+}
+
+/// fio's time options in ms (`bw_avg_time`, `log_avg_msec`): a bare number is ms.
+fn fio_msec(val: &str) -> std::result::Result<u64, String> {
+    let v = val.trim();
+    if v.chars().all(|c| c.is_ascii_digit()) {
+        v.parse()
+            .map_err(|_| format!("got '{val}'; expected a whole number of ms"))
+    } else {
+        Ok(parse_duration_ns(v)? / 1_000_000)
+    }
+}
+
+/// fio's boolean options: no value or 1 is true, 0 false.
+fn fio_bool(val: &str) -> std::result::Result<bool, String> {
+    match val.trim() {
+        "" | "1" => Ok(true),
+        "0" => Ok(false),
+        v => Err(format!("got '{v}'; expected no value, 0 or 1")),
+    }
+}
+
+/// Options read besides [`apply`]'s: reporting groups, sampling, logs. Returns false for a
+/// key it does not know.
+fn apply_reporting(job: &mut JobConfig, key: &str, val: &str) -> std::result::Result<bool, String> {
+    match key {
+        "stonewall" | "wait_for_previous" => job.stonewall = fio_bool(val)?,
+        "new_group" => job.new_group = fio_bool(val)?,
+        "bw_avg_time" => job.bw_avg_time = fio_msec(val)?,
+        "iops_avg_time" => job.iops_avg_time = fio_msec(val)?,
+        "log_avg_msec" => job.log_avg_msec = fio_msec(val)?,
+        "log_offset" => job.log_offset = fio_bool(val)?,
+        "write_lat_log" => job.write_lat_log = Some(val.to_string()),
+        "write_bw_log" => job.write_bw_log = Some(val.to_string()),
+        "write_iops_log" => job.write_iops_log = Some(val.to_string()),
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// Boolean options that may be given without a value.
+const FLAGS: &[&str] = &[
+    "time_based",
+    "stonewall",
+    "wait_for_previous",
+    "new_group",
+    "log_offset",
+];
+
+fn apply(job: &mut JobConfig, key: &str, val: &str, kb_base: u64) -> std::result::Result<(), String> {
     let num = |v: &str| -> std::result::Result<u64, String> {
         v.trim()
             .parse::<u64>()
@@ -58,16 +147,16 @@ fn apply(job: &mut JobConfig, key: &str, val: &str) -> std::result::Result<(), S
             }
             job.rwmixread = 100 - w
         }
-        "bs" | "blocksize" => job.bs = Size(parse_size(val)?),
+        "bs" | "blocksize" => job.bs = Size(fio_size(val, kb_base)?),
         "bssplit" => {
             parse_bssplit(val)?;
             job.bssplit = Some(val.to_string())
         }
         "iodepth" => job.iodepth = num32(val)?,
         "numjobs" => job.numjobs = num32(val)?,
-        "offset" => job.offset = Some(SizeOrShare::Text(val.to_string())),
-        "size" | "filesize" => job.size = Some(SizeOrShare::Text(val.to_string())),
-        "io_size" | "io_limit" => job.io_size = Some(Size(parse_size(val)?)),
+        "offset" => job.offset = Some(size_or_share(val, kb_base)?),
+        "size" | "filesize" => job.size = Some(size_or_share(val, kb_base)?),
+        "io_size" | "io_limit" => job.io_size = Some(Size(fio_size(val, kb_base)?)),
         "number_ios" => job.number_ios = Some(num(val)?),
         "runtime" => {
             // fio's runtime defaults to seconds.
@@ -134,10 +223,22 @@ pub fn position(text: &str, key: &str) -> Option<(usize, usize)> {
     crate::source::fio_position(text, key, &spellings)
 }
 
+/// A size or a percentage of the device (`50%`), sizes read as fio does.
+fn size_or_share(val: &str, kb_base: u64) -> std::result::Result<SizeOrShare, String> {
+    if val.trim().ends_with('%') {
+        Ok(SizeOrShare::Text(val.to_string()))
+    } else {
+        Ok(SizeOrShare::Bytes(Size(fio_size(val, kb_base)?)))
+    }
+}
+
 /// Parse fio job-file text into jobs. `file` names it in errors.
 pub fn parse_job_file(text: &str, file: &str) -> Result<Vec<JobConfig>> {
     let mut global = JobConfig::default();
     let mut jobs: Vec<(JobConfig, usize)> = Vec::new();
+    // fio's kb_base of [global] and of the current job section.
+    let mut global_kb = 1024u64;
+    let mut kb = 1024u64;
     let mut in_global = false;
     let mut seen_section = false;
     for (i, raw) in text.lines().enumerate() {
@@ -161,6 +262,7 @@ pub fn parse_job_file(text: &str, file: &str) -> Result<Vec<JobConfig>> {
             }
             seen_section = true;
             in_global = name == "global";
+            kb = global_kb;
             if !in_global {
                 let mut j = global.clone();
                 j.name = name.to_string();
@@ -183,10 +285,26 @@ pub fn parse_job_file(text: &str, file: &str) -> Result<Vec<JobConfig>> {
         } else {
             &mut jobs.last_mut().expect("a job section").0
         };
-        if v.is_empty() && !IGNORED.contains(&k) && k != "time_based" {
+        if v.is_empty() && !IGNORED.contains(&k) && !FLAGS.contains(&k) {
             return Err(err(format!("{k}: no value; expected {k}=VALUE")));
         }
-        apply(target, k, v).map_err(|m| err(format!("{k}: {m}")))?;
+        if !in_global {
+            target.job_options.push((k.to_string(), v.to_string()));
+        }
+        if k == "kb_base" {
+            kb = match v {
+                "1024" => 1024,
+                "1000" => 1000,
+                _ => return Err(err(format!("kb_base: got '{v}'; expected 1024 or 1000"))),
+            };
+            if in_global {
+                global_kb = kb;
+            }
+            continue;
+        }
+        if !apply_reporting(target, k, v).map_err(|m| err(format!("{k}: {m}")))? {
+            apply(target, k, v, kb).map_err(|m| err(format!("{k}: {m}")))?;
+        }
     }
     if jobs.is_empty() {
         return Err(Error::Config(format!(
@@ -227,6 +345,63 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.starts_with("x.fio:2: time_based:"), "{e}");
+    }
+
+    #[test]
+    fn sizes_are_read_as_fio_reads_them() {
+        // fio 3.33 with its default kb_base=1024: size=1m, 1M, 1mb, 1MB are 1048576 bytes,
+        // size=1MiB is 1000000; kb_base=1000 swaps them.
+        for (v, bytes) in [
+            ("1m", 1 << 20),
+            ("1M", 1 << 20),
+            ("1mb", 1 << 20),
+            ("1MB", 1 << 20),
+            ("1MiB", 1_000_000),
+            ("4k", 4096),
+            ("4KB", 4096),
+            ("4kib", 4000),
+            ("512", 512),
+            ("1.5g", 3 << 29),
+        ] {
+            assert_eq!(fio_size(v, 1024), Ok(bytes), "{v}");
+        }
+        assert_eq!(fio_size("1MB", 1000), Ok(1_000_000));
+        assert_eq!(fio_size("1MiB", 1000), Ok(1 << 20));
+        assert!(fio_size("4x", 1024).is_err());
+        assert!(fio_size("4kx", 1024).is_err());
+        let text = "[global]\nbs=4k\n[a]\nsize=1MB\n[b]\nkb_base=1000\nbs=4KB\nsize=1MiB\noffset=10%\n";
+        let jobs = parse_job_file(text, "t.fio").unwrap();
+        assert_eq!(jobs[0].bs, Size(4096));
+        assert_eq!(jobs[0].size, Some(SizeOrShare::Bytes(Size(1 << 20))));
+        assert_eq!(jobs[1].bs, Size(4000));
+        assert_eq!(jobs[1].size, Some(SizeOrShare::Bytes(Size(1 << 20))));
+        assert_eq!(
+            jobs[1].offset.as_ref().unwrap().resolve(1 << 30).unwrap(),
+            (1 << 30) / 10 / 4096 * 4096
+        );
+    }
+
+    #[test]
+    fn groups_sampling_and_logs_are_read() {
+        let text = "[global]\nbw_avg_time=250\n[a]\nwrite_lat_log=x\nlog_avg_msec=100\nlog_offset=1\n[b]\nstonewall\niops_avg_time=1s\nwrite_bw_log=y\nwrite_iops_log=y\n[c]\nnew_group\n";
+        let jobs = parse_job_file(text, "t.fio").unwrap();
+        assert_eq!((jobs[0].bw_avg_time, jobs[0].iops_avg_time), (250, 500));
+        assert_eq!(jobs[0].write_lat_log.as_deref(), Some("x"));
+        assert_eq!((jobs[0].log_avg_msec, jobs[0].log_offset), (100, true));
+        assert!(!jobs[0].stonewall && !jobs[0].new_group);
+        assert!(jobs[1].stonewall && !jobs[1].new_group);
+        assert_eq!((jobs[1].bw_avg_time, jobs[1].iops_avg_time), (250, 1000));
+        assert_eq!(jobs[1].write_bw_log.as_deref(), Some("y"));
+        assert!(jobs[2].new_group && !jobs[2].stonewall);
+        // fio's `job options`: the section's own options, not [global]'s.
+        let opts = |j: &JobConfig| {
+            j.job_options
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(opts(&jobs[0]), ["write_lat_log=x", "log_avg_msec=100", "log_offset=1"]);
+        assert_eq!(opts(&jobs[2]), ["new_group="]);
     }
 
     #[test]

@@ -158,6 +158,38 @@ pub struct JobConfig {
     /// Trace replay timing: "open" (timestamps × speed) or "closed" (iodepth, ignore timestamps).
     #[serde(default)]
     pub replay: Option<String>,
+    /// fio's `stonewall`: start when every job before this one has finished, in a new
+    /// reporting group.
+    #[serde(default)]
+    pub stonewall: bool,
+    /// fio's `new_group`: a new reporting group, started with the jobs before it.
+    #[serde(default)]
+    pub new_group: bool,
+    /// Width of the bandwidth samples, ms of simulated time (fio's `bw_avg_time`).
+    #[serde(default = "default_avg_time")]
+    pub bw_avg_time: u64,
+    /// Width of the IOPS samples, ms of simulated time (fio's `iops_avg_time`).
+    #[serde(default = "default_avg_time")]
+    pub iops_avg_time: u64,
+    /// fio's latency logs: `PREFIX_lat.N.log`, `PREFIX_clat.N.log`, `PREFIX_slat.N.log`.
+    #[serde(default)]
+    pub write_lat_log: Option<String>,
+    /// fio's bandwidth log `PREFIX_bw.N.log`.
+    #[serde(default)]
+    pub write_bw_log: Option<String>,
+    /// fio's IOPS log `PREFIX_iops.N.log`.
+    #[serde(default)]
+    pub write_iops_log: Option<String>,
+    /// Average the logs over windows of this many ms (0: a line per I/O).
+    #[serde(default)]
+    pub log_avg_msec: u64,
+    /// Log each I/O's offset (an extra column).
+    #[serde(default)]
+    pub log_offset: bool,
+    /// The options as a fio job file's section gave them (fio's `job options`); empty for
+    /// jobs of a run file.
+    #[serde(skip)]
+    pub job_options: Vec<(String, String)>,
 }
 
 fn default_name() -> String {
@@ -174,6 +206,9 @@ fn default_bs() -> Size {
 }
 fn one() -> u32 {
     1
+}
+fn default_avg_time() -> u64 {
+    500
 }
 fn default_dist() -> String {
     "random".into()
@@ -306,6 +341,12 @@ impl JobConfig {
                 format!("got {}; expected a percentage from 0 to 100", self.rwmixread),
             ));
         }
+        if self.bw_avg_time == 0 {
+            return Err(e("bw_avg_time", "must be at least 1 (ms)".into()));
+        }
+        if self.iops_avg_time == 0 {
+            return Err(e("iops_avg_time", "must be at least 1 (ms)".into()));
+        }
         if self.trace.is_some() {
             if let Some(r) = &self.replay {
                 if r != "open" && r != "closed" {
@@ -386,6 +427,31 @@ impl JobConfig {
             ));
         }
         Ok(())
+    }
+
+    /// fio's `job options` object: the options of the job file's section, or, for a job of a
+    /// run file, the keys that differ from their defaults (values as strings, as fio prints
+    /// them).
+    pub fn fio_job_options(&self) -> Vec<(String, String)> {
+        if !self.job_options.is_empty() {
+            return self.job_options.clone();
+        }
+        let (Ok(serde_json::Value::Object(mine)), Ok(serde_json::Value::Object(dflt))) =
+            (serde_json::to_value(self), serde_json::to_value(JobConfig::default()))
+        else {
+            return Vec::new();
+        };
+        mine.into_iter()
+            .filter(|(k, v)| k != "name" && !v.is_null() && dflt.get(k) != Some(v))
+            .map(|(k, v)| {
+                let text = match v {
+                    serde_json::Value::String(s) => s,
+                    serde_json::Value::Bool(b) => (b as u8).to_string(),
+                    other => other.to_string(),
+                };
+                (k, text)
+            })
+            .collect()
     }
 
     /// Base seed of clone `clone` of job `index`, from the job's `seed` or the run's.

@@ -1,0 +1,148 @@
+//! `ssdlab run --plot DIR`: SVG plots of a run's result (latency over time, latency CDF, WAF
+//! and free blocks over time).
+
+use plotters::prelude::*;
+use ssdlab_core::metrics::RunResult;
+use ssdlab_core::{Error, Result};
+
+/// One line of a plot.
+struct Line {
+    label: String,
+    points: Vec<(f64, f64)>,
+}
+
+const COLOURS: [RGBColor; 4] = [BLUE, RED, GREEN, MAGENTA];
+
+/// Draw `lines` into `path` as an SVG line chart.
+fn chart(path: &str, title: &str, x_label: &str, y_label: &str, lines: &[Line]) -> Result<()> {
+    let fail = |e: String| Error::Invalid(format!("{path}: drawing the plot failed: {e}"));
+    let all = lines.iter().flat_map(|l| l.points.iter());
+    let (mut x0, mut x1, mut y1) = (f64::MAX, f64::MIN, 0.0f64);
+    for &(x, y) in all {
+        x0 = x0.min(x);
+        x1 = x1.max(x);
+        y1 = y1.max(y);
+    }
+    if x0 > x1 {
+        (x0, x1) = (0.0, 1.0);
+    }
+    if x1 <= x0 {
+        x1 = x0 + 1.0;
+    }
+    let y1 = if y1 > 0.0 { y1 * 1.05 } else { 1.0 };
+    let root = SVGBackend::new(path, (900, 540)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| fail(e.to_string()))?;
+    let mut c = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 22))
+        .margin(12)
+        .x_label_area_size(44)
+        .y_label_area_size(72)
+        .build_cartesian_2d(x0..x1, 0.0..y1)
+        .map_err(|e| fail(e.to_string()))?;
+    c.configure_mesh()
+        .x_desc(x_label)
+        .y_desc(y_label)
+        .draw()
+        .map_err(|e| fail(e.to_string()))?;
+    for (i, l) in lines.iter().enumerate() {
+        let colour = COLOURS[i % COLOURS.len()];
+        c.draw_series(LineSeries::new(l.points.iter().copied(), &colour))
+            .map_err(|e| fail(e.to_string()))?
+            .label(l.label.clone())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], colour));
+    }
+    if lines.len() > 1 {
+        c.configure_series_labels()
+            .border_style(BLACK)
+            .background_style(WHITE)
+            .draw()
+            .map_err(|e| fail(e.to_string()))?;
+    }
+    root.present().map_err(|e| fail(e.to_string()))?;
+    Ok(())
+}
+
+/// The latency CDF of each direction over all jobs, from fio's json+ bins: (latency in us,
+/// share of I/Os at or below it).
+fn cdf(r: &RunResult) -> Vec<Line> {
+    let mut lines = Vec::new();
+    for (name, pick) in [("read", 0), ("write", 1), ("trim", 2)] {
+        let mut bins: Vec<(u64, u64)> = Vec::new();
+        for j in &r.jobs {
+            let op = [&j.read, &j.write, &j.trim][pick];
+            for (v, n) in op.clat_ns.bins.iter().flat_map(|b| b.0.iter()) {
+                bins.push((v.parse().unwrap_or(0), *n));
+            }
+        }
+        bins.sort_unstable();
+        let total: u64 = bins.iter().map(|b| b.1).sum();
+        if total == 0 {
+            continue;
+        }
+        let mut acc = 0;
+        let points = bins
+            .iter()
+            .map(|&(v, n)| {
+                acc += n;
+                (v as f64 / 1e3, acc as f64 / total as f64)
+            })
+            .collect();
+        lines.push(Line {
+            label: name.into(),
+            points,
+        });
+    }
+    lines
+}
+
+/// Write `latency.svg`, `latency_cdf.svg`, `waf.svg` and `free_blocks.svg` into `dir`.
+pub fn draw(r: &RunResult, dir: &str) -> Result<()> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    let path = |name: &str| std::path::Path::new(dir).join(name).to_string_lossy().into_owned();
+    let secs = |t: u64| t as f64 / 1e9;
+    let s = &r.ssd;
+    let one = |label: &str, points: Vec<(f64, f64)>| {
+        vec![Line {
+            label: label.into(),
+            points,
+        }]
+    };
+    chart(
+        &path("latency.svg"),
+        "Mean latency over time (all jobs)",
+        "simulated time (s)",
+        "latency (us)",
+        &one(
+            "latency",
+            s.latency_over_time.iter().map(|&(t, l)| (secs(t), l / 1e3)).collect(),
+        ),
+    )?;
+    chart(
+        &path("latency_cdf.svg"),
+        "Completion latency CDF",
+        "latency (us)",
+        "share of I/Os",
+        &cdf(r),
+    )?;
+    chart(
+        &path("waf.svg"),
+        "Write amplification over time (per sampling interval)",
+        "simulated time (s)",
+        "WAF",
+        &one("WAF", s.waf_over_time.iter().map(|&(t, w)| (secs(t), w)).collect()),
+    )?;
+    chart(
+        &path("free_blocks.svg"),
+        "Free blocks over time",
+        "simulated time (s)",
+        "free blocks",
+        &one(
+            "free blocks",
+            s.free_blocks_over_time
+                .iter()
+                .map(|&(t, b)| (secs(t), b as f64))
+                .collect(),
+        ),
+    )?;
+    Ok(())
+}
