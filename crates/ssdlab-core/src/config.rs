@@ -813,6 +813,11 @@ pub fn load_config_with(path_or_preset: &str, overrides: &[String]) -> Result<Co
             preset_names().join(", ")
         )));
     }
+    if p.is_dir() {
+        return Err(Error::Config(format!(
+            "{path_or_preset}: is a directory; expected a config file or a preset name"
+        )));
+    }
     let text = std::fs::read_to_string(p).map_err(|e| Error::io(path_or_preset, e))?;
     let base = p.parent().map(Path::to_path_buf).unwrap_or_default();
     parse_config_with(&text, path_or_preset, &base, overrides)
@@ -1018,14 +1023,14 @@ impl DeviceConfig {
                 "got 0 while `suspend` names operations; expected at least 1 (or `suspend = []`)",
             ));
         }
-        if self.geometry.blocks_per_plane <= t.gc_threshold.max(t.bg_gc_threshold) + 2 {
+        if self.geometry.blocks_per_plane as u64 <= t.gc_threshold.max(t.bg_gc_threshold) as u64 + 2 {
             return Err(Error::config(
                 f,
                 "device.geometry.blocks_per_plane",
                 format!(
                     "got {}; expected more than the GC thresholds + 2 ({})",
                     self.geometry.blocks_per_plane,
-                    t.gc_threshold.max(t.bg_gc_threshold) + 2
+                    t.gc_threshold.max(t.bg_gc_threshold) as u64 + 2
                 ),
             ));
         }

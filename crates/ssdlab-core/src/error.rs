@@ -23,7 +23,7 @@ pub enum Error {
     #[error("{file}:{line}: {msg}")]
     Parse { file: String, line: u64, msg: String },
     /// An I/O error on a named file.
-    #[error("{path}: {source}")]
+    #[error("{path}: {source}; expected a file that can be opened")]
     Io {
         path: String,
         #[source]

@@ -276,7 +276,8 @@ fn run(
 ) -> Result<()> {
     let mut cfg = config::load_config_with(config.as_deref().unwrap_or(config::DEFAULT_PRESET), set)?;
     if let Some(j) = job {
-        let text = std::fs::read_to_string(&j).map_err(|e| Error::io(&j, e))?;
+        let text = std::fs::read_to_string(&j)
+            .map_err(|e| Error::Config(format!("{j}: cannot read it ({e}); expected a fio job file")))?;
         cfg.set_jobs_from_fio(&j, &text)?;
     }
     if let Some(limit) = max_memory.or_else(default_memory_limit) {

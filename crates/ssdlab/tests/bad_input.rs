@@ -125,6 +125,17 @@ fn preset_and_command_line_origins_are_named() {
         &["run", "-q", "--set", "bs"],
         "--set bs: not KEY=VALUE; expected",
     );
+    std::fs::create_dir(d.path().join("adir")).unwrap();
+    refused(
+        d.path(),
+        &["run", "adir"],
+        "adir: is a directory; expected a config file or a preset name",
+    );
+    refused(
+        d.path(),
+        &["run", "mlc-sata", "--job", "adir"],
+        "adir: cannot read it (Is a directory (os error 21)); expected a fio job file",
+    );
     refused(
         d.path(),
         &["run", "nosuch.toml"],

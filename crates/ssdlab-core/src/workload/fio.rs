@@ -70,7 +70,8 @@ pub fn fio_size(val: &str, kb_base: u64) -> std::result::Result<u64, String> {
             ))
         }
     };
-    crate::units::to_integer(num, base.pow(power)).ok_or_else(|| format!("'{val}' is not a whole number of bytes"))
+    crate::units::to_integer(num, base.pow(power))
+        .ok_or_else(|| format!("'{val}' is not a whole number of bytes below 2^64; expected e.g. 4k"))
 }
 
 /// fio's time options in ms (`bw_avg_time`, `log_avg_msec`): a bare number is ms.

@@ -341,11 +341,17 @@ impl JobConfig {
                 format!("got {}; expected a percentage from 0 to 100", self.rwmixread),
             ));
         }
-        if self.bw_avg_time == 0 {
-            return Err(e("bw_avg_time", "must be at least 1 (ms)".into()));
-        }
-        if self.iops_avg_time == 0 {
-            return Err(e("iops_avg_time", "must be at least 1 (ms)".into()));
+        // Sample and log widths in ms: positive, and within the simulated-time horizon.
+        let max_ms = crate::sim::HORIZON_NS / 4 / 1_000_000;
+        for (k, v, zero_ok) in [
+            ("bw_avg_time", self.bw_avg_time, false),
+            ("iops_avg_time", self.iops_avg_time, false),
+            ("log_avg_msec", self.log_avg_msec, true),
+        ] {
+            if (v == 0 && !zero_ok) || v > max_ms {
+                let low = if zero_ok { 0 } else { 1 };
+                return Err(e(k, format!("got {v}; expected {low} to {max_ms} ms")));
+            }
         }
         if self.trace.is_some() {
             if let Some(r) = &self.replay {
