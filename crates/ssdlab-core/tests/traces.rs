@@ -385,56 +385,154 @@ fn first_error(name: &str, text: &str, format: Format) -> String {
     e.to_string()
 }
 
+/// Read `bytes` as `format` and return the first error, rendered.
+fn first_error_bytes(name: &str, bytes: &[u8], format: Format) -> String {
+    let dir = tmp_dir(name);
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).unwrap();
+    let e = match TraceReader::open(&p, &ReaderOptions { format, skip_bad_lines: false }) {
+        Err(e) => e,
+        Ok(mut r) => r
+            .by_ref()
+            .find_map(|x| x.err())
+            .unwrap_or_else(|| panic!("{name}: no error")),
+    };
+    e.to_string()
+}
+
+/// Every reader reports a bad record as `FILE:LINE: KEY: what; expected WHAT` on one line.
 #[test]
-fn malformed_lines_are_errors_with_file_and_line() {
-    let good = "128166385295514663,hm,0,Write,9056014336,2048,2833\n";
-    let cases = [
-        (
-            "truncated.csv",
-            format!("{good}128166385295514878,hm,0,Write,11855\n"),
-            "truncated",
-        ),
-        (
-            "badnum.csv",
-            format!("{good}128166385295514878,hm,0,Write,11x55,512,1\n"),
-            "Offset",
-        ),
-        (
-            "negative.csv",
-            format!("{good}128166385295514878,hm,0,Write,1024,-512,1\n"),
-            "negative",
-        ),
-        (
-            "unknown-op.csv",
-            format!("{good}128166385295514878,hm,0,Flush,1024,512,1\n"),
-            "unknown operation",
-        ),
-        (
-            "zero.csv",
-            format!("{good}128166385295514878,hm,0,Read,1024,0,1\n"),
-            "zero-length",
-        ),
+fn bad_records_name_file_line_key_and_expectation() {
+    let msr = "128166385295514663,hm,0,Write,9056014336,2048,2833\n";
+    let fio2 = "fio version 2 iolog\n/dev/sda add\n";
+    let fio3 = "fio version 3 iolog\n0 /dev/sda add\n";
+    let blk = "  8,0    3        1     0.000000000   697  Q   W 223490 + 8 [kjournald]\n";
+    // (format, text, line, key, a word of the message)
+    let cases: &[(Format, String, u64, &str, &str)] = &[
+        (Format::Msr, format!("{msr}128166385295514878,hm,0,Write,11855\n"), 2, "size", "missing"),
+        (Format::Msr, format!("{msr}128166385295514878,hm,0,Write,11x55,512,1\n"), 2, "offset", "'11x55'"),
+        (Format::Msr, format!("{msr}128166385295514878,hm,0,Write,1024,-512,1\n"), 2, "size", "negative"),
+        (Format::Msr, format!("{msr}128166385295514878,hm,0,Flush,1024,512,1\n"), 2, "op", "'Flush'"),
+        (Format::Msr, format!("{msr}128166385295514878,hm,0,Read,1024,0,1\n"), 2, "size", "zero-length"),
+        (Format::Msr, format!("{msr}128166385295514878,hm,4294967296,Read,0,512,1\n"), 2, "disk", "too large"),
+        (Format::Msr, format!("{msr}184467440737095517,hm,0,Read,0,512,1\n"), 2, "timestamp", "overflows"),
+        (Format::Msr, format!("{msr}128166385295514878,hm,0,Read,18446744073709551615,2,1\n"), 2, "offset", "overflows"),
+        (Format::Msr, format!("{msr}128166385295514878,hm,0,Read,1,99999999999999999999999,1\n"), 2, "size", "too large"),
+        (Format::MsrCut, "223.412 0 3159347200 36864 2\n".into(), 1, "op", "'2'"),
+        (Format::MsrCut, "1.0 0 0 512 0\n-1 0 0 512 0\n".into(), 2, "timestamp", "negative"),
+        (Format::Spc, "0,1,512,r,0.0\n0,1,512,x,0.1\n".into(), 2, "op", "'x'"),
+        (Format::Spc, "0,36028797018963968,512,r,0.0\n".into(), 1, "offset", "overflows"),
+        (Format::Spc, "0,1,512,r,abc\n".into(), 1, "timestamp", "'abc'"),
+        (Format::Mqsim, "0 0 100 8 1\n0 0 100 8 7\n".into(), 2, "op", "'7'"),
+        (Format::Ssdsim, "0 0 100 abc 1\n".into(), 1, "size", "'abc'"),
+        (Format::Disksim, "5265.313 0 6357144 8 0\n\n5265.4 0 6357144 x 0\n".into(), 3, "size", "'x'"),
+        (Format::SsdsimOriginal, "1\t0\t0\t1\tFlush\t55584\t16\t1\n".into(), 1, "op", "'Flush'"),
+        (Format::Blkparse, "  8,0 0 1 0.1 12 Q W 100 + x [dd]\n".into(), 1, "size", "'x'"),
+        (Format::Blkparse, format!("{blk}  8,0 0 1 0.1 12 Q W 100 - 8 [dd]\n"), 2, "+", "'-'"),
+        (Format::Blkparse, "  8,0 0 1 1e999 12 Q W 100 + 8 [dd]\n".into(), 1, "timestamp", "too large"),
+        (Format::BlkparseD, "  8,0 0 1 0.1 12 D R 1x0 + 8 [dd]\n".into(), 1, "offset", "'1x0'"),
+        (Format::FioIolog, format!("{fio2}/dev/sda write 0\n"), 3, "size", "missing"),
+        (Format::FioIolog, format!("{fio2}/dev/sda frob 0 4096\n"), 3, "op", "'frob'"),
+        (Format::FioIolog, "/dev/sda write 0 4096\n".into(), 1, "header", "found"),
+        (Format::FioIolog, format!("{fio3}99999999999999999 /dev/sda read 0 4096\n"), 3, "timestamp", "overflows"),
+        (Format::Systor17, "1456095145.133076000,0.000806000,X,0,899056122368,131072\n".into(), 1, "op", "'X'"),
+        (Format::Systor17, "1456095145.1,0.0008,R,zero,899056122368,131072\n".into(), 1, "lun", "'zero'"),
+        (Format::Tencent, "1538323200,12469600,16,2,1283\n".into(), 1, "op", "'2'"),
+        (Format::Tencent, "1538323200,12469600,16,1,-3\n".into(), 1, "volume", "negative"),
+        (Format::CloudPhysics, "1,5633898,zz,512,42932745\n".into(), 1, "op", "'zz'"),
+        (Format::CloudPhysics, "1,5633898,2a,512\n".into(), 1, "offset", "missing"),
     ];
-    for (name, text, what) in cases {
-        let e = first_error(name, &text, Format::Msr);
-        assert!(e.contains(name) && e.contains(":2:") && e.contains(what), "{e}");
-        assert!(e.contains("expected"), "{e}");
+    for (i, (format, text, line, key, what)) in cases.iter().enumerate() {
+        let name = format!("bad-{i}-{format}.txt");
+        let e = first_error_bytes(&name, text.as_bytes(), *format);
+        let prefix = format!("{name}:{line}: {key}: ");
+        assert!(e.contains(&prefix), "case {i} ({format}): `{prefix}` not in `{e}`");
+        assert!(e.contains(what), "case {i} ({format}): `{what}` not in `{e}`");
+        assert!(e.contains("; expected "), "case {i} ({format}): {e}");
+        assert!(!e.contains('\n'), "case {i} ({format}): {e}");
     }
-    // Other families report the same way.
-    let e = first_error("bad.trace", "0 0 100 8 1\n0 0 100 8 7\n", Format::Mqsim);
-    assert!(e.contains("bad.trace:2:") && e.contains("type"), "{e}");
-    let e = first_error("bad.spc", "0,1,512,r,0.0\n0,1,512,x,0.1\n", Format::Spc);
-    assert!(e.contains("bad.spc:2:") && e.contains("Opcode"), "{e}");
-    let e = first_error(
-        "bad.iolog",
-        "fio version 2 iolog\n/dev/sda add\n/dev/sda write 0\n",
-        Format::FioIolog,
-    );
-    assert!(e.contains("bad.iolog:3:") && e.contains("length"), "{e}");
-    let e = first_error("noheader.iolog", "/dev/sda write 0 4096\n", Format::FioIolog);
-    assert!(e.contains("noheader.iolog:1:") && e.contains("header"), "{e}");
-    let e = first_error("bad.blk", "  8,0 0 1 0.1 12 Q W 100 + x [dd]\n", Format::Blkparse);
-    assert!(e.contains("bad.blk:1:") && e.contains("count"), "{e}");
+    // Binary formats: the record number is the line.
+    let e = first_error_bytes("short.keys", &[1, 0, 0, 0, 2, 0], Format::Keys);
+    assert!(e.contains("short.keys:2: key: truncated") && e.contains("; expected whole 4-byte keys"), "{e}");
+    let e = first_error_bytes("short.keysbe", &[1, 0, 0, 0, 2], Format::KeysBe);
+    assert!(e.contains("short.keysbe:2: key: "), "{e}");
+    let e = first_error_bytes("hdr.native", b"SSDLABTR", Format::Native);
+    assert!(e.contains("hdr.native:1: header: ") && e.contains("; expected an ssdlab native trace"), "{e}");
+    let e = first_error_bytes("op3.native", b"SSDLABTR\x01\0\0\0\0\0\0\0\x03\0", Format::Native);
+    assert!(e.contains("op3.native:1: record: bad operation code 3; expected "), "{e}");
+}
+
+/// A non-UTF-8 byte in a text trace is reported at its line and column, whether the format is
+/// guessed or given, and never taken for a binary format.
+#[test]
+fn non_utf8_bytes_in_text_are_reported() {
+    let text = b"0 0 100 8 1\n0 0 1\xff0 8 1\n";
+    for format in [Format::Auto, Format::Mqsim] {
+        let e = first_error_bytes("latin.trace", text, format);
+        assert!(
+            e.ends_with("latin.trace:2: non-UTF-8 byte 0xff at column 6; expected text"),
+            "{format}: {e}"
+        );
+    }
+    // Deeper in the file (past the guessing window of 64 KiB): the reader reports it.
+    let mut big = "0 0 100 8 1\n".repeat(10_000).into_bytes();
+    big.extend_from_slice(b"1 0 100 8 \xe9\n");
+    let e = first_error_bytes("late.trace", &big, Format::Auto);
+    assert!(e.ends_with("late.trace:10001: non-UTF-8 byte 0xe9 at column 11; expected text"), "{e}");
+    // Valid UTF-8 beyond ASCII is text (a fio file name).
+    let (v, _, _) = read_text("utf8.iolog", "fio version 2 iolog\n/dev/d\u{e9}v write 0 4096\n", Format::Auto, false);
+    assert_eq!(v.len(), 1);
+    assert!(v[0].is_ok(), "{:?}", v[0]);
+    // Skipped and counted like any malformed line.
+    let (v, skipped, _) = read_text("skip-latin.trace", "0 0 100 8 1\n", Format::Mqsim, true);
+    assert_eq!((v.len(), skipped), (1, 0));
+    let dir = tmp_dir("skip-latin2");
+    let p = dir.join("t.trace");
+    std::fs::write(&p, text).unwrap();
+    let mut r = TraceReader::open(&p, &ReaderOptions { format: Format::Mqsim, skip_bad_lines: true }).unwrap();
+    assert_eq!(r.by_ref().count(), 1);
+    assert_eq!(r.skipped(), 1);
+}
+
+/// File-level errors: one line naming the file and what was expected.
+#[test]
+fn file_level_errors() {
+    let dir = tmp_dir("file-level");
+    let e = trace::open(&dir, Format::Auto).err().unwrap().to_string();
+    assert_eq!(e, format!("{}: is a directory; expected a trace file", dir.display()));
+    let empty = dir.join("empty.trace");
+    std::fs::write(&empty, b"").unwrap();
+    let e = trace::open(&empty, Format::Auto).err().unwrap().to_string();
+    assert!(e.contains("empty.trace: the file is empty; expected "), "{e}");
+    // An empty file of a given text format has no records.
+    assert_eq!(trace::open(&empty, Format::Mqsim).unwrap().count(), 0);
+    let e = Format::from_name("nope").err().unwrap().to_string();
+    assert!(e.starts_with("unknown trace format 'nope'; expected auto, msr, "), "{e}");
+    // Truncated compressed files, guessed or not: the decompressor's complaint at a line.
+    let text: String = (0..100_000).map(|i| format!("{i} 0 {i} 8 1\n")).collect();
+    let gz = {
+        use std::io::Write;
+        let mut w = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        w.write_all(text.as_bytes()).unwrap();
+        w.finish().unwrap()
+    };
+    let cut = dir.join("cut.gz");
+    std::fs::write(&cut, &gz[..gz.len() / 2]).unwrap();
+    for format in [Format::Auto, Format::Mqsim] {
+        let mut r = trace::open(&cut, format).unwrap();
+        let errs: Vec<String> = r.by_ref().filter_map(|x| x.err()).map(|e| e.to_string()).collect();
+        assert_eq!(errs.len(), 1, "{errs:?}");
+        let e = &errs[0];
+        assert!(e.contains("cut.gz:") && e.contains(": gzip data is truncated or corrupt"), "{e}");
+        assert!(e.contains("; expected a complete gzip stream") && !e.contains('\n'), "{e}");
+        // The line is the one after the last record read.
+        let line: u64 = e.split(':').nth(1).unwrap().parse().unwrap();
+        assert_eq!(line, r.records() + 1, "{e}");
+    }
+    let head = dir.join("head.gz");
+    std::fs::write(&head, &gz[..100]).unwrap();
+    let e = trace::open(&head, Format::Auto).err().unwrap().to_string();
+    assert!(e.contains("head.gz:1: gzip data is truncated or corrupt"), "{e}");
 }
 
 #[test]
@@ -563,7 +661,8 @@ fn native_truncated_and_bad_magic() {
     let mut r = trace::open(&out, Format::Native).unwrap();
     let res: Vec<_> = r.by_ref().collect();
     assert_eq!(res.len(), 8);
-    assert!(res[7].as_ref().unwrap_err().to_string().contains("record 8"));
+    let e = res[7].as_ref().unwrap_err().to_string();
+    assert!(e.contains("t.native:8: record: truncated record; expected "), "{e}");
     std::fs::write(&out, b"NOTANATIVETRACE!").unwrap();
     let e = trace::open(&out, Format::Native).err().unwrap().to_string();
     assert!(e.contains("magic"), "{e}");

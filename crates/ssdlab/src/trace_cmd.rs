@@ -57,7 +57,7 @@ pub enum TraceCmd {
 }
 
 fn open(file: &str, format: &str, skip_bad_lines: bool) -> Result<TraceReader> {
-    let format = Format::from_name(format)?;
+    let format = Format::from_name(format).map_err(|e| Error::Invalid(format!("--format: {e}")))?;
     let reader = TraceReader::open(file, &ReaderOptions { format, skip_bad_lines })?;
     if reader.guessed() {
         eprintln!("guessed format: {}", reader.format());
@@ -113,7 +113,7 @@ fn run_cmd(cmd: TraceCmd) -> Result<()> {
             skip_bad_lines,
             device,
         } => {
-            let to = OutputFormat::from_name(&to)?;
+            let to = OutputFormat::from_name(&to).map_err(|e| Error::Invalid(format!("--to: {e}")))?;
             let (out, name): (Box<dyn Write>, String) = match &output {
                 Some(path) if path != "-" => {
                     let f = std::fs::File::create(path).map_err(|e| Error::io(path, e))?;
@@ -122,13 +122,13 @@ fn run_cmd(cmd: TraceCmd) -> Result<()> {
                 _ => {
                     if to.is_binary() && std::io::stdout().is_terminal() {
                         return Err(Error::Invalid(format!(
-                            "the {} format is binary: give an output file with -o FILE",
+                            "--output: the {} format is binary, standard output is a terminal; expected an output file (-o FILE)",
                             to.name()
                         )));
                     }
                     if to.is_binary() && output.is_none() {
                         return Err(Error::Invalid(format!(
-                            "the {} format is binary: give an output file with -o FILE (or -o - for standard output)",
+                            "--output: the {} format is binary; expected an output file (-o FILE, or -o - for standard output)",
                             to.name()
                         )));
                     }

@@ -31,6 +31,7 @@ pub use write::{convert, ConvertSummary, OutputFormat, TraceWriter};
 
 use crate::{Error, Op, Result};
 use input::{Input, RecordStream, StreamError};
+use parse::LineError;
 use std::fmt;
 use std::io::Read;
 use std::path::Path;
@@ -129,7 +130,8 @@ impl Format {
         FORMATS.iter().find(|i| i.name == k).map(|i| i.format).ok_or_else(|| {
             let names: Vec<&str> = FORMATS.iter().map(|i| i.name).collect();
             Error::Invalid(format!(
-                "unknown trace format '{s}' (expected auto, {})",
+                "unknown trace format '{}'; expected auto, {}",
+                parse::show(s.as_bytes()),
                 names.join(", ")
             ))
         })
@@ -206,7 +208,7 @@ impl TraceReader {
 
     fn build(name: String, input: Input, compression: Compression, opts: &ReaderOptions) -> Result<TraceReader> {
         let (format, guessed, input) = if opts.format == Format::Auto {
-            let (f, input) = detect::guess(&name, input)?;
+            let (f, input) = detect::guess(&name, compression, input)?;
             (f, true, input)
         } else {
             (opts.format, false, input)
@@ -274,7 +276,8 @@ impl TraceReader {
         self.stream.line() - (self.batch.len() - self.batch_next) as u64
     }
 
-    fn bad(&mut self, line: u64, msg: String) -> Option<Error> {
+    fn bad(&mut self, line: u64, err: LineError) -> Option<Error> {
+        let msg = err.render(self.layout);
         if self.skip_bad_lines {
             self.skipped += 1;
             if self.first_skipped.is_none() {
@@ -286,9 +289,17 @@ impl TraceReader {
             Some(Error::Parse {
                 file: self.name.clone(),
                 line,
-                msg: format!("{msg} (expected {})", self.layout),
+                msg,
             })
         }
+    }
+
+    /// An input error that ends the stream. A decompressor's complaint (truncated or corrupt
+    /// data) is the file's fault and is reported at the line it stopped on.
+    #[cold]
+    fn fatal(&mut self, e: std::io::Error) -> Error {
+        self.done = true;
+        input::read_error(&self.name, self.compression, self.stream.line() + 1, e)
     }
 }
 
@@ -310,9 +321,13 @@ impl TraceReader {
     #[cold]
     fn reject(&mut self, r: TraceRecord) -> Option<Result<TraceRecord>> {
         let msg = if r.len == 0 {
-            "zero-length request".to_string()
+            LineError::new("size", "zero-length request", "a size of at least 1 byte")
         } else {
-            format!("offset {} + length {} overflows 64 bits", r.offset, r.len)
+            LineError::new(
+                "offset",
+                format!("offset {} + size {} overflows 64 bits", r.offset, r.len),
+                format!("an offset of at most {} for this size", u64::MAX - r.len),
+            )
         };
         let line = self.line();
         self.bad(line, msg).map(Err)
@@ -349,15 +364,12 @@ impl Iterator for TraceReader {
                         return Some(x);
                     }
                 }
-                Some(Err(StreamError::Bad { line, msg })) => {
-                    if let Some(e) = self.bad(line, msg) {
+                Some(Err(StreamError::Bad { line, err })) => {
+                    if let Some(e) = self.bad(line, err) {
                         return Some(Err(e));
                     }
                 }
-                Some(Err(StreamError::Fatal(e))) => {
-                    self.done = true;
-                    return Some(Err(Error::io(&self.name, e)));
-                }
+                Some(Err(StreamError::Fatal(e))) => return Some(Err(self.fatal(e))),
             }
         }
     }

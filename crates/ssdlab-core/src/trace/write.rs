@@ -47,7 +47,7 @@ impl OutputFormat {
         let k = s.trim().to_ascii_lowercase().replace('_', "-");
         Self::ALL.into_iter().find(|f| f.name() == k).ok_or_else(|| {
             Error::Invalid(format!(
-                "cannot write trace format '{s}' (expected native, fio-iolog, mqsim or msr)"
+                "cannot write trace format '{s}'; expected native, fio-iolog, mqsim or msr"
             ))
         })
     }
