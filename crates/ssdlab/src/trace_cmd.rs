@@ -4,7 +4,9 @@
 //! standard error.
 
 use clap::{Subcommand, ValueEnum};
-use ssdlab_core::trace::{self, Format, OutputFormat, ReaderOptions, TraceReader, TraceStats, FORMATS};
+use ssdlab_core::trace::{
+    self, stats, Devices, Format, OutputFormat, ReaderOptions, StatsOptions, TraceReader, TraceStats, FORMATS,
+};
 use ssdlab_core::{Error, Result};
 use std::io::{IsTerminal, Write};
 
@@ -29,9 +31,16 @@ pub enum TraceCmd {
         /// Skip and count malformed lines instead of stopping at the first one.
         #[arg(long)]
         skip_bad_lines: bool,
-        /// Only this device / volume / LUN / ASU number.
-        #[arg(long)]
-        device: Option<u32>,
+        /// Only these devices / volumes / LUNs / ASUs (repeat or separate with commas).
+        #[arg(long, value_delimiter = ',')]
+        device: Vec<u32>,
+        /// Most runs of 4 KiB pages with equal counts kept for the footprint, page classes and
+        /// read concentration (about 40 bytes each); a trace that needs more is an error.
+        #[arg(long, default_value_t = stats::DEFAULT_MAX_PAGE_RUNS)]
+        max_page_runs: usize,
+        /// Most volumes counted one by one; requests of further volumes are counted together.
+        #[arg(long, default_value_t = stats::DEFAULT_MAX_VOLUMES)]
+        max_volumes: usize,
     },
     /// Convert a trace to another format.
     Convert {
@@ -48,9 +57,9 @@ pub enum TraceCmd {
         format: String,
         #[arg(long)]
         skip_bad_lines: bool,
-        /// Only this device / volume / LUN / ASU number.
-        #[arg(long)]
-        device: Option<u32>,
+        /// Only these devices / volumes / LUNs / ASUs (repeat or separate with commas).
+        #[arg(long, value_delimiter = ',')]
+        device: Vec<u32>,
     },
     /// List the trace formats.
     Formats,
@@ -91,9 +100,16 @@ fn run_cmd(cmd: TraceCmd) -> Result<()> {
             output_format,
             skip_bad_lines,
             device,
+            max_page_runs,
+            max_volumes,
         } => {
             let mut reader = open(&file, &format, skip_bad_lines)?;
-            let stats = TraceStats::compute(&mut reader, device)?;
+            let opts = StatsOptions {
+                devices: Devices::only(device),
+                max_page_runs,
+                max_volumes,
+            };
+            let stats = TraceStats::compute(&mut reader, &opts)?;
             report_skipped(&reader);
             let text = match output_format {
                 StatsOutput::Text => stats.to_string(),
@@ -140,7 +156,7 @@ fn run_cmd(cmd: TraceCmd) -> Result<()> {
             };
             let mut reader = open(&file, &format, skip_bad_lines)?;
             let mut writer = to.writer(out, &name)?;
-            let s = trace::convert(&mut reader, writer.as_mut(), device)?;
+            let s = trace::convert(&mut reader, writer.as_mut(), &Devices::only(device))?;
             report_skipped(&reader);
             eprintln!("wrote {} record(s) as {} to {name}", s.written, to.name());
             if s.dropped > 0 {

@@ -46,7 +46,10 @@ impl FioDecoder {
             return Err(LineError::new(
                 "filename",
                 format!("'{}' is one file too many", show(name)),
-                format!("at most {MAX_FILES} distinct file names of {} MiB in all", MAX_NAME_BYTES >> 20),
+                format!(
+                    "at most {MAX_FILES} distinct file names of {} MiB in all",
+                    MAX_NAME_BYTES >> 20
+                ),
             ));
         }
         let i = self.files.len() as u32;

@@ -107,9 +107,7 @@ pub(crate) fn read_error(name: &str, compression: Compression, line: u64, e: io:
 pub(crate) fn open_file(path: &Path) -> Result<(Input, Compression)> {
     let name = path.display().to_string();
     if path.is_dir() {
-        return Err(Error::Invalid(format!(
-            "{name}: is a directory; expected a trace file"
-        )));
+        return Err(Error::Invalid(format!("{name}: is a directory; expected a trace file")));
     }
     let f = File::open(path).map_err(|e| Error::io(&name, e))?;
     decompress(&name, Box::new(f))

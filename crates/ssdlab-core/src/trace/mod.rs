@@ -18,6 +18,7 @@ mod keys;
 mod msr;
 pub mod native;
 mod parse;
+mod ranges;
 pub mod replay;
 mod sim;
 mod spc;
@@ -26,7 +27,7 @@ pub mod write;
 
 pub use input::Compression;
 pub use replay::{AddressMode, OpsFilter, ReplayConfig, ReplayCounters, TraceSource};
-pub use stats::TraceStats;
+pub use stats::{StatsOptions, TraceStats, VolumeStats};
 pub use write::{convert, ConvertSummary, OutputFormat, TraceWriter};
 
 use crate::{Error, Op, Result};
@@ -161,6 +162,65 @@ impl<'de> serde::Deserialize<'de> for Format {
 impl serde::Serialize for Format {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(self.name())
+    }
+}
+
+/// A selection of devices (disks, volumes, LUNs, ASUs): all of them, or a set of numbers.
+/// In a config: a number (`device = 3`) or a list (`device = [0, 3]`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Devices(Option<Vec<u32>>);
+
+impl Devices {
+    /// Every device.
+    pub fn all() -> Devices {
+        Devices(None)
+    }
+    /// Only these devices; an empty list means every device.
+    pub fn only(list: impl IntoIterator<Item = u32>) -> Devices {
+        let mut v: Vec<u32> = list.into_iter().collect();
+        if v.is_empty() {
+            return Devices(None);
+        }
+        v.sort_unstable();
+        v.dedup();
+        Devices(Some(v))
+    }
+    pub fn is_all(&self) -> bool {
+        self.0.is_none()
+    }
+    /// Whether records of `device` are selected.
+    #[inline]
+    pub fn contains(&self, device: u32) -> bool {
+        match &self.0 {
+            None => true,
+            Some(v) if v.len() == 1 => v[0] == device,
+            Some(v) => v.binary_search(&device).is_ok(),
+        }
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Devices {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(serde::Deserialize)]
+        #[serde(untagged, expecting = "a device number or a list of device numbers")]
+        enum OneOrMany {
+            One(u32),
+            Many(Vec<u32>),
+        }
+        Ok(match OneOrMany::deserialize(d)? {
+            OneOrMany::One(n) => Devices::only([n]),
+            OneOrMany::Many(v) => Devices::only(v),
+        })
+    }
+}
+
+impl serde::Serialize for Devices {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match &self.0 {
+            Some(v) if v.len() == 1 => s.serialize_u32(v[0]),
+            Some(v) => v.serialize(s),
+            None => s.serialize_none(),
+        }
     }
 }
 

@@ -80,7 +80,10 @@ fn open_native(mut input: Input) -> io::Result<Box<dyn RecordStream>> {
     if h[8] != VERSION {
         return Err(io::Error::new(
             io::ErrorKind::InvalidData,
-            format!("header: native trace version {} is not supported; expected {VERSION}", h[8]),
+            format!(
+                "header: native trace version {} is not supported; expected {VERSION}",
+                h[8]
+            ),
         ));
     }
     Ok(Box::new(NativeStream {
@@ -292,7 +295,10 @@ impl RecordStream for NativeStream {
             if let Some((line, msg)) = self.error.take() {
                 // Records have no resynchronisation point: stop after a corrupt one.
                 self.done = true;
-                return Some(Err(StreamError::Bad { line, err: record_error(msg) }));
+                return Some(Err(StreamError::Bad {
+                    line,
+                    err: record_error(msg),
+                }));
             }
             if let Err(e) = self.fill_batch() {
                 self.done = true;
@@ -301,7 +307,10 @@ impl RecordStream for NativeStream {
             if self.batch.is_empty() {
                 if let Some((line, msg)) = self.error.take() {
                     self.done = true;
-                    return Some(Err(StreamError::Bad { line, err: record_error(msg) }));
+                    return Some(Err(StreamError::Bad {
+                        line,
+                        err: record_error(msg),
+                    }));
                 }
                 self.done = true;
                 return None;

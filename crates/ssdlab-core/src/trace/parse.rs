@@ -174,11 +174,7 @@ pub(crate) fn uint(f: &[u8], key: &'static str) -> LineResult<u64> {
 
 #[cold]
 fn too_large(f: &[u8], key: &'static str) -> LineError {
-    LineError::new(
-        key,
-        format!("'{}' is too large", show(f)),
-        "an integer below 2^64",
-    )
+    LineError::new(key, format!("'{}' is too large", show(f)), "an integer below 2^64")
 }
 
 /// A non-negative decimal integer that fits in 32 bits (device numbers).

@@ -268,7 +268,8 @@ impl JobConfig {
                 format!("expected a percentage 0..100, got {}", self.rwmixread),
             ));
         }
-        if self.trace.is_some() {
+        if let Some(t) = &self.trace {
+            t.validate(file, &format!("{key}.trace"))?;
             if let Some(r) = &self.replay {
                 if r != "open" && r != "closed" {
                     return Err(e("replay", format!("expected \"open\" or \"closed\", got \"{r}\"")));
