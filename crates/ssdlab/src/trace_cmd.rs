@@ -34,8 +34,9 @@ pub enum TraceCmd {
         /// Only these devices / volumes / LUNs / ASUs (repeat or separate with commas).
         #[arg(long, value_delimiter = ',')]
         device: Vec<u32>,
-        /// Most runs of 4 KiB pages with equal counts kept for the footprint, page classes and
-        /// read concentration (about 40 bytes each); a trace that needs more is an error.
+        /// Most pages and runs of 4 KiB pages with equal counts kept for the footprint, page
+        /// classes and read concentration (about 40 bytes each); a trace that needs more is an
+        /// error.
         #[arg(long, default_value_t = stats::DEFAULT_MAX_PAGE_RUNS)]
         max_page_runs: usize,
         /// Most volumes counted one by one; requests of further volumes are counted together.

@@ -11,6 +11,8 @@
 pub mod bench;
 mod blkparse;
 mod cloud;
+#[doc(hidden)]
+pub mod contract;
 mod detect;
 mod fio;
 mod input;

@@ -258,13 +258,16 @@ impl TraceSource {
         Ok(self.last_time)
     }
 
-    fn beyond(&self, what: &str) -> Error {
-        Error::Invalid(format!(
-            "{}:{}: {what} the logical capacity of {} bytes; set address = \"wrap\" or address = \"compact\" in the replay section",
-            self.reader.name(),
-            self.reader.line(),
-            self.capacity
-        ))
+    /// A record that does not fit the capacity, as `FILE:LINE: KEY: what; expected ...`.
+    fn beyond(&self, key: &str, what: &str, expected: &str) -> Error {
+        Error::Parse {
+            file: self.reader.name().to_string(),
+            line: self.reader.line(),
+            msg: format!(
+                "{key}: {what} the logical capacity of {} bytes; expected {expected}",
+                self.capacity
+            ),
+        }
     }
 
     /// Map a record into the capacity, pushing one or more requests to `pending`.
@@ -280,16 +283,21 @@ impl TraceSource {
         match self.cfg.address {
             AddressMode::Keep => {
                 if r.offset.checked_add(r.len).is_none_or(|e| e > cap) {
-                    return Err(self.beyond(&format!(
-                        "request at byte offset {} with length {} ends beyond",
-                        r.offset, r.len
-                    )));
+                    return Err(self.beyond(
+                        "offset",
+                        &format!("the request at offset {} of {} bytes ends beyond", r.offset, r.len),
+                        "address = \"wrap\" or address = \"compact\" in [job.trace], or a larger device",
+                    ));
                 }
                 self.pending.push_back(req(r.offset, r.len));
             }
             AddressMode::Wrap => {
                 if r.len > cap {
-                    return Err(self.beyond(&format!("request length {} exceeds", r.len)));
+                    return Err(self.beyond(
+                        "size",
+                        &format!("{} bytes exceeds", r.len),
+                        "requests no larger than the device",
+                    ));
                 }
                 let pages = cap / PAGE;
                 let mut off = (r.offset / PAGE % pages) * PAGE + r.offset % PAGE;
@@ -303,7 +311,11 @@ impl TraceSource {
             }
             AddressMode::Compact => {
                 if r.len > cap {
-                    return Err(self.beyond(&format!("request length {} exceeds", r.len)));
+                    return Err(self.beyond(
+                        "size",
+                        &format!("{} bytes exceeds", r.len),
+                        "requests no larger than the device",
+                    ));
                 }
                 let cap_pages = cap / PAGE;
                 let first = r.offset / PAGE;
@@ -315,10 +327,14 @@ impl TraceSource {
                     let next = self.pages.len() as u64;
                     let dense = *self.pages.entry(p).or_insert(next);
                     if dense >= cap_pages {
-                        return Err(self.beyond(&format!(
-                            "the trace footprint ({} pages of 4 KiB so far) exceeds",
-                            self.pages.len()
-                        )));
+                        return Err(self.beyond(
+                            "offset",
+                            &format!(
+                                "the trace footprint ({} pages of 4 KiB so far) exceeds",
+                                self.pages.len()
+                            ),
+                            "address = \"wrap\", or a device as large as the footprint",
+                        ));
                     }
                     let contiguous = run_start.is_some() && dense == prev_dense + 1;
                     if !contiguous {

@@ -1,10 +1,12 @@
 //! Streaming trace statistics (`ssdlab trace stats`).
 //!
-//! Memory is bounded by the options, never by the trace: per-page counts are kept as runs of
-//! pages with equal counts (at most [`StatsOptions::max_page_runs`]), volumes up to
-//! [`StatsOptions::max_volumes`]. Output is deterministic: runs and volumes are ordered maps.
+//! Memory is bounded by the options, never by the trace: per-page counts are kept page by page
+//! for small requests and as runs of pages with equal counts for long ones (at most
+//! [`StatsOptions::max_page_runs`] pages and runs), volumes up to
+//! [`StatsOptions::max_volumes`]. Output is deterministic: pages are summarised in page order
+//! and volumes by number.
 
-use super::ranges::{PageRuns, RunLimit, RUN_BYTES};
+use super::ranges::{PageCounts, RunLimit, RUN_BYTES};
 use super::{Devices, TraceReader, TraceRecord};
 use crate::units::fmt_size;
 use crate::{Error, Op, Result};
@@ -18,7 +20,7 @@ pub const PAGE: u64 = 4096;
 pub const INTENSIVE: f64 = 0.9;
 /// Top shares of pages (percent) for read concentration.
 pub const TOP_PERCENTS: [u32; 4] = [1, 5, 10, 20];
-/// Default cap on the runs of pages with equal counts (about 160 MiB).
+/// Default cap on the pages and runs of pages with equal counts (about 160 MiB).
 pub const DEFAULT_MAX_PAGE_RUNS: usize = 4 << 20;
 /// Default cap on the volumes counted one by one.
 pub const DEFAULT_MAX_VOLUMES: usize = 1024;
@@ -28,8 +30,9 @@ pub const DEFAULT_MAX_VOLUMES: usize = 1024;
 pub struct StatsOptions {
     /// Only these devices (volumes, disks, LUNs, ASUs).
     pub devices: Devices,
-    /// Most runs of consecutive 4 KiB pages with equal read and write counts (about 40 bytes
-    /// each); a trace that needs more stops with an error.
+    /// Most pages (of small requests) and runs of consecutive 4 KiB pages with equal read and
+    /// write counts (of long ones) kept, about 40 bytes each; a trace that needs more stops
+    /// with an error.
     pub max_page_runs: usize,
     /// Most volumes counted one by one; requests of further volumes are counted together.
     pub max_volumes: usize,
@@ -163,7 +166,7 @@ pub struct StatsBuilder {
     last_end: [Option<u64>; 3],
     gaps: hdrhistogram::Histogram<u64>,
     gap_sum: u128,
-    pages: PageRuns,
+    pages: PageCounts,
     volumes: BTreeMap<u32, VolumeStats>,
     other_volumes_requests: u64,
     max_volumes: usize,
@@ -190,7 +193,7 @@ impl StatsBuilder {
             last_end: [None; 3],
             gaps,
             gap_sum: 0,
-            pages: PageRuns::new(opts.max_page_runs),
+            pages: PageCounts::new(opts.max_page_runs),
             volumes: BTreeMap::new(),
             other_volumes_requests: 0,
             max_volumes: opts.max_volumes,
@@ -277,14 +280,14 @@ impl StatsBuilder {
             p999_ns: q(0.999),
             max_ns: if n_gaps == 0 { 0 } else { self.gaps.max() },
         };
-        // Access classes and read concentration: per run of pages with equal counts, then the
-        // runs sorted by read count (a run of n pages stands for n pages).
+        // Access classes and read concentration: per group of pages with equal counts, then the
+        // groups sorted by read count (a group of n pages stands for n pages).
         let mut classes = AccessClasses::default();
         let mut reads: Vec<(u32, u64)> = Vec::with_capacity(self.pages.len());
         let mut total_accesses = 0u128;
         let mut footprint = 0u64;
         let mut accesses = [0u128; 3];
-        for (_, pages, r, w) in self.pages.iter() {
+        self.pages.for_each_group(|pages, r, w| {
             let a = r as u64 + w as u64;
             let n = pages as u128 * a as u128;
             total_accesses += n;
@@ -301,7 +304,7 @@ impl StatsBuilder {
             if r > 0 {
                 reads.push((r, pages));
             }
-        }
+        });
         for (i, c) in [
             &mut classes.read_intensive,
             &mut classes.write_intensive,
@@ -386,7 +389,7 @@ impl TraceStats {
                     file: reader.name().to_string(),
                     line: reader.line(),
                     msg: format!(
-                        "offset: the request at offset {} of {} bytes needs more than {max_runs} runs of pages with equal counts; expected at most --max-page-runs {max_runs} (raise it: about {RUN_BYTES} bytes each)",
+                        "offset: the request at offset {} of {} bytes needs more than {max_runs} pages and runs of pages with equal counts; expected at most --max-page-runs {max_runs} (raise it: about {RUN_BYTES} bytes each)",
                         r.offset, r.len
                     ),
                 });
