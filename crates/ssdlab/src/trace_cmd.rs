@@ -133,7 +133,11 @@ fn run_cmd(cmd: TraceCmd) -> Result<()> {
             let to = OutputFormat::from_name(&to).map_err(|e| Error::Invalid(format!("--to: {e}")))?;
             let (out, name): (Box<dyn Write>, String) = match &output {
                 Some(path) if path != "-" => {
-                    let f = std::fs::File::create(path).map_err(|e| Error::io(path, e))?;
+                    let f = std::fs::File::create(path).map_err(|e| {
+                        Error::Invalid(format!(
+                            "{path}: cannot create it ({e}); expected a writable output file (--output)"
+                        ))
+                    })?;
                     (Box::new(std::io::BufWriter::with_capacity(1 << 16, f)), path.clone())
                 }
                 _ => {

@@ -181,6 +181,22 @@ fn bad_inputs_exit_2_with_one_line() {
             format!("{}: is a directory; expected a trace file", dir.display()),
         ),
         (
+            vec![o("trace"), o("stats"), s(&dir.join("missing.trace"))],
+            "missing.trace: cannot open it (".into(),
+        ),
+        (
+            vec![
+                o("trace"),
+                o("convert"),
+                o("--to"),
+                o("msr"),
+                o("-o"),
+                s(&dir.join("no-such-dir/out.csv")),
+                s(&bad),
+            ],
+            "out.csv: cannot create it (".into(),
+        ),
+        (
             vec![o("trace"), o("stats"), s(&empty)],
             "empty.trace: the file is empty; expected ".into(),
         ),

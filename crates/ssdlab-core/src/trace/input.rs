@@ -109,7 +109,8 @@ pub(crate) fn open_file(path: &Path) -> Result<(Input, Compression)> {
     if path.is_dir() {
         return Err(Error::Invalid(format!("{name}: is a directory; expected a trace file")));
     }
-    let f = File::open(path).map_err(|e| Error::io(&name, e))?;
+    let f = File::open(path)
+        .map_err(|e| Error::Invalid(format!("{name}: cannot open it ({e}); expected a readable trace file")))?;
     decompress(&name, Box::new(f))
 }
 
