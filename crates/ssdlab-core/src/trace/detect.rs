@@ -1,11 +1,13 @@
 //! `Format::Auto`: guess the format from the first bytes and lines of the content.
 //!
 //! Binary: the native magic, else NUL bytes or control bytes (more than 1 % of the first
-//! 64 KiB) mean address-only keys; text with an invalid UTF-8 byte is an error naming the byte. Text: a known header line wins; otherwise each candidate decoder is run
-//! on the first non-empty lines (at most 32) and the first candidate, in a fixed priority
-//! order, that decodes all of them (a first header line may fail) and yields at least one
-//! request is chosen. MQSim and SSDsim ASCII have the same layout and units; such files are
-//! reported as `mqsim`.
+//! 64 KiB) mean address-only keys; text with an invalid UTF-8 byte is an error naming the
+//! byte. Text: a known header line wins; otherwise each candidate decoder is run on the first
+//! non-empty lines (at most 32) and the first candidate, in a fixed priority order, that
+//! decodes all of them (a first header line may fail) and yields at least one request is
+//! chosen; failing that, the candidate that decodes most of them (at least half), so that the
+//! reader reports the bad lines. MQSim and SSDsim ASCII have the same layout and units; such
+//! files are reported as `mqsim`.
 
 use super::input::{non_utf8, peek, read_error, Compression, Input, LineDecoder};
 use super::parse::{trim, Fields, LineError, Sep};
