@@ -3,9 +3,10 @@
 //! samples in `tests/data/traces/`.
 
 use proptest::prelude::*;
+use ssdlab_core::trace::contract::{check_reader, check_stats};
 use ssdlab_core::trace::{
-    self, AddressMode, Format, OpsFilter, OutputFormat, ReaderOptions, ReplayConfig, TraceReader, TraceRecord,
-    TraceSource, TraceStats, FORMATS,
+    self, AddressMode, Devices, Format, OpsFilter, OutputFormat, ReaderOptions, ReplayConfig, StatsOptions,
+    TraceReader, TraceRecord, TraceSource, TraceStats, FORMATS,
 };
 use ssdlab_core::units::Duration;
 use ssdlab_core::{Error, Op, RequestSource};
@@ -378,63 +379,349 @@ fn read_text(name: &str, text: &str, format: Format, skip: bool) -> (Vec<Result<
     (v, r.skipped(), p)
 }
 
-fn first_error(name: &str, text: &str, format: Format) -> String {
-    let (v, _, _) = read_text(name, text, format, false);
-    let e = v.into_iter().find_map(|x| x.err()).expect("an error");
-    assert!(matches!(e, Error::Parse { .. }), "{e:?}");
+/// Read `bytes` as `format` and return the first error, rendered.
+fn first_error_bytes(name: &str, bytes: &[u8], format: Format) -> String {
+    let dir = tmp_dir(name);
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).unwrap();
+    let e = match TraceReader::open(
+        &p,
+        &ReaderOptions {
+            format,
+            skip_bad_lines: false,
+        },
+    ) {
+        Err(e) => e,
+        Ok(mut r) => r
+            .by_ref()
+            .find_map(|x| x.err())
+            .unwrap_or_else(|| panic!("{name}: no error")),
+    };
     e.to_string()
 }
 
+/// Every reader reports a bad record as `FILE:LINE: KEY: what; expected WHAT` on one line.
 #[test]
-fn malformed_lines_are_errors_with_file_and_line() {
-    let good = "128166385295514663,hm,0,Write,9056014336,2048,2833\n";
-    let cases = [
+fn bad_records_name_file_line_key_and_expectation() {
+    let msr = "128166385295514663,hm,0,Write,9056014336,2048,2833\n";
+    let fio2 = "fio version 2 iolog\n/dev/sda add\n";
+    let fio3 = "fio version 3 iolog\n0 /dev/sda add\n";
+    let blk = "  8,0    3        1     0.000000000   697  Q   W 223490 + 8 [kjournald]\n";
+    // (format, text, line, key, a word of the message)
+    let cases: &[(Format, String, u64, &str, &str)] = &[
         (
-            "truncated.csv",
-            format!("{good}128166385295514878,hm,0,Write,11855\n"),
-            "truncated",
+            Format::Msr,
+            format!("{msr}128166385295514878,hm,0,Write,11855\n"),
+            2,
+            "size",
+            "missing",
         ),
         (
-            "badnum.csv",
-            format!("{good}128166385295514878,hm,0,Write,11x55,512,1\n"),
-            "Offset",
+            Format::Msr,
+            format!("{msr}128166385295514878,hm,0,Write,11x55,512,1\n"),
+            2,
+            "offset",
+            "'11x55'",
         ),
         (
-            "negative.csv",
-            format!("{good}128166385295514878,hm,0,Write,1024,-512,1\n"),
+            Format::Msr,
+            format!("{msr}128166385295514878,hm,0,Write,1024,-512,1\n"),
+            2,
+            "size",
             "negative",
         ),
         (
-            "unknown-op.csv",
-            format!("{good}128166385295514878,hm,0,Flush,1024,512,1\n"),
-            "unknown operation",
+            Format::Msr,
+            format!("{msr}128166385295514878,hm,0,Flush,1024,512,1\n"),
+            2,
+            "op",
+            "'Flush'",
         ),
         (
-            "zero.csv",
-            format!("{good}128166385295514878,hm,0,Read,1024,0,1\n"),
+            Format::Msr,
+            format!("{msr}128166385295514878,hm,0,Read,1024,0,1\n"),
+            2,
+            "size",
             "zero-length",
         ),
+        (
+            Format::Msr,
+            format!("{msr}128166385295514878,hm,4294967296,Read,0,512,1\n"),
+            2,
+            "disk",
+            "too large",
+        ),
+        (
+            Format::Msr,
+            format!("{msr}184467440737095517,hm,0,Read,0,512,1\n"),
+            2,
+            "timestamp",
+            "overflows",
+        ),
+        (
+            Format::Msr,
+            format!("{msr}128166385295514878,hm,0,Read,18446744073709551615,2,1\n"),
+            2,
+            "offset",
+            "overflows",
+        ),
+        (
+            Format::Msr,
+            format!("{msr}128166385295514878,hm,0,Read,1,99999999999999999999999,1\n"),
+            2,
+            "size",
+            "too large",
+        ),
+        (Format::MsrCut, "223.412 0 3159347200 36864 2\n".into(), 1, "op", "'2'"),
+        (
+            Format::MsrCut,
+            "1.0 0 0 512 0\n-1 0 0 512 0\n".into(),
+            2,
+            "timestamp",
+            "negative",
+        ),
+        (Format::Spc, "0,1,512,r,0.0\n0,1,512,x,0.1\n".into(), 2, "op", "'x'"),
+        (
+            Format::Spc,
+            "0,36028797018963968,512,r,0.0\n".into(),
+            1,
+            "offset",
+            "overflows",
+        ),
+        (Format::Spc, "0,1,512,r,abc\n".into(), 1, "timestamp", "'abc'"),
+        (Format::Mqsim, "0 0 100 8 1\n0 0 100 8 7\n".into(), 2, "op", "'7'"),
+        (Format::Ssdsim, "0 0 100 abc 1\n".into(), 1, "size", "'abc'"),
+        (
+            Format::Disksim,
+            "5265.313 0 6357144 8 0\n\n5265.4 0 6357144 x 0\n".into(),
+            3,
+            "size",
+            "'x'",
+        ),
+        (
+            Format::SsdsimOriginal,
+            "1\t0\t0\t1\tFlush\t55584\t16\t1\n".into(),
+            1,
+            "op",
+            "'Flush'",
+        ),
+        (
+            Format::Blkparse,
+            "  8,0 0 1 0.1 12 Q W 100 + x [dd]\n".into(),
+            1,
+            "size",
+            "'x'",
+        ),
+        (
+            Format::Blkparse,
+            format!("{blk}  8,0 0 1 0.1 12 Q W 100 - 8 [dd]\n"),
+            2,
+            "+",
+            "'-'",
+        ),
+        (
+            Format::Blkparse,
+            "  8,0 0 1 1e999 12 Q W 100 + 8 [dd]\n".into(),
+            1,
+            "timestamp",
+            "too large",
+        ),
+        (
+            Format::BlkparseD,
+            "  8,0 0 1 0.1 12 D R 1x0 + 8 [dd]\n".into(),
+            1,
+            "offset",
+            "'1x0'",
+        ),
+        (
+            Format::FioIolog,
+            format!("{fio2}/dev/sda write 0\n"),
+            3,
+            "size",
+            "missing",
+        ),
+        (
+            Format::FioIolog,
+            format!("{fio2}/dev/sda frob 0 4096\n"),
+            3,
+            "op",
+            "'frob'",
+        ),
+        (Format::FioIolog, "/dev/sda write 0 4096\n".into(), 1, "header", "found"),
+        (
+            Format::FioIolog,
+            format!("{fio3}99999999999999999 /dev/sda read 0 4096\n"),
+            3,
+            "timestamp",
+            "overflows",
+        ),
+        (
+            Format::Systor17,
+            "1456095145.133076000,0.000806000,X,0,899056122368,131072\n".into(),
+            1,
+            "op",
+            "'X'",
+        ),
+        (
+            Format::Systor17,
+            "1456095145.1,0.0008,R,zero,899056122368,131072\n".into(),
+            1,
+            "lun",
+            "'zero'",
+        ),
+        (
+            Format::Tencent,
+            "1538323200,12469600,16,2,1283\n".into(),
+            1,
+            "op",
+            "'2'",
+        ),
+        (
+            Format::Tencent,
+            "1538323200,12469600,16,1,-3\n".into(),
+            1,
+            "volume",
+            "negative",
+        ),
+        (
+            Format::CloudPhysics,
+            "1,5633898,zz,512,42932745\n".into(),
+            1,
+            "op",
+            "'zz'",
+        ),
+        (
+            Format::CloudPhysics,
+            "1,5633898,2a,512\n".into(),
+            1,
+            "offset",
+            "missing",
+        ),
     ];
-    for (name, text, what) in cases {
-        let e = first_error(name, &text, Format::Msr);
-        assert!(e.contains(name) && e.contains(":2:") && e.contains(what), "{e}");
-        assert!(e.contains("expected"), "{e}");
+    for (i, (format, text, line, key, what)) in cases.iter().enumerate() {
+        let name = format!("bad-{i}-{format}.txt");
+        let e = first_error_bytes(&name, text.as_bytes(), *format);
+        let prefix = format!("{name}:{line}: {key}: ");
+        assert!(e.contains(&prefix), "case {i} ({format}): `{prefix}` not in `{e}`");
+        assert!(e.contains(what), "case {i} ({format}): `{what}` not in `{e}`");
+        assert!(e.contains("; expected "), "case {i} ({format}): {e}");
+        assert!(!e.contains('\n'), "case {i} ({format}): {e}");
     }
-    // Other families report the same way.
-    let e = first_error("bad.trace", "0 0 100 8 1\n0 0 100 8 7\n", Format::Mqsim);
-    assert!(e.contains("bad.trace:2:") && e.contains("type"), "{e}");
-    let e = first_error("bad.spc", "0,1,512,r,0.0\n0,1,512,x,0.1\n", Format::Spc);
-    assert!(e.contains("bad.spc:2:") && e.contains("Opcode"), "{e}");
-    let e = first_error(
-        "bad.iolog",
-        "fio version 2 iolog\n/dev/sda add\n/dev/sda write 0\n",
-        Format::FioIolog,
+    // Binary formats: the record number is the line.
+    let e = first_error_bytes("short.keys", &[1, 0, 0, 0, 2, 0], Format::Keys);
+    assert!(
+        e.contains("short.keys:2: key: truncated") && e.contains("; expected whole 4-byte keys"),
+        "{e}"
     );
-    assert!(e.contains("bad.iolog:3:") && e.contains("length"), "{e}");
-    let e = first_error("noheader.iolog", "/dev/sda write 0 4096\n", Format::FioIolog);
-    assert!(e.contains("noheader.iolog:1:") && e.contains("header"), "{e}");
-    let e = first_error("bad.blk", "  8,0 0 1 0.1 12 Q W 100 + x [dd]\n", Format::Blkparse);
-    assert!(e.contains("bad.blk:1:") && e.contains("count"), "{e}");
+    let e = first_error_bytes("short.keysbe", &[1, 0, 0, 0, 2], Format::KeysBe);
+    assert!(e.contains("short.keysbe:2: key: "), "{e}");
+    let e = first_error_bytes("hdr.native", b"SSDLABTR", Format::Native);
+    assert!(
+        e.contains("hdr.native:1: header: ") && e.contains("; expected an ssdlab native trace"),
+        "{e}"
+    );
+    let e = first_error_bytes("op3.native", b"SSDLABTR\x01\0\0\0\0\0\0\0\x03\0", Format::Native);
+    assert!(
+        e.contains("op3.native:1: record: bad operation code 3; expected "),
+        "{e}"
+    );
+}
+
+/// A non-UTF-8 byte in a text trace is reported at its line and column, whether the format is
+/// guessed or given, and never taken for a binary format.
+#[test]
+fn non_utf8_bytes_in_text_are_reported() {
+    let text = b"0 0 100 8 1\n0 0 1\xff0 8 1\n";
+    for format in [Format::Auto, Format::Mqsim] {
+        let e = first_error_bytes("latin.trace", text, format);
+        assert!(
+            e.ends_with("latin.trace:2: non-UTF-8 byte 0xff at column 6; expected text"),
+            "{format}: {e}"
+        );
+    }
+    // Deeper in the file (past the guessing window of 64 KiB): the reader reports it.
+    let mut big = "0 0 100 8 1\n".repeat(10_000).into_bytes();
+    big.extend_from_slice(b"1 0 100 8 \xe9\n");
+    let e = first_error_bytes("late.trace", &big, Format::Auto);
+    assert!(
+        e.ends_with("late.trace:10001: non-UTF-8 byte 0xe9 at column 11; expected text"),
+        "{e}"
+    );
+    // Valid UTF-8 beyond ASCII is text (a fio file name).
+    let (v, _, _) = read_text(
+        "utf8.iolog",
+        "fio version 2 iolog\n/dev/d\u{e9}v write 0 4096\n",
+        Format::Auto,
+        false,
+    );
+    assert_eq!(v.len(), 1);
+    assert!(v[0].is_ok(), "{:?}", v[0]);
+    // Skipped and counted like any malformed line.
+    let (v, skipped, _) = read_text("skip-latin.trace", "0 0 100 8 1\n", Format::Mqsim, true);
+    assert_eq!((v.len(), skipped), (1, 0));
+    let dir = tmp_dir("skip-latin2");
+    let p = dir.join("t.trace");
+    std::fs::write(&p, text).unwrap();
+    let mut r = TraceReader::open(
+        &p,
+        &ReaderOptions {
+            format: Format::Mqsim,
+            skip_bad_lines: true,
+        },
+    )
+    .unwrap();
+    assert_eq!(r.by_ref().count(), 1);
+    assert_eq!(r.skipped(), 1);
+}
+
+/// File-level errors: one line naming the file and what was expected.
+#[test]
+fn file_level_errors() {
+    let dir = tmp_dir("file-level");
+    let e = trace::open(&dir, Format::Auto).err().unwrap().to_string();
+    assert_eq!(e, format!("{}: is a directory; expected a trace file", dir.display()));
+    let empty = dir.join("empty.trace");
+    std::fs::write(&empty, b"").unwrap();
+    let e = trace::open(&empty, Format::Auto).err().unwrap().to_string();
+    assert!(e.contains("empty.trace: the file is empty; expected "), "{e}");
+    // An empty file of a given text format has no records.
+    assert_eq!(trace::open(&empty, Format::Mqsim).unwrap().count(), 0);
+    let e = Format::from_name("nope").err().unwrap().to_string();
+    assert!(
+        e.starts_with("unknown trace format 'nope'; expected auto, msr, "),
+        "{e}"
+    );
+    // Truncated compressed files, guessed or not: the decompressor's complaint at a line.
+    let text: String = (0..100_000).map(|i| format!("{i} 0 {i} 8 1\n")).collect();
+    let gz = {
+        use std::io::Write;
+        let mut w = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        w.write_all(text.as_bytes()).unwrap();
+        w.finish().unwrap()
+    };
+    let cut = dir.join("cut.gz");
+    std::fs::write(&cut, &gz[..gz.len() / 2]).unwrap();
+    for format in [Format::Auto, Format::Mqsim] {
+        let mut r = trace::open(&cut, format).unwrap();
+        let errs: Vec<String> = r.by_ref().filter_map(|x| x.err()).map(|e| e.to_string()).collect();
+        assert_eq!(errs.len(), 1, "{errs:?}");
+        let e = &errs[0];
+        assert!(
+            e.contains("cut.gz:") && e.contains(": gzip data is truncated or corrupt"),
+            "{e}"
+        );
+        assert!(
+            e.contains("; expected a complete gzip stream") && !e.contains('\n'),
+            "{e}"
+        );
+        // The line is the one after the last record read.
+        let line: u64 = e.split(':').nth(1).unwrap().parse().unwrap();
+        assert_eq!(line, r.records() + 1, "{e}");
+    }
+    let head = dir.join("head.gz");
+    std::fs::write(&head, &gz[..100]).unwrap();
+    let e = trace::open(&head, Format::Auto).err().unwrap().to_string();
+    assert!(e.contains("head.gz:1: gzip data is truncated or corrupt"), "{e}");
 }
 
 #[test]
@@ -485,7 +772,7 @@ fn convert_file(src: &Path, to: OutputFormat, out: &Path) -> trace::ConvertSumma
     let mut r = trace::open(src, Format::Auto).unwrap();
     let f = std::fs::File::create(out).unwrap();
     let mut w = to.writer(Box::new(f), &out.display().to_string()).unwrap();
-    trace::convert(&mut r, w.as_mut(), None).unwrap()
+    trace::convert(&mut r, w.as_mut(), &Devices::all()).unwrap()
 }
 
 fn round_trip_files() -> Vec<PathBuf> {
@@ -563,7 +850,8 @@ fn native_truncated_and_bad_magic() {
     let mut r = trace::open(&out, Format::Native).unwrap();
     let res: Vec<_> = r.by_ref().collect();
     assert_eq!(res.len(), 8);
-    assert!(res[7].as_ref().unwrap_err().to_string().contains("record 8"));
+    let e = res[7].as_ref().unwrap_err().to_string();
+    assert!(e.contains("t.native:8: record: truncated record; expected "), "{e}");
     std::fs::write(&out, b"NOTANATIVETRACE!").unwrap();
     let e = trace::open(&out, Format::Native).err().unwrap().to_string();
     assert!(e.contains("magic"), "{e}");
@@ -668,9 +956,9 @@ fn stats_definitions() {
     }
     v.push((400, Op::Read, 12288, 4096));
     v.push((500, Op::Trim, 1 << 30, 1 << 20));
-    let mut b = StatsBuilder::new();
+    let mut b = StatsBuilder::default();
     for r in records(&v) {
-        b.add(&r);
+        b.add(&r).unwrap();
     }
     let s = b.finish("t", "test", 0);
     assert_eq!(s.requests, 32);
@@ -708,12 +996,57 @@ fn stats_definitions() {
 fn stats_on_shared_trace_with_device_filter() {
     let Some(dir) = shared() else { return };
     let mut r = trace::open(dir.join("tpcc-small.trace"), Format::Auto).unwrap();
-    let all = TraceStats::compute(&mut r, None).unwrap();
+    let all = TraceStats::compute(&mut r, &StatsOptions::default()).unwrap();
     assert_eq!(all.requests, 6_999);
     assert!((all.read_share() - 0.63).abs() < 0.01);
+    let only = |devices: Devices| {
+        let mut r = trace::open(dir.join("tpcc-small.trace"), Format::Auto).unwrap();
+        TraceStats::compute(
+            &mut r,
+            &StatsOptions {
+                devices,
+                ..StatsOptions::default()
+            },
+        )
+        .unwrap()
+    };
+    let dev3 = only(Devices::only([3]));
+    assert_eq!(dev3.requests, 461);
+    // Per-volume counts: 16 volumes that add up to the whole, volume 3 as when filtered alone.
+    assert_eq!(all.volumes.len(), 16);
+    assert_eq!(all.volumes.iter().map(|v| v.requests).sum::<u64>(), all.requests);
+    assert_eq!(all.volumes.iter().map(|v| v.bytes.read).sum::<u64>(), all.bytes.read);
+    let v3 = all.volumes[3];
+    assert_eq!(
+        (v3.volume, v3.requests, v3.ops, v3.bytes),
+        (3, 461, dev3.ops, dev3.bytes)
+    );
+    assert_eq!((v3.offset_min, v3.offset_end), (7_554_612_736, 193_510_740_992));
+    assert_eq!(dev3.volumes, vec![v3]);
+    // Two volumes selected: their requests and nothing else.
+    let two = only(Devices::only([3, 0]));
+    assert_eq!(two.requests, 437 + 461);
+    assert_eq!(two.volumes.iter().map(|v| v.volume).collect::<Vec<_>>(), [0, 3]);
+    // Capped at 4 volumes: the first four by first appearance are listed, the rest counted.
     let mut r = trace::open(dir.join("tpcc-small.trace"), Format::Auto).unwrap();
-    let dev3 = TraceStats::compute(&mut r, Some(3)).unwrap();
-    assert!(dev3.requests > 0 && dev3.requests < all.requests);
+    let capped = TraceStats::compute(
+        &mut r,
+        &StatsOptions {
+            max_volumes: 4,
+            ..StatsOptions::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(capped.volumes.len(), 4);
+    assert_eq!(
+        capped.volumes.iter().map(|v| v.requests).sum::<u64>() + capped.other_volumes_requests,
+        6_999
+    );
+    assert!(capped.other_volumes_requests > 0);
+    assert!(capped.to_string().contains("more than 4 volumes"), "{capped}");
+    for v in &capped.volumes {
+        assert_eq!(Some(v), all.volumes.iter().find(|a| a.volume == v.volume));
+    }
 }
 
 fn replay_all(cfg: &ReplayConfig, dir: &Path, cap: u64) -> Result<(Vec<ssdlab_core::Request>, TraceSource), Error> {
@@ -729,7 +1062,7 @@ fn replay_all(cfg: &ReplayConfig, dir: &Path, cap: u64) -> Result<(Vec<ssdlab_co
 fn replay_filters_window_speed_and_rebase() {
     let dir = repo().join("tests/data");
     let mut cfg = ReplayConfig::new("traces/spc-sample.spc");
-    cfg.device = Some(0);
+    cfg.device = Devices::only([0]);
     let (v, src) = replay_all(&cfg, &dir, 1 << 30).unwrap();
     assert_eq!(v.len(), 3);
     assert_eq!(v[0].time_ns, 0);
@@ -827,7 +1160,21 @@ fn replay_config_from_toml() {
     assert!(e.contains("unknown trace format"), "{e}");
     let mut c = ReplayConfig::new("x");
     c.speed = 0.0;
-    assert!(c.validate().is_err());
+    let e = c.validate("run.toml", "job[0].trace").unwrap_err().to_string();
+    assert!(
+        e.starts_with("run.toml: job[0].trace.speed: must be a positive number, got 0; expected "),
+        "{e}"
+    );
+    // One device, a list of them, or the same list under the name `volumes`.
+    let cfg: ReplayConfig = toml::from_str("file = \"x\"\ndevice = [3, 0, 3]\n").unwrap();
+    assert_eq!(cfg.device, Devices::only([0, 3]));
+    let cfg: ReplayConfig = toml::from_str("file = \"x\"\nvolumes = [7]\n").unwrap();
+    assert_eq!(cfg.device, Devices::only([7]));
+    assert!(cfg.device.contains(7) && !cfg.device.contains(0));
+    let e = toml::from_str::<ReplayConfig>("file = \"x\"\ndevice = \"a\"\n")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("a device number or a list of device numbers"), "{e}");
 }
 
 #[test]
@@ -876,38 +1223,303 @@ fn parse_speed_report() {
     }
 }
 
+/// One request covering 2^50 bytes (and one at an offset near 2^60): counted at once, not page
+/// by page, so the statistics finish immediately with exact figures.
+#[test]
+fn stats_of_huge_requests_are_exact_and_bounded() {
+    // mqsim: sectors. 2^41 sectors = 2^50 bytes at offset 0; 8 sectors at 2^51 sectors.
+    let text = "0 0 0 2199023255552 0\n10 0 8 8 1\n20 1 2251799813685248 8 1\n";
+    let (_, _, p) = read_text("huge.trace", text, Format::Mqsim, false);
+    let mut r = trace::open(&p, Format::Mqsim).unwrap();
+    let s = TraceStats::compute(&mut r, &StatsOptions::default()).unwrap();
+    assert_eq!(s.requests, 3);
+    assert_eq!((s.bytes.write, s.bytes.read), (1 << 50, 2 * 4096));
+    // 2^38 pages written, page 1 also read; the read at 2^60 bytes is one more page.
+    assert_eq!(s.footprint_pages, (1 << 38) + 1);
+    let c = &s.access_classes;
+    assert_eq!(
+        (c.write_intensive.pages, c.mixed.pages, c.read_intensive.pages),
+        ((1 << 38) - 1, 1, 1)
+    );
+    assert_eq!(
+        c.write_intensive.accesses + c.mixed.accesses + c.read_intensive.accesses,
+        (1 << 38) + 2
+    );
+    assert_eq!(s.volumes[1].offset_min, 1 << 60);
+    assert_eq!(s.volumes[1].offset_end, (1 << 60) + 4096);
+    // Pages and runs are capped (here: the run of the first request and the page of the
+    // second): a trace needing more is an error at the record, not a bigger map.
+    let mut r = trace::open(&p, Format::Mqsim).unwrap();
+    let e = TraceStats::compute(
+        &mut r,
+        &StatsOptions {
+            max_page_runs: 2,
+            ..StatsOptions::default()
+        },
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("huge.trace:3: offset: ") && e.contains("; expected at most --max-page-runs 2"),
+        "{e}"
+    );
+}
+
+/// Per-page counts kept as runs give what counting page by page gives.
+fn naive_page_stats(recs: &[TraceRecord]) -> (u64, [u64; 3], [u64; 3], Vec<u64>) {
+    use std::collections::BTreeMap;
+    let mut pages: BTreeMap<u64, (u64, u64)> = BTreeMap::new();
+    for r in recs.iter().filter(|r| r.op != Op::Trim) {
+        for p in r.offset / 4096..=(r.offset + r.len - 1) / 4096 {
+            let e = pages.entry(p).or_default();
+            if r.op == Op::Read {
+                e.0 += 1
+            } else {
+                e.1 += 1
+            }
+        }
+    }
+    let (mut cp, mut ca) = ([0; 3], [0; 3]);
+    let mut reads: Vec<u64> = Vec::new();
+    for &(r, w) in pages.values() {
+        let a = r + w;
+        let i = if r as f64 > 0.9 * a as f64 {
+            0
+        } else if w as f64 > 0.9 * a as f64 {
+            1
+        } else {
+            2
+        };
+        cp[i] += 1;
+        ca[i] += a;
+        if r > 0 {
+            reads.push(r);
+        }
+    }
+    reads.sort_unstable_by(|a, b| b.cmp(a));
+    let top = [1u64, 5, 10, 20]
+        .iter()
+        .map(|&pct| reads[..(reads.len() as u64 * pct).div_ceil(100) as usize].iter().sum())
+        .collect();
+    (pages.len() as u64, cp, ca, top)
+}
+
+#[test]
+fn stats_volume_cap_of_zero() {
+    // With no volume tracked every request is counted as "further volumes".
+    let (_, _, p) = read_text("vol0.trace", "0 0 0 8 0\n1 5 0 8 1\n", Format::Mqsim, false);
+    let mut r = trace::open(&p, Format::Mqsim).unwrap();
+    let s = TraceStats::compute(
+        &mut r,
+        &StatsOptions {
+            max_volumes: 0,
+            ..StatsOptions::default()
+        },
+    )
+    .unwrap();
+    assert_eq!((s.volumes.len(), s.other_volumes_requests, s.requests), (0, 2, 2));
+}
+
+/// A `[job.trace]` error names the config file and the full key.
+#[test]
+fn replay_config_errors_name_file_and_key() {
+    let dir = tmp_dir("replay-keys");
+    let base = "[device]\npreset = \"mlc-sata\"\n[[job]]\nname = \"a\"\n[job.trace]\nfile = \"t.trace\"\n";
+    for (extra, key, what) in [
+        ("speed = 0.0\n", "speed", "must be a positive number, got 0; expected "),
+        ("speed = -2.0\n", "speed", "got -2; expected "),
+        ("start = \"2s\"\nend = \"1s\"\n", "end", "is not after start"),
+        (
+            "max_requests = 0\n",
+            "max_requests",
+            "must be at least 1, got 0; expected ",
+        ),
+    ] {
+        let e = ssdlab_core::config::parse_config(&format!("{base}{extra}"), "run.toml", &dir)
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with(&format!("run.toml: job[0].trace.{key}")), "{e}");
+        assert!(e.contains(what) && !e.contains('\n'), "{e}");
+    }
+}
+
+/// Arrival times that would pass 2^64 - 1 ns are an error naming the record, not wrapped or
+/// clamped times.
+#[test]
+fn replay_arrival_overflow_is_an_error() {
+    let dir = tmp_dir("replay-overflow");
+    // 20 s apart: at speed 1e-9 the second arrives at 2e19 ns > 2^64 - 1.
+    std::fs::write(
+        dir.join("t.trace"),
+        "0 0 0 8 0\n10000000000 0 8 8 0\n20000000000 0 16 8 0\n",
+    )
+    .unwrap();
+    let mut cfg = ReplayConfig::new("t.trace");
+    cfg.format = Format::Mqsim;
+    cfg.speed = 1e-9;
+    let e = replay_all(&cfg, &dir, 1 << 30).err().unwrap().to_string();
+    assert!(
+        e.contains("t.trace:3: timestamp: ") && e.contains("beyond 64-bit nanoseconds; expected "),
+        "{e}"
+    );
+    // 10 s at the same speed still fits: 1e19 ns.
+    cfg.max_requests = Some(2);
+    let (v, _) = replay_all(&cfg, &dir, 1 << 30).unwrap();
+    assert_eq!(v[1].time_ns, 10_000_000_000_000_000_000);
+}
+
+/// Replay selects several volumes with one filter.
+#[test]
+fn replay_selects_volumes() {
+    let dir = tmp_dir("replay-volumes");
+    std::fs::write(
+        dir.join("t.trace"),
+        "0 0 0 8 0\n1 1 8 8 0\n2 2 16 8 0\n3 3 24 8 0\n4 0 32 8 0\n",
+    )
+    .unwrap();
+    let mut cfg = ReplayConfig::new("t.trace");
+    cfg.format = Format::Mqsim;
+    cfg.device = Devices::only([0, 3]);
+    let (v, src) = replay_all(&cfg, &dir, 1 << 30).unwrap();
+    assert_eq!(v.iter().map(|r| r.offset).collect::<Vec<_>>(), [0, 24 * 512, 32 * 512]);
+    assert_eq!((src.counters().read, src.counters().filtered), (5, 2));
+}
+
+/// One valid record of every text format (the examples of docs/traces.md).
+const VALID_LINES: &[(Format, &str)] = &[
+    (Format::Msr, "128166385295514663,hm,0,Write,9056014336,2048,2833"),
+    (Format::MsrCut, "223.412 0 3159347200 36864 0"),
+    (Format::Spc, "0,303567,3584,w,0.026214"),
+    (Format::Mqsim, "938513000 4 264719034 16 0"),
+    (Format::Ssdsim, "26214000 0 303574 7 0"),
+    (Format::Disksim, "5265.313 0 6357144 8 0"),
+    (Format::SsdsimOriginal, "1\t0\t0\t1\tWrite\t55584\t16\t1"),
+    (
+        Format::Blkparse,
+        "  8,0    3        1     0.000000000   697  Q   W 223490 + 8 [kjournald]",
+    ),
+    (
+        Format::BlkparseD,
+        "  8,0    3        1     0.000000000   697  D   R 223490 + 8 [kjournald]",
+    ),
+    (Format::FioIolog, "fio version 3 iolog\n120 /dev/nvme0n1 read 0 4096"),
+    (
+        Format::Systor17,
+        "1456095145.133076000,0.000806000,R,0,899056122368,131072",
+    ),
+    (Format::Tencent, "1538323200,12469600,16,1,1283"),
+    (Format::CloudPhysics, "1,5633898,2a,512,42932745"),
+];
+
+/// The unmutated lines are valid, and guessed as their format (or an equivalent one).
+#[test]
+fn valid_lines_read_and_are_guessed() {
+    for &(format, line) in VALID_LINES {
+        let text = format!("{line}\n");
+        assert_eq!(check_reader(text.as_bytes(), format), 2, "{format}: {line}");
+        if format == Format::BlkparseD {
+            continue; // dispatch events are not guessed: `blkparse` reads queue events
+        }
+        let r = TraceReader::from_read(
+            "v",
+            Box::new(std::io::Cursor::new(text.into_bytes())),
+            &ReaderOptions::default(),
+        )
+        .unwrap();
+        let guessed = r.format();
+        let same = guessed == format || (format == Format::Ssdsim && guessed == Format::Mqsim);
+        assert!(same, "{line}: guessed {guessed}, not {format}");
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 
-    /// No reader panics on arbitrary lines, with or without skipping.
+    /// No reader panics on arbitrary lines, with or without skipping; errors are one line.
     #[test]
     fn readers_never_panic(lines in proptest::collection::vec("[0-9a-zA-Z ,.+\\-\\t\\[\\]:#]{0,60}", 0..12), header in 0usize..4) {
         let headers = ["", "fio version 2 iolog\n", "fio version 3 iolog\n", "Timestamp,Response,IOType,LUN,Offset,Size\n"];
         let text = format!("{}{}", headers[header], lines.join("\n"));
         for f in FORMATS.iter().map(|i| i.format).chain([Format::Auto]) {
-            for skip in [false, true] {
-                let r = TraceReader::from_read("prop", Box::new(std::io::Cursor::new(text.clone().into_bytes())), &ReaderOptions { format: f, skip_bad_lines: skip });
-                if let Ok(r) = r {
-                    for x in r.take(100).flatten() {
-                        prop_assert!(x.len > 0);
-                    }
-                }
-            }
+            check_reader(text.as_bytes(), f);
         }
     }
 
-    /// Arbitrary bytes (binary formats included) never panic either.
+    /// Arbitrary bytes (binary formats and compressed streams included) never panic either.
     #[test]
-    fn readers_never_panic_on_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..300), native in any::<bool>()) {
-        let mut data = if native { b"SSDLABTR\x01\0\0\0\0\0\0\0".to_vec() } else { Vec::new() };
+    fn readers_never_panic_on_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..300), prefix in 0usize..4) {
+        let prefixes: [&[u8]; 4] = [b"", b"SSDLABTR\x01\0\0\0\0\0\0\0", &[0x1f, 0x8b, 8, 0], b"BZh9"];
+        let mut data = prefixes[prefix].to_vec();
         data.extend_from_slice(&bytes);
         for f in FORMATS.iter().map(|i| i.format).chain([Format::Auto]) {
-            let r = TraceReader::from_read("prop", Box::new(std::io::Cursor::new(data.clone())), &ReaderOptions { format: f, skip_bad_lines: true });
-            if let Ok(r) = r {
-                for x in r.take(200) {
-                    let _ = x;
+            check_reader(&data, f);
+        }
+        check_stats(&data);
+    }
+
+    /// Valid lines of every text format, mutated (bytes replaced, deleted or inserted, fields
+    /// made huge): records or one-line errors naming what was expected, never a panic.
+    #[test]
+    fn mutated_valid_lines(
+        which in 0usize..VALID_LINES.len(),
+        copies in 1usize..4,
+        edits in proptest::collection::vec((any::<usize>(), 0u8..4, any::<u8>()), 0..4),
+    ) {
+        let (format, line) = VALID_LINES[which];
+        let mut data = Vec::new();
+        for _ in 0..copies {
+            data.extend_from_slice(line.as_bytes());
+            data.push(b'\n');
+        }
+        for (pos, kind, byte) in edits {
+            let at = pos % data.len();
+            match kind {
+                0 => data[at] = byte,
+                1 => {
+                    data.remove(at);
+                }
+                2 => data.insert(at, byte),
+                _ => {
+                    data.splice(at..at, *b"184467440737095516159");
                 }
             }
+            if data.is_empty() {
+                data.push(b'0');
+            }
+        }
+        check_reader(&data, format);
+        check_reader(&data, Format::Auto);
+    }
+
+    /// Statistics kept as runs of pages equal those counted page by page.
+    #[test]
+    fn stats_runs_match_page_by_page(recs in proptest::collection::vec((0u64..256, 1u64..200_000, 0u8..3), 1..40)) {
+        use ssdlab_core::trace::stats::StatsBuilder;
+        let recs: Vec<TraceRecord> = recs
+            .iter()
+            .enumerate()
+            .map(|(i, &(page, len, op))| TraceRecord {
+                time_ns: i as u64,
+                device: 0,
+                op: [Op::Read, Op::Write, Op::Trim][op as usize],
+                offset: page * 1000,
+                len,
+            })
+            .collect();
+        let mut b = StatsBuilder::default();
+        for r in &recs {
+            b.add(r).unwrap();
+        }
+        let s = b.finish("p", "test", 0);
+        let (footprint, pages, accesses, top) = naive_page_stats(&recs);
+        prop_assert_eq!(s.footprint_pages, footprint);
+        let c = &s.access_classes;
+        prop_assert_eq!([c.read_intensive.pages, c.write_intensive.pages, c.mixed.pages], pages);
+        prop_assert_eq!([c.read_intensive.accesses, c.write_intensive.accesses, c.mixed.accesses], accesses);
+        let reads: u64 = recs.iter().filter(|r| r.op == Op::Read).map(|r| (r.offset + r.len - 1) / 4096 - r.offset / 4096 + 1).sum();
+        for (k, c) in s.read_concentration.iter().enumerate() {
+            let want = if reads == 0 { 0.0 } else { top[k] as f64 / reads as f64 };
+            prop_assert!((c.read_share - want).abs() < 1e-12, "{} vs {}", c.read_share, want);
         }
     }
 

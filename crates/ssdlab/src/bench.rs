@@ -271,7 +271,7 @@ fn trace_parse(n: u64) -> Result<()> {
         let out = std::fs::File::create(&native).map_err(|e| Error::io(native.display().to_string(), e))?;
         let mut w =
             OutputFormat::Native.writer(Box::new(std::io::BufWriter::new(out)), &native.display().to_string())?;
-        trace::convert(&mut r, w.as_mut(), None)?;
+        trace::convert(&mut r, w.as_mut(), &trace::Devices::all())?;
     }
     let mut msr_rate = 0.0;
     println!("  trace parsing, {n} lines per file (best of 3):");

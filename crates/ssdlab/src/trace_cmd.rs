@@ -4,7 +4,9 @@
 //! standard error.
 
 use clap::{Subcommand, ValueEnum};
-use ssdlab_core::trace::{self, Format, OutputFormat, ReaderOptions, TraceReader, TraceStats, FORMATS};
+use ssdlab_core::trace::{
+    self, stats, Devices, Format, OutputFormat, ReaderOptions, StatsOptions, TraceReader, TraceStats, FORMATS,
+};
 use ssdlab_core::{Error, Result};
 use std::io::{IsTerminal, Write};
 
@@ -29,9 +31,17 @@ pub enum TraceCmd {
         /// Skip and count malformed lines instead of stopping at the first one.
         #[arg(long)]
         skip_bad_lines: bool,
-        /// Only this device / volume / LUN / ASU number.
-        #[arg(long)]
-        device: Option<u32>,
+        /// Only these devices / volumes / LUNs / ASUs (repeat or separate with commas).
+        #[arg(long, value_delimiter = ',')]
+        device: Vec<u32>,
+        /// Most pages and runs of 4 KiB pages with equal counts kept for the footprint, page
+        /// classes and read concentration (about 40 bytes each); a trace that needs more is an
+        /// error.
+        #[arg(long, default_value_t = stats::DEFAULT_MAX_PAGE_RUNS)]
+        max_page_runs: usize,
+        /// Most volumes counted one by one; requests of further volumes are counted together.
+        #[arg(long, default_value_t = stats::DEFAULT_MAX_VOLUMES)]
+        max_volumes: usize,
     },
     /// Convert a trace to another format.
     Convert {
@@ -48,16 +58,16 @@ pub enum TraceCmd {
         format: String,
         #[arg(long)]
         skip_bad_lines: bool,
-        /// Only this device / volume / LUN / ASU number.
-        #[arg(long)]
-        device: Option<u32>,
+        /// Only these devices / volumes / LUNs / ASUs (repeat or separate with commas).
+        #[arg(long, value_delimiter = ',')]
+        device: Vec<u32>,
     },
     /// List the trace formats.
     Formats,
 }
 
 fn open(file: &str, format: &str, skip_bad_lines: bool) -> Result<TraceReader> {
-    let format = Format::from_name(format)?;
+    let format = Format::from_name(format).map_err(|e| Error::Invalid(format!("--format: {e}")))?;
     let reader = TraceReader::open(file, &ReaderOptions { format, skip_bad_lines })?;
     if reader.guessed() {
         eprintln!("guessed format: {}", reader.format());
@@ -91,9 +101,16 @@ fn run_cmd(cmd: TraceCmd) -> Result<()> {
             output_format,
             skip_bad_lines,
             device,
+            max_page_runs,
+            max_volumes,
         } => {
             let mut reader = open(&file, &format, skip_bad_lines)?;
-            let stats = TraceStats::compute(&mut reader, device)?;
+            let opts = StatsOptions {
+                devices: Devices::only(device),
+                max_page_runs,
+                max_volumes,
+            };
+            let stats = TraceStats::compute(&mut reader, &opts)?;
             report_skipped(&reader);
             let text = match output_format {
                 StatsOutput::Text => stats.to_string(),
@@ -113,22 +130,26 @@ fn run_cmd(cmd: TraceCmd) -> Result<()> {
             skip_bad_lines,
             device,
         } => {
-            let to = OutputFormat::from_name(&to)?;
+            let to = OutputFormat::from_name(&to).map_err(|e| Error::Invalid(format!("--to: {e}")))?;
             let (out, name): (Box<dyn Write>, String) = match &output {
                 Some(path) if path != "-" => {
-                    let f = std::fs::File::create(path).map_err(|e| Error::io(path, e))?;
+                    let f = std::fs::File::create(path).map_err(|e| {
+                        Error::Invalid(format!(
+                            "{path}: cannot create it ({e}); expected a writable output file (--output)"
+                        ))
+                    })?;
                     (Box::new(std::io::BufWriter::with_capacity(1 << 16, f)), path.clone())
                 }
                 _ => {
                     if to.is_binary() && std::io::stdout().is_terminal() {
                         return Err(Error::Invalid(format!(
-                            "the {} format is binary: give an output file with -o FILE",
+                            "--output: the {} format is binary, standard output is a terminal; expected an output file (-o FILE)",
                             to.name()
                         )));
                     }
                     if to.is_binary() && output.is_none() {
                         return Err(Error::Invalid(format!(
-                            "the {} format is binary: give an output file with -o FILE (or -o - for standard output)",
+                            "--output: the {} format is binary; expected an output file (-o FILE, or -o - for standard output)",
                             to.name()
                         )));
                     }
@@ -140,7 +161,7 @@ fn run_cmd(cmd: TraceCmd) -> Result<()> {
             };
             let mut reader = open(&file, &format, skip_bad_lines)?;
             let mut writer = to.writer(out, &name)?;
-            let s = trace::convert(&mut reader, writer.as_mut(), device)?;
+            let s = trace::convert(&mut reader, writer.as_mut(), &Devices::only(device))?;
             report_skipped(&reader);
             eprintln!("wrote {} record(s) as {} to {name}", s.written, to.name());
             if s.dropped > 0 {

@@ -139,3 +139,149 @@ fn convert_and_formats() {
         assert!(text.lines().any(|l| l.starts_with(f)), "{f} missing from\n{text}");
     }
 }
+
+fn tmp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ssdlab-trace-cli-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Run `ssdlab ARGS`; (status, stdout, stderr).
+fn run(args: &[&std::ffi::OsStr]) -> (Option<i32>, String, String) {
+    let out = ssdlab().args(args).output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Every bad input of a trace command: exit status 2 and one line
+/// `ssdlab: error: ...; expected ...`, never a panic.
+#[test]
+fn bad_inputs_exit_2_with_one_line() {
+    let dir = tmp("bad");
+    let empty = dir.join("empty.trace");
+    std::fs::write(&empty, b"").unwrap();
+    let latin = dir.join("latin.trace");
+    std::fs::write(&latin, b"0 0 100 8 1\n0 0 1\xff0 8 1\n").unwrap();
+    let bad = dir.join("bad.csv");
+    std::fs::write(
+        &bad,
+        "128166385295514663,hm,0,Write,9056014336,2048,2833\n128166385295514878,hm,0,Write,11x55,512,1\n",
+    )
+    .unwrap();
+    let gz = dir.join("cut.gz");
+    std::fs::write(&gz, [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 0x33]).unwrap();
+    let s = |p: &Path| p.as_os_str().to_owned();
+    let o = |x: &str| std::ffi::OsString::from(x);
+    let cases: Vec<(Vec<std::ffi::OsString>, String)> = vec![
+        (
+            vec![o("trace"), o("stats"), s(&dir)],
+            format!("{}: is a directory; expected a trace file", dir.display()),
+        ),
+        (
+            vec![o("trace"), o("stats"), s(&dir.join("missing.trace"))],
+            "missing.trace: cannot open it (".into(),
+        ),
+        (
+            vec![
+                o("trace"),
+                o("convert"),
+                o("--to"),
+                o("msr"),
+                o("-o"),
+                s(&dir.join("no-such-dir/out.csv")),
+                s(&bad),
+            ],
+            "out.csv: cannot create it (".into(),
+        ),
+        (
+            vec![o("trace"), o("stats"), s(&empty)],
+            "empty.trace: the file is empty; expected ".into(),
+        ),
+        (
+            vec![o("trace"), o("stats"), s(&latin)],
+            "latin.trace:2: non-UTF-8 byte 0xff at column 6; expected text".into(),
+        ),
+        (
+            vec![o("trace"), o("convert"), o("--to"), o("msr"), s(&bad)],
+            "bad.csv:2: offset: '11x55' is not an integer; expected a non-negative integer".into(),
+        ),
+        (
+            vec![o("trace"), o("stats"), s(&gz)],
+            "cut.gz:1: gzip data is truncated or corrupt".into(),
+        ),
+        (
+            vec![o("trace"), o("stats"), o("--format"), o("nope"), s(&bad)],
+            "--format: unknown trace format 'nope'; expected auto, msr, ".into(),
+        ),
+        (
+            vec![o("trace"), o("convert"), o("--to"), o("csv"), s(&bad)],
+            "--to: cannot write trace format 'csv'; expected native, ".into(),
+        ),
+    ];
+    for (args, want) in cases {
+        let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_os_str()).collect();
+        let (code, _, err) = run(&args);
+        assert_eq!(code, Some(2), "{args:?}: {err}");
+        let lines: Vec<&str> = err.lines().filter(|l| !l.starts_with("guessed format")).collect();
+        assert_eq!(lines.len(), 1, "{args:?}: {err}");
+        assert!(lines[0].starts_with("ssdlab: error: "), "{err}");
+        assert!(lines[0].contains(&want), "{args:?}: `{want}` not in {err}");
+        assert!(lines[0].contains("; expected "), "{err}");
+    }
+}
+
+/// A request of 2^50 bytes and an offset near 2^60: stats finish at once with exact counts, and
+/// the JSON lists the volumes.
+#[test]
+fn stats_of_a_huge_request_and_volumes() {
+    let dir = tmp("huge");
+    let t = dir.join("huge.trace");
+    std::fs::write(&t, "0 0 0 2199023255552 0\n10 0 8 8 1\n20 5 2251799813685248 8 1\n").unwrap();
+    let (code, out, err) = run(&[
+        "trace".as_ref(),
+        "stats".as_ref(),
+        "--output-format".as_ref(),
+        "json".as_ref(),
+        t.as_os_str(),
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["requests"], 3);
+    assert_eq!(v["bytes"]["write"], 1u64 << 50);
+    assert_eq!(v["footprint_pages"], (1u64 << 38) + 1);
+    let vols = v["volumes"].as_array().unwrap();
+    assert_eq!(vols.len(), 2);
+    assert_eq!(vols[0]["volume"], 0);
+    assert_eq!(vols[0]["requests"], 2);
+    assert_eq!(vols[0]["ops"]["read"], 1);
+    assert_eq!(vols[0]["offset_end"], 1u64 << 50);
+    assert_eq!(vols[1]["volume"], 5);
+    assert_eq!(vols[1]["offset_min"], 1u64 << 60);
+    // Text: the per-volume table; the cap on volumes is reported.
+    let (code, out, _) = run(&[
+        "trace".as_ref(),
+        "stats".as_ref(),
+        "--max-volumes".as_ref(),
+        "1".as_ref(),
+        t.as_os_str(),
+    ]);
+    assert_eq!(code, Some(0));
+    assert!(out.contains("volumes:"), "{out}");
+    assert!(
+        out.contains("more than 1 volumes: 1 requests of further volumes are not listed"),
+        "{out}"
+    );
+    // Volumes selected on the command line.
+    let (code, out, _) = run(&[
+        "trace".as_ref(),
+        "stats".as_ref(),
+        "--device".as_ref(),
+        "5".as_ref(),
+        t.as_os_str(),
+    ]);
+    assert_eq!(code, Some(0));
+    assert!(out.contains("requests:        1\n"), "{out}");
+}

@@ -8,7 +8,7 @@
 //! `major << 20 | minor` (the kernel's internal dev_t encoding).
 
 use super::input::LineDecoder;
-use super::parse::{mul, show, time, uint, Fields, LineResult, Sep};
+use super::parse::{mul, show, time, uint, Fields, LineError, LineResult, Sep};
 use super::{text_opener, Format, FormatInfo, TraceRecord};
 use crate::Op;
 
@@ -60,8 +60,8 @@ impl LineDecoder for BlkparseDecoder {
         if action != [self.action] {
             return Ok(None);
         }
-        let time_ns = time(t, 1_000_000_000, "time")?;
-        let rwbs = f.req("RWBS")?;
+        let time_ns = time(t, 1_000_000_000, "timestamp")?;
+        let rwbs = f.req("rwbs")?;
         let op = if rwbs.contains(&b'D') {
             Op::Trim
         } else if rwbs.contains(&b'R') {
@@ -74,25 +74,33 @@ impl LineDecoder for BlkparseDecoder {
         let sector = match f.next_field() {
             None => return Ok(None),
             Some(s) if s.starts_with(b"[") => return Ok(None), // flush without data
-            Some(s) => uint(s, "sector")?,
+            Some(s) => uint(s, "offset")?,
         };
-        let plus = f.req("'+'")?;
+        let plus = f.req("+")?;
         if plus != b"+" {
-            return Err(format!("expected '+' between sector and count, found '{}'", show(plus)));
+            return Err(LineError::new(
+                "+",
+                format!("found '{}'", show(plus)),
+                "'+' between the sector and the count",
+            ));
         }
-        let count = uint(f.req("count")?, "count")?;
+        let count = uint(f.req("size")?, "size")?;
         if count == 0 && rwbs.contains(&b'F') {
             return Ok(None);
         }
         if maj >= 1 << 12 || min >= 1 << 20 {
-            return Err(format!("device {maj},{min}: major must be < 4096 and minor < 1048576"));
+            return Err(LineError::new(
+                "device",
+                format!("{maj},{min} is out of range"),
+                "a major number below 4096 and a minor number below 1048576",
+            ));
         }
         Ok(Some(TraceRecord {
             time_ns,
             device: maj << 20 | min,
             op,
-            offset: mul(sector, 512, "sector")?,
-            len: mul(count, 512, "count")?,
+            offset: mul(sector, 512, "offset")?,
+            len: mul(count, 512, "size")?,
         }))
     }
 }

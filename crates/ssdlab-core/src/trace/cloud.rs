@@ -1,7 +1,7 @@
 //! Cloud block-storage traces: SNIA SYSTOR'17, Tencent CBS and CloudPhysics vSCSI CSV.
 
 use super::input::LineDecoder;
-use super::parse::{eq_ic, hex, mul, show, time, uint, uint32, Fields, LineResult, Sep};
+use super::parse::{eq_ic, hex, mul, time, uint, uint32, unknown_op, Fields, LineResult, Sep};
 use super::{text_opener, Format, FormatInfo, TraceRecord};
 use crate::Op;
 
@@ -42,21 +42,21 @@ pub(crate) struct Systor17Decoder;
 impl LineDecoder for Systor17Decoder {
     fn decode(&mut self, line: &[u8]) -> LineResult<Option<TraceRecord>> {
         let mut f = Fields::new(line, Sep::Comma);
-        let ts = f.req("Timestamp")?;
+        let ts = f.req("timestamp")?;
         if eq_ic(ts, "Timestamp") {
             return Ok(None);
         }
-        let time_ns = time(ts, 1_000_000_000, "Timestamp")?;
-        let _response = f.req("Response")?;
-        let ty = f.req("IOType")?;
+        let time_ns = time(ts, 1_000_000_000, "timestamp")?;
+        let _response = f.req("response")?;
+        let ty = f.req("op")?;
         let op = match ty {
             b"R" | b"r" => Op::Read,
             b"W" | b"w" => Op::Write,
-            _ => return Err(format!("IOType: unknown operation '{}' (expected R or W)", show(ty))),
+            _ => return Err(unknown_op(ty, "IOType R or W")),
         };
-        let device = uint32(f.req("LUN")?, "LUN")?;
-        let offset = uint(f.req("Offset")?, "Offset")?;
-        let len = uint(f.req("Size")?, "Size")?;
+        let device = uint32(f.req("lun")?, "lun")?;
+        let offset = uint(f.req("offset")?, "offset")?;
+        let len = uint(f.req("size")?, "size")?;
         Ok(Some(TraceRecord {
             time_ns,
             device,
@@ -72,30 +72,25 @@ pub(crate) struct TencentDecoder;
 impl LineDecoder for TencentDecoder {
     fn decode(&mut self, line: &[u8]) -> LineResult<Option<TraceRecord>> {
         let mut f = Fields::new(line, Sep::Comma);
-        let ts = f.req("Timestamp")?;
+        let ts = f.req("timestamp")?;
         if eq_ic(ts, "Timestamp") {
             return Ok(None);
         }
-        let time_ns = time(ts, 1_000_000_000, "Timestamp")?;
-        let offset = uint(f.req("Offset")?, "Offset")?;
-        let size = uint(f.req("Size")?, "Size")?;
-        let op = match f.req("IOType")? {
+        let time_ns = time(ts, 1_000_000_000, "timestamp")?;
+        let offset = uint(f.req("offset")?, "offset")?;
+        let size = uint(f.req("size")?, "size")?;
+        let op = match f.req("op")? {
             b"0" => Op::Read,
             b"1" => Op::Write,
-            o => {
-                return Err(format!(
-                    "IOType: unknown operation '{}' (expected 0 = read or 1 = write)",
-                    show(o)
-                ))
-            }
+            o => return Err(unknown_op(o, "IOType 0 (read) or 1 (write)")),
         };
-        let device = uint32(f.req("VolumeID")?, "VolumeID")?;
+        let device = uint32(f.req("volume")?, "volume")?;
         Ok(Some(TraceRecord {
             time_ns,
             device,
             op,
-            offset: mul(offset, 512, "Offset")?,
-            len: mul(size, 512, "Size")?,
+            offset: mul(offset, 512, "offset")?,
+            len: mul(size, 512, "size")?,
         }))
     }
 }
@@ -110,7 +105,7 @@ impl LineDecoder for CloudPhysicsDecoder {
             return Ok(None);
         }
         uint(v, "version")?;
-        let time_ns = time(f.req("time")?, 1_000_000_000, "time")?;
+        let time_ns = time(f.req("timestamp")?, 1_000_000_000, "timestamp")?;
         let op = match hex(f.req("op")?, "op")? {
             0x28 | 0x88 | 0xa8 => Op::Read,
             0x2a | 0x8a | 0xaa => Op::Write,
@@ -119,12 +114,12 @@ impl LineDecoder for CloudPhysicsDecoder {
             _ => return Ok(None),
         };
         let len = uint(f.req("size")?, "size")?;
-        let lbn = uint(f.req("lbn")?, "lbn")?;
+        let lbn = uint(f.req("offset")?, "offset")?;
         Ok(Some(TraceRecord {
             time_ns,
             device: 0,
             op,
-            offset: mul(lbn, 512, "lbn")?,
+            offset: mul(lbn, 512, "offset")?,
             len,
         }))
     }

@@ -8,7 +8,7 @@
 //! The device is the index of the file in order of first appearance.
 
 use super::input::LineDecoder;
-use super::parse::{show, uint, Fields, LineResult, Sep};
+use super::parse::{show, uint, unknown_op, Fields, LineError, LineResult, Sep};
 use super::write::TraceWriter;
 use super::{text_opener, Format, FormatInfo, TraceRecord};
 use crate::{Error, Op, Result};
@@ -24,26 +24,38 @@ pub(crate) const FIO_IOLOG: FormatInfo = FormatInfo {
     open: text_opener!(FioDecoder::default()),
 };
 
-/// Most distinct file names tracked (bounds memory on hostile input).
+/// Most distinct file names tracked, and most bytes of names kept (bound memory on hostile
+/// input: 65,536 names of up to a whole line each would be 4 GiB).
 const MAX_FILES: usize = 65_536;
+const MAX_NAME_BYTES: usize = 16 << 20;
 
 #[derive(Default)]
 pub(crate) struct FioDecoder {
     version: Option<u8>,
-    files: Vec<Vec<u8>>,
+    files: std::collections::HashMap<Vec<u8>, u32>,
+    name_bytes: usize,
     time_ns: u64,
 }
 
 impl FioDecoder {
     fn file_index(&mut self, name: &[u8]) -> LineResult<u32> {
-        if let Some(i) = self.files.iter().position(|f| f == name) {
-            return Ok(i as u32);
+        if let Some(&i) = self.files.get(name) {
+            return Ok(i);
         }
-        if self.files.len() >= MAX_FILES {
-            return Err(format!("more than {MAX_FILES} distinct file names"));
+        if self.files.len() >= MAX_FILES || self.name_bytes + name.len() > MAX_NAME_BYTES {
+            return Err(LineError::new(
+                "filename",
+                format!("'{}' is one file too many", show(name)),
+                format!(
+                    "at most {MAX_FILES} distinct file names of {} MiB in all",
+                    MAX_NAME_BYTES >> 20
+                ),
+            ));
         }
-        self.files.push(name.to_vec());
-        Ok(self.files.len() as u32 - 1)
+        let i = self.files.len() as u32;
+        self.name_bytes += name.len();
+        self.files.insert(name.to_vec(), i);
+        Ok(i)
     }
 }
 
@@ -54,9 +66,10 @@ impl LineDecoder for FioDecoder {
                 b"fio version 2 iolog" => 2,
                 b"fio version 3 iolog" => 3,
                 _ => {
-                    return Err(format!(
-                        "expected the header `fio version 2 iolog` or `fio version 3 iolog`, found '{}'",
-                        show(line)
+                    return Err(LineError::new(
+                        "header",
+                        format!("found '{}'", show(line)),
+                        "the header `fio version 2 iolog` or `fio version 3 iolog`",
                     ))
                 }
             });
@@ -65,12 +78,10 @@ impl LineDecoder for FioDecoder {
         let mut f = Fields::new(line, Sep::Blank);
         if version == 3 {
             let us = uint(f.req("timestamp")?, "timestamp")?;
-            self.time_ns = us
-                .checked_mul(1000)
-                .ok_or_else(|| format!("timestamp: {us} us overflows"))?;
+            self.time_ns = super::parse::mul(us, 1000, "timestamp")?;
         }
         let name = f.req("filename")?;
-        let action = f.req("action")?;
+        let action = f.req("op")?;
         let op = match action {
             b"add" | b"open" | b"close" => {
                 self.file_index(name)?;
@@ -78,9 +89,18 @@ impl LineDecoder for FioDecoder {
             }
             b"sync" | b"datasync" => return Ok(None),
             b"wait" if version == 2 => {
-                let us = uint(f.req("offset")?, "wait offset (microseconds)")?;
+                let us = uint(f.req("wait")?, "wait")?;
                 if us >= 100 {
-                    self.time_ns = self.time_ns.saturating_add(us.saturating_mul(1000));
+                    self.time_ns = us
+                        .checked_mul(1000)
+                        .and_then(|ns| self.time_ns.checked_add(ns))
+                        .ok_or_else(|| {
+                            LineError::new(
+                                "wait",
+                                format!("waiting {us} us more overflows 64-bit nanoseconds"),
+                                "a total wait below 2^64 ns",
+                            )
+                        })?;
                 }
                 return Ok(None);
             }
@@ -88,16 +108,19 @@ impl LineDecoder for FioDecoder {
             b"write" => Op::Write,
             b"trim" => Op::Trim,
             _ => {
-                return Err(format!(
-                    "action: unknown '{}' (expected add, open, close, read, write, trim, sync, datasync{})",
-                    show(action),
-                    if version == 2 { ", wait" } else { "" }
+                return Err(unknown_op(
+                    action,
+                    if version == 2 {
+                        "add, open, close, read, write, trim, sync, datasync or wait"
+                    } else {
+                        "add, open, close, read, write, trim, sync or datasync"
+                    },
                 ))
             }
         };
         let device = self.file_index(name)?;
         let offset = uint(f.req("offset")?, "offset")?;
-        let len = uint(f.req("length")?, "length")?;
+        let len = uint(f.req("size")?, "size")?;
         Ok(Some(TraceRecord {
             time_ns: self.time_ns,
             device,
@@ -114,7 +137,9 @@ pub struct FioWriter {
     out: Box<dyn Write>,
     name: String,
     prefix: String,
+    /// Devices in order of first use (closed in that order), and the same as a set.
     open: Vec<u32>,
+    open_set: std::collections::HashSet<u32>,
     last_us: u64,
 }
 
@@ -127,6 +152,7 @@ impl FioWriter {
             name: name.to_string(),
             prefix: prefix.to_string(),
             open: Vec::new(),
+            open_set: Default::default(),
             last_us: 0,
         })
     }
@@ -137,8 +163,17 @@ impl TraceWriter for FioWriter {
         let us = r.time_ns / 1000;
         self.last_us = self.last_us.max(us);
         let io = |e| Error::io(&self.name, e);
-        if !self.open.contains(&r.device) {
+        if !self.open_set.contains(&r.device) {
+            if self.open.len() >= MAX_FILES {
+                return Err(Error::Invalid(format!(
+                    "{}: device: device {} would be file {} of the iolog; expected at most {MAX_FILES} devices (select some with --device)",
+                    self.name,
+                    r.device,
+                    MAX_FILES + 1
+                )));
+            }
             self.open.push(r.device);
+            self.open_set.insert(r.device);
             write!(
                 self.out,
                 "{us} {}{} add\n{us} {}{} open\n",

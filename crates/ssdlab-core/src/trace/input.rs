@@ -2,7 +2,7 @@
 //! streams the readers are built from: [`TextStream`] turns lines into records with a
 //! [`LineDecoder`]; binary formats implement [`RecordStream`] directly.
 
-use super::parse::{trim, LineResult};
+use super::parse::{trim, LineError, LineResult};
 use super::TraceRecord;
 use crate::{Error, Result};
 use std::fs::File;
@@ -29,6 +29,17 @@ pub enum Compression {
 }
 
 impl Compression {
+    /// The compression's name in messages (`none` for plain files).
+    pub fn name(self) -> &'static str {
+        match self {
+            Compression::None => "none",
+            Compression::Gzip => "gzip",
+            Compression::Bzip2 => "bzip2",
+            Compression::Xz => "xz",
+            Compression::Zstd => "zstd",
+        }
+    }
+
     /// Detect from the magic bytes at the start of a file.
     pub fn detect(head: &[u8]) -> Compression {
         if head.starts_with(&[0x1f, 0x8b]) {
@@ -72,10 +83,34 @@ pub(crate) fn decompress(name: &str, raw: Box<dyn Read + Send>) -> Result<(Input
     Ok((input, c))
 }
 
+/// The error for a failed read at `line`. A decompressor's complaint (truncated or corrupt
+/// data) is the file's fault and is reported at the line it stopped on.
+#[cold]
+pub(crate) fn read_error(name: &str, compression: Compression, line: u64, e: io::Error) -> Error {
+    use io::ErrorKind::*;
+    let data_error = matches!(e.kind(), UnexpectedEof | InvalidData | InvalidInput | Other);
+    if compression != Compression::None && data_error {
+        let c = compression.name();
+        Error::Parse {
+            file: name.to_string(),
+            line,
+            msg: super::parse::one_line(format!(
+                "{c} data is truncated or corrupt ({e}); expected a complete {c} stream"
+            )),
+        }
+    } else {
+        Error::io(name, e)
+    }
+}
+
 /// Open a file for reading, decompressing it if needed.
 pub(crate) fn open_file(path: &Path) -> Result<(Input, Compression)> {
     let name = path.display().to_string();
-    let f = File::open(path).map_err(|e| Error::io(&name, e))?;
+    if path.is_dir() {
+        return Err(Error::Invalid(format!("{name}: is a directory; expected a trace file")));
+    }
+    let f = File::open(path)
+        .map_err(|e| Error::Invalid(format!("{name}: cannot open it ({e}); expected a readable trace file")))?;
     decompress(&name, Box::new(f))
 }
 
@@ -91,10 +126,31 @@ pub(crate) fn peek(mut input: Input, n: usize) -> io::Result<(Vec<u8>, Input)> {
     Ok((prefix, rest))
 }
 
+/// A line must be UTF-8 text: the first invalid byte is reported with its 1-based column.
+#[inline]
+pub(crate) fn check_utf8(line: &[u8]) -> LineResult<()> {
+    if line.is_ascii() {
+        return Ok(());
+    }
+    match std::str::from_utf8(line) {
+        Ok(_) => Ok(()),
+        Err(e) => Err(non_utf8(line, e.valid_up_to())),
+    }
+}
+
+#[cold]
+pub(crate) fn non_utf8(line: &[u8], at: usize) -> LineError {
+    LineError::new(
+        "",
+        format!("non-UTF-8 byte 0x{:02x} at column {}", line[at], at + 1),
+        "text",
+    )
+}
+
 /// Why a record could not be produced.
 pub(crate) enum StreamError {
     /// A malformed line (or binary record) at this line (record) number; skippable.
-    Bad { line: u64, msg: String },
+    Bad { line: u64, err: LineError },
     /// An input error (I/O, corrupt compressed stream); ends the stream.
     Fatal(io::Error),
 }
@@ -187,8 +243,15 @@ impl<D: LineDecoder> RecordStream for TextStream<D> {
             if too_long {
                 return Some(Err(StreamError::Bad {
                     line: self.line,
-                    msg: format!("line longer than {MAX_LINE} bytes (is this a text trace?)"),
+                    err: LineError::new(
+                        "",
+                        format!("line longer than {MAX_LINE} bytes"),
+                        "a text trace with shorter lines",
+                    ),
                 }));
+            }
+            if let Err(err) = check_utf8(&self.buf) {
+                return Some(Err(StreamError::Bad { line: self.line, err }));
             }
             let l = trim(&self.buf);
             if l.is_empty() || l[0] == b'#' {
@@ -197,7 +260,7 @@ impl<D: LineDecoder> RecordStream for TextStream<D> {
             match self.decoder.decode(l) {
                 Ok(Some(r)) => return Some(Ok(r)),
                 Ok(None) => continue,
-                Err(msg) => return Some(Err(StreamError::Bad { line: self.line, msg })),
+                Err(err) => return Some(Err(StreamError::Bad { line: self.line, err })),
             }
         }
     }

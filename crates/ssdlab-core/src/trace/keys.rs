@@ -79,7 +79,11 @@ impl RecordStream for KeyStream {
             self.done = true;
             return Some(Err(StreamError::Bad {
                 line: self.index,
-                msg: format!("truncated key: {got} trailing bytes"),
+                err: super::parse::LineError::new(
+                    "key",
+                    format!("truncated: the file ends {got} byte(s) into this key"),
+                    "whole 4-byte keys",
+                ),
             }));
         }
         let key = if self.big_endian {

@@ -11,6 +11,8 @@
 pub mod bench;
 mod blkparse;
 mod cloud;
+#[doc(hidden)]
+pub mod contract;
 mod detect;
 mod fio;
 mod input;
@@ -18,6 +20,7 @@ mod keys;
 mod msr;
 pub mod native;
 mod parse;
+mod ranges;
 pub mod replay;
 mod sim;
 mod spc;
@@ -26,11 +29,12 @@ pub mod write;
 
 pub use input::Compression;
 pub use replay::{AddressMode, OpsFilter, ReplayConfig, ReplayCounters, TraceSource};
-pub use stats::TraceStats;
+pub use stats::{StatsOptions, TraceStats, VolumeStats};
 pub use write::{convert, ConvertSummary, OutputFormat, TraceWriter};
 
 use crate::{Error, Op, Result};
 use input::{Input, RecordStream, StreamError};
+use parse::LineError;
 use std::fmt;
 use std::io::Read;
 use std::path::Path;
@@ -129,7 +133,8 @@ impl Format {
         FORMATS.iter().find(|i| i.name == k).map(|i| i.format).ok_or_else(|| {
             let names: Vec<&str> = FORMATS.iter().map(|i| i.name).collect();
             Error::Invalid(format!(
-                "unknown trace format '{s}' (expected auto, {})",
+                "unknown trace format '{}'; expected auto, {}",
+                parse::show(s.as_bytes()),
                 names.join(", ")
             ))
         })
@@ -159,6 +164,65 @@ impl<'de> serde::Deserialize<'de> for Format {
 impl serde::Serialize for Format {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(self.name())
+    }
+}
+
+/// A selection of devices (disks, volumes, LUNs, ASUs): all of them, or a set of numbers.
+/// In a config: a number (`device = 3`) or a list (`device = [0, 3]`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Devices(Option<Vec<u32>>);
+
+impl Devices {
+    /// Every device.
+    pub fn all() -> Devices {
+        Devices(None)
+    }
+    /// Only these devices; an empty list means every device.
+    pub fn only(list: impl IntoIterator<Item = u32>) -> Devices {
+        let mut v: Vec<u32> = list.into_iter().collect();
+        if v.is_empty() {
+            return Devices(None);
+        }
+        v.sort_unstable();
+        v.dedup();
+        Devices(Some(v))
+    }
+    pub fn is_all(&self) -> bool {
+        self.0.is_none()
+    }
+    /// Whether records of `device` are selected.
+    #[inline]
+    pub fn contains(&self, device: u32) -> bool {
+        match &self.0 {
+            None => true,
+            Some(v) if v.len() == 1 => v[0] == device,
+            Some(v) => v.binary_search(&device).is_ok(),
+        }
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Devices {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(serde::Deserialize)]
+        #[serde(untagged, expecting = "a device number or a list of device numbers")]
+        enum OneOrMany {
+            One(u32),
+            Many(Vec<u32>),
+        }
+        Ok(match OneOrMany::deserialize(d)? {
+            OneOrMany::One(n) => Devices::only([n]),
+            OneOrMany::Many(v) => Devices::only(v),
+        })
+    }
+}
+
+impl serde::Serialize for Devices {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match &self.0 {
+            Some(v) if v.len() == 1 => s.serialize_u32(v[0]),
+            Some(v) => v.serialize(s),
+            None => s.serialize_none(),
+        }
     }
 }
 
@@ -206,7 +270,7 @@ impl TraceReader {
 
     fn build(name: String, input: Input, compression: Compression, opts: &ReaderOptions) -> Result<TraceReader> {
         let (format, guessed, input) = if opts.format == Format::Auto {
-            let (f, input) = detect::guess(&name, input)?;
+            let (f, input) = detect::guess(&name, compression, input)?;
             (f, true, input)
         } else {
             (opts.format, false, input)
@@ -274,7 +338,8 @@ impl TraceReader {
         self.stream.line() - (self.batch.len() - self.batch_next) as u64
     }
 
-    fn bad(&mut self, line: u64, msg: String) -> Option<Error> {
+    fn bad(&mut self, line: u64, err: LineError) -> Option<Error> {
+        let msg = err.render(self.layout);
         if self.skip_bad_lines {
             self.skipped += 1;
             if self.first_skipped.is_none() {
@@ -286,9 +351,17 @@ impl TraceReader {
             Some(Error::Parse {
                 file: self.name.clone(),
                 line,
-                msg: format!("{msg} (expected {})", self.layout),
+                msg,
             })
         }
+    }
+
+    /// An input error that ends the stream. A decompressor's complaint (truncated or corrupt
+    /// data) is the file's fault and is reported at the line it stopped on.
+    #[cold]
+    fn fatal(&mut self, e: std::io::Error) -> Error {
+        self.done = true;
+        input::read_error(&self.name, self.compression, self.stream.line() + 1, e)
     }
 }
 
@@ -310,9 +383,13 @@ impl TraceReader {
     #[cold]
     fn reject(&mut self, r: TraceRecord) -> Option<Result<TraceRecord>> {
         let msg = if r.len == 0 {
-            "zero-length request".to_string()
+            LineError::new("size", "zero-length request", "a size of at least 1 byte")
         } else {
-            format!("offset {} + length {} overflows 64 bits", r.offset, r.len)
+            LineError::new(
+                "offset",
+                format!("offset {} + size {} overflows 64 bits", r.offset, r.len),
+                format!("an offset of at most {} for this size", u64::MAX - r.len),
+            )
         };
         let line = self.line();
         self.bad(line, msg).map(Err)
@@ -349,15 +426,12 @@ impl Iterator for TraceReader {
                         return Some(x);
                     }
                 }
-                Some(Err(StreamError::Bad { line, msg })) => {
-                    if let Some(e) = self.bad(line, msg) {
+                Some(Err(StreamError::Bad { line, err })) => {
+                    if let Some(e) = self.bad(line, err) {
                         return Some(Err(e));
                     }
                 }
-                Some(Err(StreamError::Fatal(e))) => {
-                    self.done = true;
-                    return Some(Err(Error::io(&self.name, e)));
-                }
+                Some(Err(StreamError::Fatal(e))) => return Some(Err(self.fatal(e))),
             }
         }
     }

@@ -2,7 +2,7 @@
 //! Heimdall-style pipelines.
 
 use super::input::LineDecoder;
-use super::parse::{eq_ic, mul, time, uint, uint32, Fields, LineResult, Sep};
+use super::parse::{eq_ic, mul, time, uint, uint32, unknown_op, Fields, LineResult, Sep};
 use super::{text_opener, Format, FormatInfo, TraceRecord};
 use crate::Op;
 
@@ -32,29 +32,26 @@ impl LineDecoder for MsrDecoder {
     #[inline]
     fn decode(&mut self, line: &[u8]) -> LineResult<Option<TraceRecord>> {
         let mut f = Fields::new(line, Sep::Comma);
-        let ts = f.req("Timestamp")?;
+        let ts = f.req("timestamp")?;
         if eq_ic(ts, "Timestamp") {
             return Ok(None); // header line
         }
-        let ticks = uint(ts, "Timestamp")?;
-        let _host = f.req("Hostname")?;
-        let device = uint32(f.req("DiskNumber")?, "DiskNumber")?;
-        let ty = f.req("Type")?;
+        let ticks = uint(ts, "timestamp")?;
+        let _host = f.req("hostname")?;
+        let device = uint32(f.req("disk")?, "disk")?;
+        let ty = f.req("op")?;
         let op = if eq_ic(ty, "Read") {
             Op::Read
         } else if eq_ic(ty, "Write") {
             Op::Write
         } else {
-            return Err(format!(
-                "Type: unknown operation '{}' (expected Read or Write)",
-                super::parse::show(ty)
-            ));
+            return Err(unknown_op(ty, "Read or Write"));
         };
-        let offset = uint(f.req("Offset")?, "Offset")?;
-        let len = uint(f.req("Size")?, "Size")?;
-        f.req("ResponseTime")?;
+        let offset = uint(f.req("offset")?, "offset")?;
+        let len = uint(f.req("size")?, "size")?;
+        f.req("response_time")?;
         Ok(Some(TraceRecord {
-            time_ns: mul(ticks, 100, "Timestamp")?,
+            time_ns: mul(ticks, 100, "timestamp")?,
             device,
             op,
             offset,
@@ -68,11 +65,11 @@ pub(crate) struct MsrCutDecoder;
 impl LineDecoder for MsrCutDecoder {
     fn decode(&mut self, line: &[u8]) -> LineResult<Option<TraceRecord>> {
         let mut f = Fields::new(line, Sep::Blank);
-        let time_ns = time(f.req("time_ms")?, 1_000_000, "time_ms")?;
+        let time_ns = time(f.req("timestamp")?, 1_000_000, "timestamp")?;
         let device = uint32(f.req("device")?, "device")?;
-        let offset = uint(f.req("byte_offset")?, "byte_offset")?;
-        let len = uint(f.req("bytes")?, "bytes")?;
-        let op = super::sim::binary_op(f.req("op")?, "op")?;
+        let offset = uint(f.req("offset")?, "offset")?;
+        let len = uint(f.req("size")?, "size")?;
+        let op = super::sim::binary_op(f.req("op")?)?;
         Ok(Some(TraceRecord {
             time_ns,
             device,

@@ -68,19 +68,22 @@ fn open_native(mut input: Input) -> io::Result<Box<dyn RecordStream>> {
     input.read_exact(&mut h).map_err(|_| {
         io::Error::new(
             io::ErrorKind::InvalidData,
-            "not an ssdlab native trace: file shorter than the header",
+            format!("header: the file is shorter than the {HEADER_LEN}-byte header; expected an ssdlab native trace"),
         )
     })?;
     if &h[..8] != MAGIC {
         return Err(io::Error::new(
             io::ErrorKind::InvalidData,
-            "not an ssdlab native trace: bad magic (expected SSDLABTR)",
+            "header: bad magic; expected SSDLABTR (an ssdlab native trace)",
         ));
     }
     if h[8] != VERSION {
         return Err(io::Error::new(
             io::ErrorKind::InvalidData,
-            format!("native trace version {} is not supported (expected {VERSION})", h[8]),
+            format!(
+                "header: native trace version {} is not supported; expected {VERSION}",
+                h[8]
+            ),
         ));
     }
     Ok(Box::new(NativeStream {
@@ -265,12 +268,18 @@ impl NativeStream {
             }
             if let Some(m) = failed {
                 let n = self.returned + self.batch.len() as u64 + 1;
-                self.error = Some((n, format!("record {n}: {m}")));
+                self.error = Some((n, m.to_string()));
                 break;
             }
         }
         Ok(())
     }
+}
+
+/// A corrupt record (the line number is the record number).
+#[cold]
+fn record_error(msg: String) -> super::parse::LineError {
+    super::parse::LineError::new("record", msg, "a native record (see docs/traces.md)")
 }
 
 impl RecordStream for NativeStream {
@@ -286,7 +295,10 @@ impl RecordStream for NativeStream {
             if let Some((line, msg)) = self.error.take() {
                 // Records have no resynchronisation point: stop after a corrupt one.
                 self.done = true;
-                return Some(Err(StreamError::Bad { line, msg }));
+                return Some(Err(StreamError::Bad {
+                    line,
+                    err: record_error(msg),
+                }));
             }
             if let Err(e) = self.fill_batch() {
                 self.done = true;
@@ -295,7 +307,10 @@ impl RecordStream for NativeStream {
             if self.batch.is_empty() {
                 if let Some((line, msg)) = self.error.take() {
                     self.done = true;
-                    return Some(Err(StreamError::Bad { line, msg }));
+                    return Some(Err(StreamError::Bad {
+                        line,
+                        err: record_error(msg),
+                    }));
                 }
                 self.done = true;
                 return None;

@@ -1,9 +1,60 @@
 //! Shared line mechanics for the text readers: field splitting and number parsing on bytes,
-//! without allocation. Every error is a short message naming the field and what was expected;
-//! the reader adds the file, the line and the format's line layout.
+//! without allocation. Every error is a [`LineError`]: the field (key), what was wrong and
+//! what was expected; the reader adds the file and the line.
+
+use std::borrow::Cow;
+
+/// A malformed record: the field at fault (`key`, empty for the whole line), what was wrong,
+/// and what was expected (`None`: the format's line layout). Rendered by the reader as
+/// `FILE:LINE: KEY: what was wrong; expected WHAT`.
+#[derive(Clone, Debug)]
+pub(crate) struct LineError {
+    pub key: &'static str,
+    pub msg: String,
+    pub expected: Option<Cow<'static, str>>,
+}
+
+impl LineError {
+    pub(crate) fn new(key: &'static str, msg: impl Into<String>, expected: impl Into<Cow<'static, str>>) -> Self {
+        LineError {
+            key,
+            msg: msg.into(),
+            expected: Some(expected.into()),
+        }
+    }
+
+    /// An error whose expectation is the format's line layout.
+    pub(crate) fn layout(key: &'static str, msg: impl Into<String>) -> Self {
+        LineError {
+            key,
+            msg: msg.into(),
+            expected: None,
+        }
+    }
+
+    /// `KEY: what was wrong; expected WHAT`, on one line.
+    pub(crate) fn render(&self, layout: &str) -> String {
+        let expected = self.expected.as_deref().unwrap_or(layout);
+        let s = if self.key.is_empty() {
+            format!("{}; expected {expected}", self.msg)
+        } else {
+            format!("{}: {}; expected {expected}", self.key, self.msg)
+        };
+        one_line(s)
+    }
+}
+
+/// Control characters (line breaks included) replaced by spaces: a message is one line.
+pub(crate) fn one_line(s: String) -> String {
+    if s.chars().any(char::is_control) {
+        s.chars().map(|c| if c.is_control() { ' ' } else { c }).collect()
+    } else {
+        s
+    }
+}
 
 /// A parse failure inside one line (the caller adds file and line).
-pub(crate) type LineResult<T> = std::result::Result<T, String>;
+pub(crate) type LineResult<T> = std::result::Result<T, LineError>;
 
 /// How the fields of a line are separated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -85,9 +136,9 @@ impl<'a> Fields<'a> {
 
     /// The next field, or an error naming the missing field.
     #[inline]
-    pub(crate) fn req(&mut self, name: &str) -> LineResult<&'a [u8]> {
+    pub(crate) fn req(&mut self, key: &'static str) -> LineResult<&'a [u8]> {
         self.next_field()
-            .ok_or_else(|| format!("truncated line: field {name} is missing"))
+            .ok_or_else(|| LineError::layout(key, "missing: the line is truncated"))
     }
 }
 
@@ -103,47 +154,68 @@ pub(crate) fn show(f: &[u8]) -> String {
 
 /// A non-negative decimal integer.
 #[inline]
-pub(crate) fn uint(f: &[u8], name: &str) -> LineResult<u64> {
+pub(crate) fn uint(f: &[u8], key: &'static str) -> LineResult<u64> {
     if f.is_empty() || f.len() > 20 {
-        return Err(bad_uint(f, name));
+        return Err(bad_uint(f, key));
     }
     let mut v: u64 = 0;
     for &b in f {
         let d = b.wrapping_sub(b'0');
         if d > 9 {
-            return Err(bad_uint(f, name));
+            return Err(bad_uint(f, key));
         }
         v = v
             .checked_mul(10)
             .and_then(|v| v.checked_add(d as u64))
-            .ok_or_else(|| format!("{name}: '{}' is too large", show(f)))?;
+            .ok_or_else(|| too_large(f, key))?;
     }
     Ok(v)
 }
 
+#[cold]
+fn too_large(f: &[u8], key: &'static str) -> LineError {
+    LineError::new(key, format!("'{}' is too large", show(f)), "an integer below 2^64")
+}
+
 /// A non-negative decimal integer that fits in 32 bits (device numbers).
 #[inline]
-pub(crate) fn uint32(f: &[u8], name: &str) -> LineResult<u32> {
-    let v = uint(f, name)?;
-    u32::try_from(v).map_err(|_| format!("{name}: '{}' is too large (at most {})", show(f), u32::MAX))
+pub(crate) fn uint32(f: &[u8], key: &'static str) -> LineResult<u32> {
+    let v = uint(f, key)?;
+    u32::try_from(v).map_err(|_| {
+        LineError::new(
+            key,
+            format!("'{}' is too large", show(f)),
+            format!("a number at most {}", u32::MAX),
+        )
+    })
 }
 
 #[cold]
-fn bad_uint(f: &[u8], name: &str) -> String {
+fn bad_uint(f: &[u8], key: &'static str) -> LineError {
+    const EXPECTED: &str = "a non-negative integer";
     if f.first() == Some(&b'-') {
-        format!("{name}: negative value '{}'", show(f))
+        LineError::new(key, format!("negative value '{}'", show(f)), EXPECTED)
     } else if f.is_empty() {
-        format!("{name}: empty field, expected a non-negative integer")
+        LineError::new(key, "empty field", EXPECTED)
+    } else if f.len() > 20 && f.iter().all(u8::is_ascii_digit) {
+        too_large(f, key)
     } else {
-        format!("{name}: '{}' is not a non-negative integer", show(f))
+        LineError::new(key, format!("'{}' is not an integer", show(f)), EXPECTED)
     }
 }
 
 /// A hexadecimal integer, with or without a `0x` prefix.
-pub(crate) fn hex(f: &[u8], name: &str) -> LineResult<u64> {
+pub(crate) fn hex(f: &[u8], key: &'static str) -> LineResult<u64> {
     let digits = f.strip_prefix(b"0x").or_else(|| f.strip_prefix(b"0X")).unwrap_or(f);
+    let bad = || {
+        LineError::new(
+            key,
+            format!("'{}' is not a hexadecimal number", show(f)),
+            "a hexadecimal number of at most 16 digits",
+        )
+    };
     if digits.is_empty() || digits.len() > 16 {
-        return Err(format!("{name}: '{}' is not a hexadecimal number", show(f)));
+        return Err(bad());
     }
     let mut v: u64 = 0;
     for &b in digits {
@@ -151,30 +223,41 @@ pub(crate) fn hex(f: &[u8], name: &str) -> LineResult<u64> {
             b'0'..=b'9' => b - b'0',
             b'a'..=b'f' => b - b'a' + 10,
             b'A'..=b'F' => b - b'A' + 10,
-            _ => return Err(format!("{name}: '{}' is not a hexadecimal number", show(f))),
+            _ => return Err(bad()),
         };
         v = (v << 4) | d as u64;
     }
     Ok(v)
 }
 
+#[cold]
+fn time_too_large(f: &[u8], key: &'static str) -> LineError {
+    LineError::new(
+        key,
+        format!("'{}' is too large", show(f)),
+        "a time below 2^64 nanoseconds (about 584 years)",
+    )
+}
+
 /// A non-negative decimal number of `unit_ns` nanoseconds (1e9 for seconds, 1e6 for
 /// milliseconds...), returned in whole nanoseconds (sub-nanosecond digits are truncated).
 /// Accepts `12`, `12.5`, `.5` and exponents (`1.5e-3`).
 #[inline]
-pub(crate) fn time(f: &[u8], unit_ns: u64, name: &str) -> LineResult<u64> {
+pub(crate) fn time(f: &[u8], unit_ns: u64, key: &'static str) -> LineResult<u64> {
     let (int_part, frac) = match f.iter().position(|&b| b == b'.') {
         Some(i) => (&f[..i], &f[i + 1..]),
         None => (f, &f[f.len()..]),
     };
     let plain = |s: &[u8]| s.iter().all(|b| b.is_ascii_digit());
     if !plain(int_part) || !plain(frac) || (int_part.is_empty() && frac.is_empty()) {
-        return time_slow(f, unit_ns, name);
+        return time_slow(f, unit_ns, key);
     }
-    let ip = if int_part.is_empty() { 0 } else { uint(int_part, name)? };
-    let mut ns = ip
-        .checked_mul(unit_ns)
-        .ok_or_else(|| format!("{name}: '{}' is too large", show(f)))?;
+    let ip = if int_part.is_empty() {
+        0
+    } else {
+        uint(int_part, key).map_err(|_| time_too_large(f, key))?
+    };
+    let mut ns = ip.checked_mul(unit_ns).ok_or_else(|| time_too_large(f, key))?;
     if !frac.is_empty() {
         let digits = &frac[..frac.len().min(18)];
         let mut num: u64 = 0;
@@ -183,41 +266,54 @@ pub(crate) fn time(f: &[u8], unit_ns: u64, name: &str) -> LineResult<u64> {
         }
         let den = 10u128.pow(digits.len() as u32);
         let add = (num as u128 * unit_ns as u128 / den) as u64;
-        ns = ns
-            .checked_add(add)
-            .ok_or_else(|| format!("{name}: '{}' is too large", show(f)))?;
+        ns = ns.checked_add(add).ok_or_else(|| time_too_large(f, key))?;
     }
     Ok(ns)
 }
 
 #[cold]
-fn time_slow(f: &[u8], unit_ns: u64, name: &str) -> LineResult<u64> {
-    let s = std::str::from_utf8(f).map_err(|_| format!("{name}: '{}' is not a number", show(f)))?;
+fn time_slow(f: &[u8], unit_ns: u64, key: &'static str) -> LineResult<u64> {
+    const EXPECTED: &str = "a non-negative decimal number";
+    let not_number = || LineError::new(key, format!("'{}' is not a number", show(f)), EXPECTED);
+    let s = std::str::from_utf8(f).map_err(|_| not_number())?;
     if s.starts_with('-') {
-        return Err(format!("{name}: negative value '{}'", show(f)));
+        return Err(LineError::new(key, format!("negative value '{}'", show(f)), EXPECTED));
+    }
+    if s.is_empty() {
+        return Err(LineError::new(key, "empty field", EXPECTED));
     }
     // Only plain decimal and scientific notation; no "inf", "nan", hex floats.
     if !s
         .bytes()
         .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-'))
     {
-        return Err(format!("{name}: '{}' is not a non-negative number", show(f)));
+        return Err(not_number());
     }
-    let v: f64 = s
-        .parse()
-        .map_err(|_| format!("{name}: '{}' is not a non-negative number", show(f)))?;
+    let v: f64 = s.parse().map_err(|_| not_number())?;
     let ns = v * unit_ns as f64;
     if !(0.0..1.8e19).contains(&ns) {
-        return Err(format!("{name}: '{}' is out of range", show(f)));
+        return Err(time_too_large(f, key));
     }
     Ok(ns as u64)
 }
 
-/// `a * b`, or an error naming the quantity when it overflows 64 bits.
+/// `a * b` (a count of `b`-byte units, or of `b`-nanosecond ticks), or an error naming the
+/// field when it overflows 64 bits.
 #[inline]
-pub(crate) fn mul(a: u64, b: u64, name: &str) -> LineResult<u64> {
-    a.checked_mul(b)
-        .ok_or_else(|| format!("{name}: {a} x {b} overflows 64 bits"))
+pub(crate) fn mul(a: u64, b: u64, key: &'static str) -> LineResult<u64> {
+    a.checked_mul(b).ok_or_else(|| {
+        LineError::new(
+            key,
+            format!("{a} x {b} overflows 64 bits"),
+            format!("at most {}", u64::MAX / b),
+        )
+    })
+}
+
+/// An unknown operation name.
+#[cold]
+pub(crate) fn unknown_op(f: &[u8], expected: &'static str) -> LineError {
+    LineError::new("op", format!("unknown operation '{}'", show(f)), expected)
 }
 
 /// ASCII case-insensitive comparison.
@@ -233,7 +329,7 @@ mod tests {
     #[test]
     fn numbers() {
         assert_eq!(uint(b"123", "x").unwrap(), 123);
-        assert!(uint(b"-1", "x").unwrap_err().contains("negative"));
+        assert!(uint(b"-1", "x").unwrap_err().msg.contains("negative"));
         assert!(uint(b"1a", "x").is_err());
         assert!(uint(b"99999999999999999999", "x").is_err());
         assert_eq!(hex(b"2a", "op").unwrap(), 0x2a);
@@ -245,7 +341,7 @@ mod tests {
         );
         assert_eq!(time(b"0.000", 1_000_000, "t").unwrap(), 0);
         assert_eq!(time(b"1.5e-3", 1_000_000_000, "t").unwrap(), 1_500_000);
-        assert!(time(b"-1.0", 1, "t").unwrap_err().contains("negative"));
+        assert!(time(b"-1.0", 1, "t").unwrap_err().msg.contains("negative"));
         assert!(time(b"nan", 1, "t").is_err());
         assert!(time(b".", 1, "t").is_err());
     }
@@ -262,6 +358,6 @@ mod tests {
         assert_eq!(f.next_field(), Some(&b"2"[..]));
         assert_eq!(f.next_field(), Some(&b"3"[..]));
         assert_eq!(f.next_field(), None);
-        assert!(f.req("size").unwrap_err().contains("size"));
+        assert_eq!(f.req("size").unwrap_err().key, "size");
     }
 }

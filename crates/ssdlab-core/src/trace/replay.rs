@@ -6,7 +6,7 @@
 //! Arrival times never go backwards: a record stamped earlier than its predecessor (some
 //! traces are not sorted) is replayed at the predecessor's time.
 
-use super::{Format, ReaderOptions, TraceReader, TraceRecord};
+use super::{Devices, Format, ReaderOptions, TraceReader, TraceRecord};
 use crate::units::Duration;
 use crate::{Error, Op, Request, RequestSource, Result};
 use serde::Deserialize;
@@ -54,9 +54,10 @@ pub struct ReplayConfig {
     /// Trace format name, `auto` (default) guesses.
     #[serde(default)]
     pub format: Format,
-    /// Only replay this device / volume / LUN / ASU number.
-    #[serde(default)]
-    pub device: Option<u32>,
+    /// Only replay these devices / volumes / LUNs / ASUs: a number or a list (`volumes` is
+    /// another name for the key).
+    #[serde(default, alias = "volumes", skip_serializing_if = "Devices::is_all")]
+    pub device: Devices,
     /// Skip records before this trace time (as read, see [`super::TraceRecord::time_ns`]).
     #[serde(default)]
     pub start: Option<Duration>,
@@ -86,7 +87,7 @@ impl ReplayConfig {
         ReplayConfig {
             file: file.into(),
             format: Format::Auto,
-            device: None,
+            device: Devices::all(),
             start: None,
             end: None,
             max_requests: None,
@@ -97,21 +98,35 @@ impl ReplayConfig {
         }
     }
 
-    /// Check values serde cannot check.
-    pub fn validate(&self) -> Result<()> {
+    /// Check values serde cannot check. `file` is the config file and `key` the table's key
+    /// (e.g. `job[0].trace`); errors name the full key.
+    pub fn validate(&self, file: &str, key: &str) -> Result<()> {
+        let e = |k: &str, msg: String| Error::config(file, &format!("{key}.{k}"), msg);
         if !(self.speed.is_finite() && self.speed > 0.0) {
-            return Err(Error::Config(format!(
-                "replay: speed: must be a positive number, got {}",
-                self.speed
-            )));
+            return Err(e(
+                "speed",
+                format!(
+                    "must be a positive number, got {}; expected a time compression factor such as 1.0 or 2.5",
+                    self.speed
+                ),
+            ));
         }
-        if let (Some(s), Some(e)) = (self.start, self.end) {
-            if e.0 <= s.0 {
-                return Err(Error::Config("replay: end must be after start".to_string()));
+        if let (Some(s), Some(end)) = (self.start, self.end) {
+            if end.0 <= s.0 {
+                return Err(e(
+                    "end",
+                    format!(
+                        "{} ns is not after start ({} ns); expected an end later than the start",
+                        end.0, s.0
+                    ),
+                ));
             }
         }
         if self.max_requests == Some(0) {
-            return Err(Error::Config("replay: max_requests: must be at least 1".to_string()));
+            return Err(e(
+                "max_requests",
+                "must be at least 1, got 0; expected a positive number of requests".to_string(),
+            ));
         }
         Ok(())
     }
@@ -151,7 +166,7 @@ impl TraceSource {
     /// Open the trace of `cfg` (relative to `config_dir`) for a device of
     /// `logical_capacity_bytes`.
     pub fn open(cfg: &ReplayConfig, config_dir: &Path, logical_capacity_bytes: u64) -> Result<TraceSource> {
-        cfg.validate()?;
+        cfg.validate("replay", "trace")?;
         if logical_capacity_bytes < PAGE {
             return Err(Error::Invalid(format!(
                 "replay: logical capacity {logical_capacity_bytes} bytes is below one 4 KiB page"
@@ -203,7 +218,7 @@ impl TraceSource {
 
     fn keep(&self, r: &TraceRecord) -> bool {
         let c = &self.cfg;
-        c.device.is_none_or(|d| d == r.device)
+        c.device.contains(r.device)
             && match c.ops {
                 OpsFilter::All => true,
                 OpsFilter::Read => r.op == Op::Read,
@@ -213,28 +228,46 @@ impl TraceSource {
             && c.end.is_none_or(|e| r.time_ns < e.0)
     }
 
-    fn arrival(&mut self, t: u64) -> u64 {
+    /// Arrival time of a record stamped `t`: rebased, divided by the speed, never earlier
+    /// than the previous one. An arrival beyond 2^64 - 1 ns is an error, not a wrapped or
+    /// clamped time.
+    fn arrival(&mut self, t: u64) -> Result<u64> {
         let t0 = *self.first_time.get_or_insert(t);
         let rel = t.saturating_sub(t0);
         let scaled = if self.cfg.speed == 1.0 {
             rel
         } else {
-            (rel as f64 / self.cfg.speed) as u64
+            let x = rel as f64 / self.cfg.speed;
+            // 2^64 as f64 is the first value that does not fit.
+            if x >= 18_446_744_073_709_551_616.0 {
+                return Err(Error::Parse {
+                    file: self.reader.name().to_string(),
+                    line: self.reader.line(),
+                    msg: format!(
+                        "timestamp: {rel} ns after the first request at speed {} arrives at {x:.3e} ns, beyond 64-bit nanoseconds; expected a larger speed or an earlier end",
+                        self.cfg.speed
+                    ),
+                });
+            }
+            x as u64
         };
         if scaled < self.last_time {
             self.counters.reordered += 1;
         }
         self.last_time = self.last_time.max(scaled);
-        self.last_time
+        Ok(self.last_time)
     }
 
-    fn beyond(&self, what: &str) -> Error {
-        Error::Invalid(format!(
-            "{}:{}: {what} the logical capacity of {} bytes; set address = \"wrap\" or address = \"compact\" in the replay section",
-            self.reader.name(),
-            self.reader.line(),
-            self.capacity
-        ))
+    /// A record that does not fit the capacity, as `FILE:LINE: KEY: what; expected ...`.
+    fn beyond(&self, key: &str, what: &str, expected: &str) -> Error {
+        Error::Parse {
+            file: self.reader.name().to_string(),
+            line: self.reader.line(),
+            msg: format!(
+                "{key}: {what} the logical capacity of {} bytes; expected {expected}",
+                self.capacity
+            ),
+        }
     }
 
     /// Map a record into the capacity, pushing one or more requests to `pending`.
@@ -250,16 +283,21 @@ impl TraceSource {
         match self.cfg.address {
             AddressMode::Keep => {
                 if r.offset.checked_add(r.len).is_none_or(|e| e > cap) {
-                    return Err(self.beyond(&format!(
-                        "request at byte offset {} with length {} ends beyond",
-                        r.offset, r.len
-                    )));
+                    return Err(self.beyond(
+                        "offset",
+                        &format!("the request at offset {} of {} bytes ends beyond", r.offset, r.len),
+                        "address = \"wrap\" or address = \"compact\" in [job.trace], or a larger device",
+                    ));
                 }
                 self.pending.push_back(req(r.offset, r.len));
             }
             AddressMode::Wrap => {
                 if r.len > cap {
-                    return Err(self.beyond(&format!("request length {} exceeds", r.len)));
+                    return Err(self.beyond(
+                        "size",
+                        &format!("{} bytes exceeds", r.len),
+                        "requests no larger than the device",
+                    ));
                 }
                 let pages = cap / PAGE;
                 let mut off = (r.offset / PAGE % pages) * PAGE + r.offset % PAGE;
@@ -272,6 +310,13 @@ impl TraceSource {
                 self.pending.push_back(req(off, r.len));
             }
             AddressMode::Compact => {
+                if r.len > cap {
+                    return Err(self.beyond(
+                        "size",
+                        &format!("{} bytes exceeds", r.len),
+                        "requests no larger than the device",
+                    ));
+                }
                 let cap_pages = cap / PAGE;
                 let first = r.offset / PAGE;
                 let last = (r.offset + r.len - 1) / PAGE;
@@ -282,10 +327,14 @@ impl TraceSource {
                     let next = self.pages.len() as u64;
                     let dense = *self.pages.entry(p).or_insert(next);
                     if dense >= cap_pages {
-                        return Err(self.beyond(&format!(
-                            "the trace footprint ({} pages of 4 KiB so far) exceeds",
-                            self.pages.len()
-                        )));
+                        return Err(self.beyond(
+                            "offset",
+                            &format!(
+                                "the trace footprint ({} pages of 4 KiB so far) exceeds",
+                                self.pages.len()
+                            ),
+                            "address = \"wrap\", or a device as large as the footprint",
+                        ));
                     }
                     let contiguous = run_start.is_some() && dense == prev_dense + 1;
                     if !contiguous {
@@ -341,7 +390,7 @@ impl RequestSource for TraceSource {
                 continue;
             }
             self.accepted += 1;
-            let t = self.arrival(r.time_ns);
+            let t = self.arrival(r.time_ns)?;
             self.map(&r, t)?;
         }
     }

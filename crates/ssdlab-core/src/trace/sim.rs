@@ -2,7 +2,7 @@
 //! DiskSim ASCII. All are blank-separated columns with sector (512-byte) addresses.
 
 use super::input::LineDecoder;
-use super::parse::{eq_ic, mul, show, time, uint, uint32, Fields, LineResult, Sep};
+use super::parse::{eq_ic, mul, time, uint, uint32, unknown_op, Fields, LineResult, Sep};
 use super::{text_opener, Format, FormatInfo, TraceRecord};
 use crate::Op;
 
@@ -50,14 +50,11 @@ pub(crate) const SSDSIM_ORIGINAL: FormatInfo = FormatInfo {
 
 /// `1` = read, `0` = write.
 #[inline]
-pub(crate) fn binary_op(f: &[u8], name: &str) -> LineResult<Op> {
+pub(crate) fn binary_op(f: &[u8]) -> LineResult<Op> {
     match f {
         b"1" => Ok(Op::Read),
         b"0" => Ok(Op::Write),
-        _ => Err(format!(
-            "{name}: unknown operation '{}' (expected 1 = read or 0 = write)",
-            show(f)
-        )),
+        _ => Err(unknown_op(f, "1 (read) or 0 (write)")),
     }
 }
 
@@ -67,17 +64,17 @@ pub(crate) struct SectorDecoder;
 impl LineDecoder for SectorDecoder {
     fn decode(&mut self, line: &[u8]) -> LineResult<Option<TraceRecord>> {
         let mut f = Fields::new(line, Sep::Blank);
-        let time_ns = uint(f.req("arrival_ns")?, "arrival_ns")?;
+        let time_ns = uint(f.req("timestamp")?, "timestamp")?;
         let device = uint32(f.req("device")?, "device")?;
-        let lba = uint(f.req("lba")?, "lba")?;
-        let size = uint(f.req("size_sectors")?, "size_sectors")?;
-        let op = binary_op(f.req("type")?, "type")?;
+        let lba = uint(f.req("offset")?, "offset")?;
+        let size = uint(f.req("size")?, "size")?;
+        let op = binary_op(f.req("op")?)?;
         Ok(Some(TraceRecord {
             time_ns,
             device,
             op,
-            offset: mul(lba, 512, "lba")?,
-            len: mul(size, 512, "size_sectors")?,
+            offset: mul(lba, 512, "offset")?,
+            len: mul(size, 512, "size")?,
         }))
     }
 }
@@ -87,18 +84,18 @@ pub(crate) struct DisksimDecoder;
 impl LineDecoder for DisksimDecoder {
     fn decode(&mut self, line: &[u8]) -> LineResult<Option<TraceRecord>> {
         let mut f = Fields::new(line, Sep::Blank);
-        let time_ns = time(f.req("time_ms")?, 1_000_000, "time_ms")?;
-        let device = uint32(f.req("devno")?, "devno")?;
-        let blk = uint(f.req("blkno")?, "blkno")?;
-        let blocks = uint(f.req("blocks")?, "blocks")?;
-        let flags = uint(f.req("flags")?, "flags")?;
+        let time_ns = time(f.req("timestamp")?, 1_000_000, "timestamp")?;
+        let device = uint32(f.req("device")?, "device")?;
+        let blk = uint(f.req("offset")?, "offset")?;
+        let blocks = uint(f.req("size")?, "size")?;
+        let flags = uint(f.req("op")?, "op")?;
         let op = if flags & 1 == 1 { Op::Read } else { Op::Write };
         Ok(Some(TraceRecord {
             time_ns,
             device,
             op,
-            offset: mul(blk, 512, "blkno")?,
-            len: mul(blocks, 512, "blocks")?,
+            offset: mul(blk, 512, "offset")?,
+            len: mul(blocks, 512, "size")?,
         }))
     }
 }
@@ -109,28 +106,25 @@ impl LineDecoder for OriginalDecoder {
     fn decode(&mut self, line: &[u8]) -> LineResult<Option<TraceRecord>> {
         let mut f = Fields::new(line, Sep::Blank);
         uint(f.req("index")?, "index")?;
-        let time_ns = uint(f.req("time_ns")?, "time_ns")?;
+        let time_ns = uint(f.req("timestamp")?, "timestamp")?;
         uint32(f.req("device")?, "device")?;
         let device = uint32(f.req("asu")?, "asu")?;
-        let ty = f.req("Type")?;
+        let ty = f.req("op")?;
         let op = if eq_ic(ty, "Read") || ty == b"R" || ty == b"r" {
             Op::Read
         } else if eq_ic(ty, "Write") || ty == b"W" || ty == b"w" {
             Op::Write
         } else {
-            return Err(format!(
-                "Type: unknown operation '{}' (expected Read or Write)",
-                show(ty)
-            ));
+            return Err(unknown_op(ty, "Read or Write"));
         };
-        let lba = uint(f.req("lba_sectors")?, "lba_sectors")?;
-        let size = uint(f.req("size_sectors")?, "size_sectors")?;
+        let lba = uint(f.req("offset")?, "offset")?;
+        let size = uint(f.req("size")?, "size")?;
         Ok(Some(TraceRecord {
             time_ns,
             device,
             op,
-            offset: mul(lba, 512, "lba_sectors")?,
-            len: mul(size, 512, "size_sectors")?,
+            offset: mul(lba, 512, "offset")?,
+            len: mul(size, 512, "size")?,
         }))
     }
 }

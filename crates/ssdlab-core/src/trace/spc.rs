@@ -1,7 +1,7 @@
 //! UMass / SPC traces (Financial, WebSearch): `ASU,LBA,Size,Opcode,Timestamp`.
 
 use super::input::LineDecoder;
-use super::parse::{eq_ic, mul, show, time, uint, uint32, Fields, LineResult, Sep};
+use super::parse::{eq_ic, mul, time, uint, uint32, unknown_op, Fields, LineResult, Sep};
 use super::{text_opener, Format, FormatInfo, TraceRecord};
 use crate::Op;
 
@@ -22,25 +22,25 @@ pub(crate) struct SpcDecoder;
 impl LineDecoder for SpcDecoder {
     fn decode(&mut self, line: &[u8]) -> LineResult<Option<TraceRecord>> {
         let mut f = Fields::new(line, Sep::Comma);
-        let asu = f.req("ASU")?;
+        let asu = f.req("asu")?;
         if eq_ic(asu, "ASU") {
             return Ok(None);
         }
-        let device = uint32(asu, "ASU")?;
-        let lba = uint(f.req("LBA")?, "LBA")?;
-        let len = uint(f.req("Size")?, "Size")?;
-        let opf = f.req("Opcode")?;
+        let device = uint32(asu, "asu")?;
+        let lba = uint(f.req("offset")?, "offset")?;
+        let len = uint(f.req("size")?, "size")?;
+        let opf = f.req("op")?;
         let op = match opf {
             b"r" | b"R" => Op::Read,
             b"w" | b"W" => Op::Write,
-            _ => return Err(format!("Opcode: unknown operation '{}' (expected r or w)", show(opf))),
+            _ => return Err(unknown_op(opf, "Opcode r or w")),
         };
-        let time_ns = time(f.req("Timestamp")?, 1_000_000_000, "Timestamp")?;
+        let time_ns = time(f.req("timestamp")?, 1_000_000_000, "timestamp")?;
         Ok(Some(TraceRecord {
             time_ns,
             device,
             op,
-            offset: mul(lba, 512, "LBA")?,
+            offset: mul(lba, 512, "offset")?,
             len,
         }))
     }

@@ -1,14 +1,17 @@
 //! Streaming trace statistics (`ssdlab trace stats`).
 //!
-//! Memory is proportional to the footprint (one hash-map entry per distinct 4 KiB page), never
-//! to the trace length. Output is deterministic: page maps are only summarised through sorted
-//! vectors, never iterated into output order.
+//! Memory is bounded by the options, never by the trace: per-page counts are kept page by page
+//! for small requests and as runs of pages with equal counts for long ones (at most
+//! [`StatsOptions::max_page_runs`] pages and runs), volumes up to
+//! [`StatsOptions::max_volumes`]. Output is deterministic: pages are summarised in page order
+//! and volumes by number.
 
-use super::{TraceReader, TraceRecord};
+use super::ranges::{PageCounts, RunLimit, RUN_BYTES};
+use super::{Devices, TraceReader, TraceRecord};
 use crate::units::fmt_size;
-use crate::{Op, Result};
+use crate::{Error, Op, Result};
 use serde::Serialize;
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::fmt;
 
 /// Page size for footprint and access classes.
@@ -16,7 +19,34 @@ pub const PAGE: u64 = 4096;
 /// Share of accesses above which a page is read- or write-intensive.
 pub const INTENSIVE: f64 = 0.9;
 /// Top shares of pages (percent) for read concentration.
-pub const TOP_PERCENTS: [f64; 4] = [1.0, 5.0, 10.0, 20.0];
+pub const TOP_PERCENTS: [u32; 4] = [1, 5, 10, 20];
+/// Default cap on the pages and runs of pages with equal counts (about 160 MiB).
+pub const DEFAULT_MAX_PAGE_RUNS: usize = 4 << 20;
+/// Default cap on the volumes counted one by one.
+pub const DEFAULT_MAX_VOLUMES: usize = 1024;
+
+/// What to count, and the memory caps.
+#[derive(Clone, Debug)]
+pub struct StatsOptions {
+    /// Only these devices (volumes, disks, LUNs, ASUs).
+    pub devices: Devices,
+    /// Most pages (of small requests) and runs of consecutive 4 KiB pages with equal read and
+    /// write counts (of long ones) kept, about 40 bytes each; a trace that needs more stops
+    /// with an error.
+    pub max_page_runs: usize,
+    /// Most volumes counted one by one; requests of further volumes are counted together.
+    pub max_volumes: usize,
+}
+
+impl Default for StatsOptions {
+    fn default() -> Self {
+        StatsOptions {
+            devices: Devices::all(),
+            max_page_runs: DEFAULT_MAX_PAGE_RUNS,
+            max_volumes: DEFAULT_MAX_VOLUMES,
+        }
+    }
+}
 
 /// Per-operation totals.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
@@ -104,6 +134,24 @@ pub struct TraceStats {
     pub interarrival: InterArrival,
     pub access_classes: AccessClasses,
     pub read_concentration: Vec<Concentration>,
+    /// Per volume (device, disk, LUN, ASU), by number; at most `max_volumes` of them.
+    pub volumes: Vec<VolumeStats>,
+    /// Requests of volumes beyond the first `max_volumes` (0 unless the cap was reached).
+    pub other_volumes_requests: u64,
+    /// The cap on volumes counted one by one.
+    pub max_volumes: usize,
+}
+
+/// Counts of one volume.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct VolumeStats {
+    pub volume: u32,
+    pub requests: u64,
+    pub ops: PerOp,
+    pub bytes: PerOp,
+    /// Lowest offset and highest end (offset + size) of its requests, bytes.
+    pub offset_min: u64,
+    pub offset_end: u64,
 }
 
 /// Builds [`TraceStats`] one record at a time.
@@ -118,11 +166,20 @@ pub struct StatsBuilder {
     last_end: [Option<u64>; 3],
     gaps: hdrhistogram::Histogram<u64>,
     gap_sum: u128,
-    pages: HashMap<u64, (u32, u32)>,
+    pages: PageCounts,
+    volumes: BTreeMap<u32, VolumeStats>,
+    other_volumes_requests: u64,
+    max_volumes: usize,
 }
 
 impl Default for StatsBuilder {
     fn default() -> Self {
+        Self::new(&StatsOptions::default())
+    }
+}
+
+impl StatsBuilder {
+    pub fn new(opts: &StatsOptions) -> Self {
         let mut gaps = hdrhistogram::Histogram::new(3).expect("3 significant digits is a valid precision");
         gaps.auto(true);
         StatsBuilder {
@@ -136,18 +193,22 @@ impl Default for StatsBuilder {
             last_end: [None; 3],
             gaps,
             gap_sum: 0,
-            pages: HashMap::new(),
+            pages: PageCounts::new(opts.max_page_runs),
+            volumes: BTreeMap::new(),
+            other_volumes_requests: 0,
+            max_volumes: opts.max_volumes,
         }
     }
-}
 
-impl StatsBuilder {
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Account one record.
-    pub fn add(&mut self, r: &TraceRecord) {
+    /// Account one record. Fails, without counting it, if its pages would need more runs than
+    /// the cap.
+    pub fn add(&mut self, r: &TraceRecord) -> std::result::Result<(), RunLimit> {
+        let end = r.offset.saturating_add(r.len);
+        if r.op != Op::Trim && r.len > 0 {
+            self.pages
+                .add(r.offset / PAGE, (end - 1) / PAGE + 1, r.op == Op::Read)?;
+        }
+        self.add_volume(r, end);
         self.requests += 1;
         self.ops.add(r.op, 1);
         self.bytes.add(r.op, r.len);
@@ -161,23 +222,36 @@ impl StatsBuilder {
             self.first_time = Some(r.time_ns);
         }
         self.last_time = r.time_ns;
-        let end = r.offset.saturating_add(r.len);
         let slot = &mut self.last_end[r.op.index()];
         if *slot == Some(r.offset) {
             self.sequential += 1;
         }
         *slot = Some(end);
-        if r.op != Op::Trim && r.len > 0 {
-            let (first, last) = (r.offset / PAGE, (end - 1) / PAGE);
-            for p in first..=last {
-                let e = self.pages.entry(p).or_insert((0, 0));
-                if r.op == Op::Read {
-                    e.0 = e.0.saturating_add(1);
-                } else {
-                    e.1 = e.1.saturating_add(1);
-                }
+        Ok(())
+    }
+
+    fn add_volume(&mut self, r: &TraceRecord, end: u64) {
+        let full = self.volumes.len() >= self.max_volumes;
+        let v = match self.volumes.get_mut(&r.device) {
+            Some(v) => v,
+            None if full => {
+                self.other_volumes_requests += 1;
+                return;
             }
-        }
+            None => self.volumes.entry(r.device).or_insert(VolumeStats {
+                volume: r.device,
+                requests: 0,
+                ops: PerOp::default(),
+                bytes: PerOp::default(),
+                offset_min: r.offset,
+                offset_end: end,
+            }),
+        };
+        v.requests += 1;
+        v.ops.add(r.op, 1);
+        v.bytes.add(r.op, r.len);
+        v.offset_min = v.offset_min.min(r.offset);
+        v.offset_end = v.offset_end.max(end);
     }
 
     /// The statistics so far.
@@ -206,46 +280,64 @@ impl StatsBuilder {
             p999_ns: q(0.999),
             max_ns: if n_gaps == 0 { 0 } else { self.gaps.max() },
         };
-        // Access classes and read concentration: only counts, then sorted read counts.
+        // Access classes and read concentration: per group of pages with equal counts, then the
+        // groups sorted by read count (a group of n pages stands for n pages).
         let mut classes = AccessClasses::default();
-        let mut reads: Vec<u32> = Vec::with_capacity(self.pages.len());
-        let mut total_accesses = 0u64;
-        for &(r, w) in self.pages.values() {
+        let mut reads: Vec<(u32, u64)> = Vec::with_capacity(self.pages.len());
+        let mut total_accesses = 0u128;
+        let mut footprint = 0u64;
+        let mut accesses = [0u128; 3];
+        self.pages.for_each_group(|pages, r, w| {
             let a = r as u64 + w as u64;
-            total_accesses += a;
-            let c = if r as f64 > INTENSIVE * a as f64 {
-                &mut classes.read_intensive
+            let n = pages as u128 * a as u128;
+            total_accesses += n;
+            footprint += pages;
+            let (c, i) = if r as f64 > INTENSIVE * a as f64 {
+                (&mut classes.read_intensive, 0)
             } else if w as f64 > INTENSIVE * a as f64 {
-                &mut classes.write_intensive
+                (&mut classes.write_intensive, 1)
             } else {
-                &mut classes.mixed
+                (&mut classes.mixed, 2)
             };
-            c.pages += 1;
-            c.accesses += a;
+            c.pages += pages;
+            accesses[i] += n;
             if r > 0 {
-                reads.push(r);
+                reads.push((r, pages));
             }
-        }
-        let footprint = self.pages.len() as u64;
-        for c in [
+        });
+        for (i, c) in [
             &mut classes.read_intensive,
             &mut classes.write_intensive,
             &mut classes.mixed,
-        ] {
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            c.accesses = u64::try_from(accesses[i]).unwrap_or(u64::MAX);
             c.page_share = ratio(c.pages, footprint);
-            c.access_share = ratio(c.accesses, total_accesses);
+            c.access_share = ratio128(accesses[i], total_accesses);
         }
-        reads.sort_unstable_by(|a, b| b.cmp(a));
-        let total_reads: u64 = reads.iter().map(|&r| r as u64).sum();
+        reads.sort_unstable_by_key(|&(r, _)| std::cmp::Reverse(r));
+        let read_pages: u64 = reads.iter().map(|&(_, n)| n).sum();
+        let total_reads: u128 = reads.iter().map(|&(r, n)| r as u128 * n as u128).sum();
         let read_concentration = TOP_PERCENTS
             .iter()
             .map(|&pct| {
-                let k = ((reads.len() as f64 * pct / 100.0).ceil() as usize).min(reads.len());
-                let top: u64 = reads[..k].iter().map(|&r| r as u64).sum();
+                // The hottest ceil(pct % of the read pages), taken run by run.
+                let k = (read_pages as u128 * pct as u128).div_ceil(100) as u64;
+                let (mut left, mut top) = (k, 0u128);
+                for &(r, n) in &reads {
+                    if left == 0 {
+                        break;
+                    }
+                    let take = n.min(left);
+                    top += r as u128 * take as u128;
+                    left -= take;
+                }
                 Concentration {
-                    top_percent: pct,
-                    pages: k as u64,
-                    read_share: ratio(top, total_reads),
+                    top_percent: pct as f64,
+                    pages: k,
+                    read_share: ratio128(top, total_reads),
                 }
             })
             .collect();
@@ -264,11 +356,18 @@ impl StatsBuilder {
             interarrival,
             access_classes: classes,
             read_concentration,
+            volumes: self.volumes.values().copied().collect(),
+            other_volumes_requests: self.other_volumes_requests,
+            max_volumes: self.max_volumes,
         }
     }
 }
 
 fn ratio(a: u64, b: u64) -> f64 {
+    ratio128(a as u128, b as u128)
+}
+
+fn ratio128(a: u128, b: u128) -> f64 {
     if b == 0 {
         0.0
     } else {
@@ -277,13 +376,23 @@ fn ratio(a: u64, b: u64) -> f64 {
 }
 
 impl TraceStats {
-    /// Read the whole trace (only `device` if given) and compute its statistics.
-    pub fn compute(reader: &mut TraceReader, device: Option<u32>) -> Result<TraceStats> {
-        let mut b = StatsBuilder::new();
-        for r in reader.by_ref() {
+    /// Read the whole trace (only the selected devices) and compute its statistics.
+    pub fn compute(reader: &mut TraceReader, opts: &StatsOptions) -> Result<TraceStats> {
+        let mut b = StatsBuilder::new(opts);
+        while let Some(r) = reader.next() {
             let r = r?;
-            if device.is_none_or(|d| d == r.device) {
-                b.add(&r);
+            if !opts.devices.contains(r.device) {
+                continue;
+            }
+            if let Err(RunLimit { max_runs }) = b.add(&r) {
+                return Err(Error::Parse {
+                    file: reader.name().to_string(),
+                    line: reader.line(),
+                    msg: format!(
+                        "offset: the request at offset {} of {} bytes needs more than {max_runs} pages and runs of pages with equal counts; expected at most --max-page-runs {max_runs} (raise it: about {RUN_BYTES} bytes each)",
+                        r.offset, r.len
+                    ),
+                });
             }
         }
         Ok(b.finish(reader.name(), reader.format().name(), reader.skipped()))
@@ -395,6 +504,33 @@ impl fmt::Display for TraceStats {
                 c.top_percent,
                 c.pages,
                 pct(c.read_share)
+            )?;
+        }
+        writeln!(f, "volumes:")?;
+        writeln!(
+            f,
+            "  {:>10} {:>10} {:>10} {:>10} {:>11} {:>11}  offsets",
+            "volume", "requests", "reads", "writes", "read bytes", "write bytes"
+        )?;
+        for v in &self.volumes {
+            writeln!(
+                f,
+                "  {:>10} {:>10} {:>10} {:>10} {:>11} {:>11}  {} .. {}",
+                v.volume,
+                v.requests,
+                v.ops.read,
+                v.ops.write,
+                fmt_size(v.bytes.read),
+                fmt_size(v.bytes.write),
+                v.offset_min,
+                v.offset_end
+            )?;
+        }
+        if self.other_volumes_requests > 0 {
+            writeln!(
+                f,
+                "  more than {} volumes: {} requests of further volumes are not listed (raise --max-volumes)",
+                self.max_volumes, self.other_volumes_requests
             )?;
         }
         Ok(())

@@ -1,6 +1,6 @@
 //! Trace writers and conversion.
 
-use super::{TraceReader, TraceRecord};
+use super::{Devices, TraceReader, TraceRecord};
 use crate::{Error, Result};
 use std::io::Write;
 
@@ -47,7 +47,7 @@ impl OutputFormat {
         let k = s.trim().to_ascii_lowercase().replace('_', "-");
         Self::ALL.into_iter().find(|f| f.name() == k).ok_or_else(|| {
             Error::Invalid(format!(
-                "cannot write trace format '{s}' (expected native, fio-iolog, mqsim or msr)"
+                "cannot write trace format '{s}'; expected native, fio-iolog, mqsim or msr"
             ))
         })
     }
@@ -80,12 +80,12 @@ pub struct ConvertSummary {
     pub skipped_lines: u64,
 }
 
-/// Copy every record of `reader` (optionally only those of `device`) to `writer`.
-pub fn convert(reader: &mut TraceReader, writer: &mut dyn TraceWriter, device: Option<u32>) -> Result<ConvertSummary> {
+/// Copy every record of `reader` of the selected devices to `writer`.
+pub fn convert(reader: &mut TraceReader, writer: &mut dyn TraceWriter, devices: &Devices) -> Result<ConvertSummary> {
     let mut s = ConvertSummary::default();
     for r in reader.by_ref() {
         let r = r?;
-        if device.is_some_and(|d| d != r.device) {
+        if !devices.contains(r.device) {
             continue;
         }
         if writer.write_record(&r)? {

@@ -353,7 +353,8 @@ impl JobConfig {
                 return Err(e(k, format!("got {v}; expected {low} to {max_ms} ms")));
             }
         }
-        if self.trace.is_some() {
+        if let Some(t) = &self.trace {
+            t.validate(file, &format!("{key}.trace"))?;
             if let Some(r) = &self.replay {
                 if r != "open" && r != "closed" {
                     return Err(e("replay", format!("got \"{r}\"; expected \"open\" or \"closed\"")));
