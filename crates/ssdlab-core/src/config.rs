@@ -919,6 +919,39 @@ impl DeviceConfig {
                 "got 0; expected at least 1 P/E cycle",
             ));
         }
+        if self.host.command_overhead.0 > MAX_NAND_NS {
+            return Err(Error::config(
+                f,
+                "device.host.command_overhead",
+                format!(
+                    "got {} ns; expected at most 1s per command",
+                    self.host.command_overhead.0
+                ),
+            ));
+        }
+        if self.ftl.bg_gc_idle.0 > 3_600_000_000_000 {
+            return Err(Error::config(
+                f,
+                "device.ftl.bg_gc_idle",
+                format!("got {} ns; expected at most one hour", self.ftl.bg_gc_idle.0),
+            ));
+        }
+        if self.scheduler.max_write_wait.0 > MAX_NAND_NS {
+            return Err(Error::config(
+                f,
+                "device.scheduler.max_write_wait",
+                format!("got {} ns; expected at most 1s", self.scheduler.max_write_wait.0),
+            ));
+        }
+        if let Some(Rate(r)) = self.host.bandwidth {
+            if r < 1_000_000 {
+                return Err(Error::config(
+                    f,
+                    "device.host.bandwidth",
+                    format!("got {r} bytes/s; expected at least 1MB/s"),
+                ));
+            }
+        }
         if let Some(Rate(0)) = self.host.bandwidth {
             return Err(Error::config(
                 f,

@@ -1338,7 +1338,12 @@ fn replay_config_errors_name_file_and_key() {
         let e = ssdlab_core::config::parse_config(&format!("{base}{extra}"), "run.toml", &dir)
             .unwrap_err()
             .to_string();
-        assert!(e.starts_with(&format!("run.toml: job[0].trace.{key}")), "{e}");
+        // The key's own line: the one after the table's six.
+        let line = 7 + extra.lines().position(|l| l.starts_with(key)).unwrap();
+        assert!(
+            e.starts_with(&format!("run.toml:{line}:1: job[0].trace.{key}: ")),
+            "{e}"
+        );
         assert!(e.contains(what) && !e.contains('\n'), "{e}");
     }
 }
