@@ -874,3 +874,193 @@ impl Ftl {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::parse_config;
+    use rand::Rng;
+
+    /// Two planes of 16 blocks of 4 pages of 2 units (8 units per block), 50 % spare.
+    fn ftl(policy: &str) -> Ftl {
+        let text = format!(
+            r#"
+[device]
+preset = "mlc-sata"
+[device.geometry]
+channels = 1
+ways = 1
+dies_per_chip = 1
+planes_per_die = 2
+blocks_per_plane = 16
+pages_per_block = 4
+page_size = "8KiB"
+mapping_unit = "4KiB"
+overprovisioning = 0.5
+[device.ftl]
+gc_policy = "{policy}"
+gc_threshold = 2
+"#
+        );
+        let cfg = parse_config(&text, "ftl.toml", std::path::Path::new(".")).unwrap();
+        let geo = Geometry::from_config(&cfg.device, "ftl.toml").unwrap();
+        Ftl::new(
+            geo,
+            FtlParams {
+                gc_policy: policy.into(),
+                gc_d: 2,
+                gc_threshold: 2,
+                endurance: 1000,
+                static_wl_threshold: 0,
+                gc_shared_frontier: false,
+                read_ns: vec![25_000],
+                program_ns: vec![200_000],
+                erase_ns: 1_500_000,
+                seed: 1,
+            },
+        )
+        .unwrap()
+    }
+
+    /// An FTL after random overwrites of its whole logical space, GC having run, with a
+    /// collection left under way in plane 1.
+    fn worked() -> Ftl {
+        let mut f = ftl("greedy");
+        let n = f.geo.logical_units;
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+        for lpn in 0..n {
+            f.append_host((lpn % 2) as usize, lpn).unwrap();
+        }
+        for i in 0..(6 * n) {
+            f.append_host((i % 2) as usize, rng.gen_range(0..n)).unwrap();
+        }
+        assert!(f.stats.gc_runs() > 0 && f.stats.erases > 0);
+        assert!(f.gc_step(1).unwrap() && f.gc_in_progress(1));
+        f.check_invariants().unwrap();
+        f
+    }
+
+    /// A logical unit mapped now, and where.
+    fn mapped(f: &Ftl) -> (usize, u32) {
+        f.l2p.iter().enumerate().find(|(_, &p)| p != NONE).map(|(l, &p)| (l, p)).unwrap()
+    }
+
+    /// A physical unit that holds no data, in a block that holds some.
+    fn stale(f: &Ftl) -> u32 {
+        (0..f.geo.physical_units as u32)
+            .find(|&u| !f.bit(u) && f.valid[u as usize / f.geo.units_per_block] > 0)
+            .unwrap()
+    }
+
+    fn block_in(f: &Ftl, s: BlockState) -> usize {
+        f.state.iter().position(|&x| x == s).unwrap()
+    }
+
+    fn fails(f: &Ftl, what: &str) {
+        match f.check_invariants() {
+            Ok(()) => panic!("the checker missed: {what}"),
+            Err(e) => assert!(e.contains(what), "expected '{what}', got '{e}'"),
+        }
+    }
+
+    #[test]
+    fn the_checker_reports_each_kind_of_corruption() {
+        let mut f = worked();
+        let (lpn, _) = mapped(&f);
+        f.l2p[lpn] = f.geo.physical_units as u32;
+        fails(&f, "out of range");
+
+        let mut f = worked();
+        let (lpn, pun) = mapped(&f);
+        f.l2p[lpn] = stale(&f);
+        let _ = pun;
+        fails(&f, "but P2L");
+
+        let mut f = worked();
+        let (_, pun) = mapped(&f);
+        f.bits[(pun >> 6) as usize] &= !(1u64 << (pun & 63));
+        fails(&f, "valid bit is clear");
+
+        let mut f = worked();
+        let (lpn, pun) = mapped(&f);
+        f.l2p[lpn] = NONE;
+        let _ = pun;
+        fails(&f, "does not map back");
+
+        let mut f = worked();
+        let u = stale(&f);
+        f.p2l[u as usize] = 0;
+        fails(&f, "invalid but P2L still names");
+
+        let mut f = worked();
+        let b = block_in(&f, BlockState::Full);
+        f.valid[b] += 1;
+        fails(&f, &format!("block {b}: valid count"));
+
+        let mut f = worked();
+        let b = (0..f.geo.blocks)
+            .find(|&b| f.state[b] == BlockState::Full && f.valid[b] > 0)
+            .unwrap();
+        f.state[b] = BlockState::Retired;
+        fails(&f, &format!("block {b} is Retired but holds"));
+
+        let mut f = worked();
+        let b = block_in(&f, BlockState::Free);
+        f.state[b] = BlockState::Retired;
+        fails(&f, "blocks are free but the free pools hold");
+
+        let mut f = worked();
+        f.planes[1].cursor = None;
+        fails(&f, "1 blocks are victims but 0 collections are under way");
+
+        let mut f = worked();
+        let c = f.planes[1].cursor.unwrap();
+        let other = (0..f.geo.blocks)
+            .find(|&b| f.state[b] == BlockState::Full && f.geo.plane_of_block(b) == 1)
+            .unwrap();
+        f.planes[1].cursor = Some(Cursor {
+            victim: other as u32,
+            ..c
+        });
+        fails(&f, "in the wrong state or plane");
+
+        let mut f = worked();
+        f.planes[0].gc = NO_FRONTIER;
+        fails(&f, "blocks are open but");
+
+        let mut f = worked();
+        let b = block_in(&f, BlockState::Full);
+        let p = f.geo.plane_of_block(b);
+        f.policy.remove(p, b as u32, f.valid[b]);
+        fails(&f, "full blocks but the GC policy indexes");
+
+        let mut f = worked();
+        let Reverse(e) = f.planes[0].free.pop().unwrap();
+        f.planes[1].free.push(Reverse(e));
+        fails(&f, "free pool of plane 1 holds block");
+
+        let mut f = worked();
+        let Reverse((_, b)) = *f.planes[0].free.peek().unwrap();
+        f.erase[b as usize] += 1;
+        fails(&f, &format!("free pool key of block {b} is stale"));
+    }
+
+    #[test]
+    fn trim_drops_the_mapping_and_its_valid_unit() {
+        let mut f = ftl("greedy");
+        for lpn in 0..6 {
+            f.append_host(0, lpn).unwrap();
+        }
+        let pun = f.lookup(2);
+        let b = pun as usize / f.geo.units_per_block;
+        assert_eq!((f.valid_units(), f.valid[b]), (6, 6));
+        f.trim(2);
+        f.trim(2);
+        f.trim(40);
+        assert_eq!(f.lookup(2), NONE);
+        assert_eq!((f.valid_units(), f.valid[b], f.stats.trimmed_units), (5, 5, 1));
+        assert!(!f.bit(pun) && f.p2l[pun as usize] == NONE);
+        assert_eq!(f.lookup(3), pun + 1);
+        f.check_invariants().unwrap();
+    }
+}
