@@ -17,7 +17,9 @@ fn rwmixwrite_sets_the_share_of_writes() {
     .unwrap();
     let mix: Vec<u32> = jobs.iter().map(|j| j.rwmixread).collect();
     assert_eq!(mix, [70, 0, 100, 80]);
-    let e = parse_job_file("[a]\nrwmixwrite=101\n", "mix.fio").unwrap_err().to_string();
+    let e = parse_job_file("[a]\nrwmixwrite=101\n", "mix.fio")
+        .unwrap_err()
+        .to_string();
     assert!(e.starts_with("mix.fio:2: rwmixwrite:"), "{e}");
     // And the generated stream has that share of writes.
     let mut j = jobs[0].clone();

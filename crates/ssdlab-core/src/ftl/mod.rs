@@ -942,7 +942,12 @@ gc_threshold = 2
 
     /// A logical unit mapped now, and where.
     fn mapped(f: &Ftl) -> (usize, u32) {
-        f.l2p.iter().enumerate().find(|(_, &p)| p != NONE).map(|(l, &p)| (l, p)).unwrap()
+        f.l2p
+            .iter()
+            .enumerate()
+            .find(|(_, &p)| p != NONE)
+            .map(|(l, &p)| (l, p))
+            .unwrap()
     }
 
     /// A physical unit that holds no data, in a block that holds some.

@@ -638,7 +638,10 @@ mod tests {
             for x in [0.001, 0.01, 0.1, 0.5] {
                 let got = share_below(&xs, x);
                 let want = f64::powf(x, 1.0 - h);
-                assert!((got - want).abs() < 0.01, "pareto:{h}: P(< {x}) = {got}, expected {want}");
+                assert!(
+                    (got - want).abs() < 0.01,
+                    "pareto:{h}: P(< {x}) = {got}, expected {want}"
+                );
             }
         }
     }
@@ -646,7 +649,12 @@ mod tests {
     #[test]
     fn normal_is_centred_with_the_given_deviation() {
         // Normal around the middle, sigma a share of the range, wrapped into it.
-        for (dist, sd) in [("normal", 0.1), ("normal:10", 0.1), ("gauss:20", 0.2), ("normal:5", 0.05)] {
+        for (dist, sd) in [
+            ("normal", 0.1),
+            ("normal:10", 0.1),
+            ("gauss:20", 0.2),
+            ("normal:5", 0.05),
+        ] {
             let xs = positions(dist, false);
             let n = xs.len() as f64;
             let mean = xs.iter().sum::<f64>() / n;
@@ -680,7 +688,10 @@ mod tests {
             let reads = std::iter::from_fn(|| s.next_request(0).unwrap())
                 .filter(|r| r.op == Op::Read)
                 .count() as f64;
-            assert!((reads / 20_000.0 - mix as f64 / 100.0).abs() < 0.012, "rwmixread {mix}: {reads}");
+            assert!(
+                (reads / 20_000.0 - mix as f64 / 100.0).abs() < 0.012,
+                "rwmixread {mix}: {reads}"
+            );
         }
     }
 }
