@@ -86,8 +86,12 @@ fn buffered_writes_complete_in_dram_and_wait_when_it_is_full() {
     // Page 1 is in DRAM, its program not ended: read from the buffer, no flash access.
     d.advance_to(3 * LINK).unwrap();
     d.submit(3 * LINK, &req(Op::Read, 8192, 8192), 3).unwrap();
+    // Page 0 programmed (at LINK + CH + P = 300,574 ns), page 1 programming until 500,574 ns:
+    // still read from the buffer.
+    d.advance_to(400_000).unwrap();
+    d.submit(400_000, &req(Op::Read, 8192, 8192), 4).unwrap();
     d.drain().unwrap();
-    let mut done = [0u64; 4];
+    let mut done = [0u64; 5];
     for (tag, c) in d.completions.drain(..) {
         done[tag as usize] = c;
     }
@@ -96,8 +100,9 @@ fn buffered_writes_complete_in_dram_and_wait_when_it_is_full() {
     let first_program_end = LINK + CH + P;
     assert_eq!(done[..3], [LINK, 2 * LINK, first_program_end]);
     assert_eq!(done[3], 3 * LINK + LINK, "read from the buffer: the link only");
+    assert_eq!(done[4], 400_000 + LINK, "read from the buffer: the link only");
     let c = &d.counters;
-    assert_eq!((c.buffer_stalls, c.buffer_read_units, c.host_page_reads), (1, 1, 0));
+    assert_eq!((c.buffer_stalls, c.buffer_read_units, c.host_page_reads), (1, 2, 0));
     assert_eq!(d.ftl.stats.host_pages_programmed, 3);
     // Programmed, the page is read from flash.
     let t = 10_000_000;

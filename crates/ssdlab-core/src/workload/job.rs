@@ -688,10 +688,14 @@ mod tests {
             let reads = std::iter::from_fn(|| s.next_request(0).unwrap())
                 .filter(|r| r.op == Op::Read)
                 .count() as f64;
-            assert!(
-                (reads / 20_000.0 - mix as f64 / 100.0).abs() < 0.012,
-                "rwmixread {mix}: {reads}"
-            );
+            match mix {
+                0 => assert_eq!(reads, 0.0),
+                100 => assert_eq!(reads, 20_000.0),
+                _ => assert!(
+                    (reads / 20_000.0 - mix as f64 / 100.0).abs() < 0.012,
+                    "rwmixread {mix}: {reads}"
+                ),
+            }
         }
     }
 }
