@@ -48,10 +48,10 @@ mod tests {
     use rand::SeedableRng;
 
     /// Victims, in order, of a cost-benefit policy over `blocks` = (valid units, stamp) of
-    /// 100-unit blocks at clock `now`.
+    /// 100-unit blocks at clock `now`, inserted as candidates in reverse order.
     fn order(blocks: &[(u32, u64)], now: u64) -> Vec<u32> {
         let mut p = CostBenefit::boxed(1, blocks.len(), 100, 0);
-        for (b, &(v, _)) in blocks.iter().enumerate() {
+        for (b, &(v, _)) in blocks.iter().enumerate().rev() {
             p.insert(0, b as u32, v);
         }
         let valid: Vec<u32> = blocks.iter().map(|b| b.0).collect();
@@ -83,5 +83,27 @@ mod tests {
     fn a_block_filled_just_now_still_has_age_one() {
         // Both ages are 0 + 1: u 0.1 scores 4.5, u 0.9 scores 0.056; an empty block first.
         assert_eq!(order(&[(90, 50), (10, 50), (0, 50)], 50), vec![2, 1, 0]);
+    }
+
+    #[test]
+    fn victims_go_by_the_lfs_score() {
+        // Random blocks; the expected order sorts by (1 - u)·(age + 1) / 2u, highest first,
+        // computed here in exact rational arithmetic: (100 - v)·(age + 1) / 2v.
+        use rand::Rng;
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+        let blocks: Vec<(u32, u64)> = (0..40)
+            .map(|_| (rng.gen_range(1..100), rng.gen_range(0..1000)))
+            .collect();
+        let now = 1000u64;
+        let mut want: Vec<u32> = (0..40).collect();
+        let score = |b: u32| {
+            let (v, s) = blocks[b as usize];
+            ((100 - v) as u128 * (now - s + 1) as u128, 2 * v as u128)
+        };
+        want.sort_by(|&a, &b| {
+            let ((na, da), (nb, db)) = (score(a), score(b));
+            (nb * da).cmp(&(na * db)).then(a.cmp(&b))
+        });
+        assert_eq!(order(&blocks, now), want);
     }
 }
