@@ -1068,4 +1068,106 @@ gc_threshold = 2
         assert_eq!(f.lookup(3), pun + 1);
         f.check_invariants().unwrap();
     }
+
+    #[test]
+    fn a_collection_copies_the_valid_units_page_by_page() {
+        // Plane 0: block A holds logical units 0..8 (pages of two units), then 1, 2, 3 and 5
+        // are overwritten. A keeps 0 | - - | 4 - | 6 7: three pages to read, page 1 skipped.
+        let mut f = ftl("greedy");
+        for lpn in [0, 1, 2, 3, 4, 5, 6, 7, 1, 2, 3, 5] {
+            f.append_host(0, lpn).unwrap();
+        }
+        let a = f.lookup(0) / 8;
+        assert_eq!(f.valid[a as usize], 4);
+        assert!(f.gc_once(0).unwrap());
+        let op = |kind, units, array_ns, program_ns| GcOp {
+            plane: 0,
+            kind,
+            units,
+            array_ns,
+            program_ns,
+        };
+        // The GC frontier fills a page with units 0 and 4, a second with 6 and 7.
+        assert_eq!(
+            f.gc_ops,
+            [
+                op(GcOpKind::Read, 1, 25_000, 0),
+                op(GcOpKind::Copy, 1, 25_000, 200_000),
+                op(GcOpKind::Copy, 2, 25_000, 200_000),
+                op(GcOpKind::Erase, 0, 1_500_000, 0),
+            ]
+        );
+        let s = &f.stats;
+        assert_eq!(
+            (s.gc_units_copied, s.gc_pages_read, s.gc_pages_programmed, s.erases),
+            (4, 3, 2, 1)
+        );
+        assert_eq!((s.gc_runs_background, s.gc_runs_foreground, s.gc_runs()), (1, 0, 1));
+        assert_eq!(s.victim_valid_hist[4], 1);
+        assert_eq!(f.erase_count(a as usize), 1);
+        let g = f.lookup(0) / 8;
+        assert_ne!(g, a);
+        assert_eq!([4, 6, 7].map(|l| f.lookup(l)), [g * 8 + 1, g * 8 + 2, g * 8 + 3]);
+        assert_eq!(f.state[a as usize], BlockState::Free);
+        assert!(!f.gc_in_progress(0) && !f.gc_once(0).unwrap() && !f.gc_step(0).unwrap());
+        f.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn the_open_page_is_tracked_and_padded() {
+        let mut f = ftl("greedy");
+        assert_eq!((f.open_page_fill(0), f.pad_host(0)), (0, None));
+        assert_eq!(f.append_host(0, 9).unwrap(), None);
+        let pun = f.lookup(9);
+        assert!(f.in_open_page(pun) && f.in_open_page(pun + 1) && !f.in_open_page(pun + 2));
+        assert_eq!(f.open_page_fill(0), 1);
+        assert_eq!(f.pad_host(0), Some(PageDone { first_unit: pun }));
+        assert!(!f.in_open_page(pun));
+        assert_eq!((f.open_page_fill(0), f.pad_host(0)), (0, None));
+        assert_eq!((f.stats.padded_units, f.stats.host_pages_programmed), (1, 1));
+        // The next unit starts the next page, which a second unit completes.
+        assert_eq!(f.append_host(0, 10).unwrap(), None);
+        assert_eq!(f.lookup(10), pun + 2);
+        assert_eq!(f.append_host(0, 11).unwrap(), Some(PageDone { first_unit: pun + 2 }));
+        assert_eq!(f.stats.host_units_written, 3);
+        f.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn erase_summary_and_stats_differences() {
+        let mut f = ftl("greedy");
+        f.erase[0] = 20;
+        f.erase[1] = 3;
+        let (min, mean, max, hist) = f.erase_summary();
+        assert_eq!((min, max), (0, 20));
+        assert_eq!(mean, 23.0 / 32.0);
+        // 16 buckets of width 20 / 16 + 1 = 2.
+        assert_eq!(hist.len(), 16);
+        assert_eq!((hist[0], hist[1], hist[10]), ((0, 30), (2, 1), (20, 1)));
+        assert_eq!(hist.iter().map(|h| h.1).sum::<u64>(), 32);
+        let a = FtlStats {
+            host_units_written: 10,
+            gc_runs_foreground: 2,
+            gc_runs_background: 3,
+            erases: 7,
+            trimmed_units: 4,
+            victim_valid_hist: vec![1, 2, 3],
+            ..Default::default()
+        };
+        let b = FtlStats {
+            host_units_written: 25,
+            gc_runs_foreground: 5,
+            gc_runs_background: 3,
+            erases: 9,
+            trimmed_units: 4,
+            victim_valid_hist: vec![1, 5, 3, 1],
+            ..a.clone()
+        };
+        let d = b.since(&a);
+        assert_eq!(
+            (d.host_units_written, d.gc_runs(), d.erases, d.trimmed_units),
+            (15, 3, 2, 0)
+        );
+        assert_eq!(d.victim_valid_hist, [0, 3, 0, 1]);
+    }
 }
