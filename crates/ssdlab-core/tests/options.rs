@@ -90,3 +90,142 @@ number_ios = 100
     assert_eq!(three.jobs[0].read.io_bytes + three.jobs[0].write.io_bytes, 2100 * 4096);
     assert_eq!(three.ssd.requests, 2200);
 }
+
+use ssdlab_core::units::{Duration, Size};
+use ssdlab_core::workload::job::{parse_bssplit, parse_dist, Dist, JobSource, Rw, SizeOrShare};
+
+fn source(job: &JobConfig) -> JobSource {
+    JobSource::new(job, 1 << 30, 3).unwrap()
+}
+
+fn drain(s: &mut JobSource, now: u64) -> Vec<ssdlab_core::Request> {
+    std::iter::from_fn(|| s.next_request(now).unwrap()).collect()
+}
+
+#[test]
+fn bssplit_weights_set_the_share_of_each_size() {
+    assert_eq!(parse_bssplit("4k/25:16k/75").unwrap(), [(4096, 25), (16384, 75)]);
+    for bad in ["4k/25:16k", "4k/x", "1000/50", "4k/0", ""] {
+        assert!(parse_bssplit(bad).is_err(), "{bad}");
+    }
+    let job = JobConfig {
+        rw: Rw::RandWrite,
+        bssplit: Some("4k/25:16k/75".into()),
+        number_ios: Some(20_000),
+        ..Default::default()
+    };
+    let reqs = drain(&mut source(&job), 0);
+    let small = reqs.iter().filter(|r| r.len == 4096).count() as f64 / 20_000.0;
+    assert!((small - 0.25).abs() < 0.012, "{small}");
+    assert!(reqs.iter().all(|r| r.len == 4096 || r.len == 16384));
+    // Offsets aligned to the smallest size.
+    assert!(reqs.iter().all(|r| r.offset % 4096 == 0));
+}
+
+#[test]
+fn distributions_parse_with_their_parameters() {
+    assert_eq!(parse_dist("random"), Ok(Dist::Uniform));
+    assert_eq!(parse_dist("zipf:1.2"), Ok(Dist::Zipf(1.2)));
+    assert_eq!(parse_dist("pareto: 0.3"), Ok(Dist::Pareto(0.3)));
+    assert_eq!(parse_dist("normal"), Ok(Dist::Normal(0.1)));
+    assert_eq!(parse_dist("gauss:25"), Ok(Dist::Normal(0.25)));
+    for bad in [
+        "zipf",
+        "zipf:1",
+        "zipf:0",
+        "zipf:x",
+        "pareto:1",
+        "pareto:0",
+        "normal:0",
+        "normal:101",
+        "lognormal",
+    ] {
+        assert!(parse_dist(bad).is_err(), "{bad}");
+    }
+}
+
+#[test]
+fn limits_end_the_stream_where_they_say() {
+    // One pass over the range by default: 64 KiB in 4 KiB requests, sequential.
+    let pass = JobConfig {
+        rw: Rw::Read,
+        size: Some(SizeOrShare::Bytes(Size(65536))),
+        ..Default::default()
+    };
+    let offs: Vec<u64> = drain(&mut source(&pass), 0).iter().map(|r| r.offset).collect();
+    assert_eq!(offs, (0..16).map(|i| i * 4096).collect::<Vec<_>>());
+    // io_size: twice the range, wrapping.
+    let twice = JobConfig {
+        io_size: Some(Size(2 * 65536)),
+        ..pass.clone()
+    };
+    let offs: Vec<u64> = drain(&mut source(&twice), 0).iter().map(|r| r.offset).collect();
+    assert_eq!(offs.len(), 32);
+    assert_eq!((offs[15], offs[16], offs[31]), (15 * 4096, 0, 15 * 4096));
+    // number_ios overrides the one pass.
+    let n = JobConfig {
+        number_ios: Some(40),
+        ..pass.clone()
+    };
+    assert_eq!(drain(&mut source(&n), 0).len(), 40);
+    // runtime (plus ramp_time): nothing once simulated time reaches it.
+    let timed = JobConfig {
+        time_based: true,
+        runtime: Some(Duration(1_000)),
+        ramp_time: Some(Duration(500)),
+        ..pass.clone()
+    };
+    let mut s = source(&timed);
+    assert!(s.next_request(1_499).unwrap().is_some());
+    assert!(s.next_request(1_500).unwrap().is_none());
+}
+
+#[test]
+fn rate_iops_spaces_arrivals_evenly() {
+    let job = JobConfig {
+        rw: Rw::RandRead,
+        rate_iops: Some(4000),
+        runtime: Some(Duration(1_000_000)),
+        time_based: true,
+        ..Default::default()
+    };
+    let times: Vec<u64> = drain(&mut source(&job), 0).iter().map(|r| r.time_ns).collect();
+    // 250 us apart, the last before the 1 ms runtime.
+    assert_eq!(times, [0, 250_000, 500_000, 750_000]);
+}
+
+#[test]
+fn upcoming_offsets_are_the_next_requests() {
+    let job = JobConfig {
+        number_ios: Some(100),
+        ..Default::default()
+    };
+    let mut s = source(&job);
+    let first = s.next_request(0).unwrap().unwrap();
+    let ahead: Vec<u64> = (0..3).map(|k| s.upcoming(k).unwrap()).collect();
+    let next: Vec<u64> = (0..3).map(|_| s.next_request(0).unwrap().unwrap().offset).collect();
+    assert_eq!(ahead, next);
+    assert_ne!(first.offset, next[0]);
+}
+
+#[test]
+fn sizes_and_shares_resolve_against_the_capacity() {
+    let cap = 10_000_000u64;
+    let r = |s: &str| SizeOrShare::Text(s.into()).resolve(cap);
+    // 50 % of 10 MB, rounded down to 4 KiB.
+    assert_eq!(r("50%"), Ok(4_997_120));
+    assert_eq!(r("100%"), Ok(9_998_336));
+    assert_eq!(r("0%"), Ok(0));
+    assert_eq!(r("1MiB"), Ok(1 << 20));
+    assert!(r("101%").is_err() && r("x%").is_err());
+    let job = JobConfig {
+        offset: Some(SizeOrShare::Text("25%".into())),
+        ..Default::default()
+    };
+    assert_eq!(job.region(cap), Ok((2_498_560, cap - 2_498_560)));
+    let job = JobConfig {
+        size: Some(SizeOrShare::Bytes(Size(8192))),
+        ..job
+    };
+    assert_eq!(job.region(cap), Ok((2_498_560, 8192)));
+}
