@@ -229,3 +229,47 @@ fn sizes_and_shares_resolve_against_the_capacity() {
     };
     assert_eq!(job.region(cap), Ok((2_498_560, 8192)));
 }
+
+#[test]
+fn every_fio_key_lands_in_its_field() {
+    let text = "# c\n; c\n[global]\nbs=8k\niodepth=4\n\n[a]\nname=alpha\nreadwrite=randwrite\nblocksize=16k\nbssplit=4k/50:8k/50\noffset=1m\nfilesize=2m\nio_limit=3m\nnumber_ios=77\nruntime=2\nramp_time=3ms\ntime_based\nrandom_distribution=pareto:0.5\nrandseed=12\nrate_iops=900\nstream=3\nioengine=libaio\ndirect=1\n[b]\nseed=5\nruntime=250ms\n";
+    let jobs = parse_job_file(text, "k.fio").unwrap();
+    let a = &jobs[0];
+    assert_eq!(
+        (a.name.as_str(), a.rw, a.bs, a.iodepth),
+        ("alpha", Rw::RandWrite, Size(16384), 4)
+    );
+    assert_eq!(a.bssplit.as_deref(), Some("4k/50:8k/50"));
+    assert_eq!(a.region(1 << 30), Ok((1 << 20, 2 << 20)));
+    assert_eq!((a.io_size, a.number_ios), (Some(Size(3 << 20)), Some(77)));
+    assert_eq!(
+        (a.runtime, a.ramp_time, a.time_based),
+        (Some(Duration(2_000_000_000)), Some(Duration(3_000_000)), true)
+    );
+    assert_eq!(a.random_distribution, "pareto:0.5");
+    assert_eq!((a.seed, a.rate_iops, a.stream), (Some(12), Some(900), 3));
+    // The second job inherits [global] only.
+    let b = &jobs[1];
+    assert_eq!(
+        (b.name.as_str(), b.bs, b.iodepth, b.seed),
+        ("b", Size(8192), 4, Some(5))
+    );
+    assert_eq!(
+        (b.runtime, b.number_ios, b.stream),
+        (Some(Duration(250_000_000)), None, 0)
+    );
+    for (bad, line) in [
+        ("[a]\nrandom_distribution=zipf\n", 2),
+        ("[a]\n\nbssplit=4k\n", 3),
+        ("[a]\nrate_iops=-1\n", 2),
+        ("[a]\nbs=\n", 2),
+        ("[a\n", 1),
+        ("[]\n", 1),
+    ] {
+        let e = parse_job_file(bad, "k.fio").unwrap_err().to_string();
+        assert!(e.starts_with(&format!("k.fio:{line}:")), "{bad:?}: {e}");
+    }
+    // No job section: an error naming the file.
+    let e = parse_job_file("[global]\nbs=4k\n", "k.fio").unwrap_err().to_string();
+    assert!(e.starts_with("k.fio"), "{e}");
+}
