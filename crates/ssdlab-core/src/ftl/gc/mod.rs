@@ -208,4 +208,31 @@ mod tests {
         }
         assert_eq!(share_of_best("greedy", 1, 4), 1.0);
     }
+
+    #[test]
+    fn a_candidate_removed_by_someone_else_is_never_picked() {
+        // As wear leveling takes a block: it leaves the index, whatever its position.
+        let valid = [2u32, 3, 1, 4, 0, 5, 6, 7];
+        for (name, _, _) in REGISTRY {
+            let mut p = policy(name, 2);
+            for b in 0..6u32 {
+                p.insert(0, b, valid[b as usize]);
+            }
+            p.remove(0, 4, valid[4]);
+            p.remove(0, 0, valid[0]);
+            assert_eq!(p.len(0), 4, "{name}");
+            p.insert(0, 0, valid[0]);
+            assert_eq!(p.len(0), 5, "{name}");
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(2);
+            let order = drain(p.as_mut(), &valid, &mut rng);
+            let mut got = order.clone();
+            got.sort_unstable();
+            assert_eq!(got, [0, 1, 2, 3, 5], "{name}: {order:?}");
+            assert_eq!(p.len(0), 0, "{name}");
+            if *name == "fifo" {
+                // Block 0 came back last.
+                assert_eq!(order, [1, 2, 3, 5, 0]);
+            }
+        }
+    }
 }
