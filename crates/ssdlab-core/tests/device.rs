@@ -7,6 +7,7 @@
 //! (18,654 ns per 8 KiB).
 
 use ssdlab_core::config::parse_config;
+use ssdlab_core::device::DeviceCounters;
 use ssdlab_core::ftl::NONE;
 use ssdlab_core::{Device, Op, Request};
 use std::path::Path;
@@ -193,4 +194,48 @@ fn background_gc_starts_after_the_unit_has_been_idle_for_bg_gc_idle() {
     assert!(d.free_blocks() >= 4, "{}", d.free_blocks());
     assert_eq!(d.next_event(), None);
     d.ftl.check_invariants().unwrap();
+}
+
+#[test]
+fn counters_since_a_snapshot_and_the_device_clock() {
+    let mut d = device(1, "8KiB", "");
+    assert_eq!(d.now(), 0);
+    let done = d.run_request(7_000, &req(Op::Write, 0, 8192)).unwrap();
+    assert_eq!(done, 7_000 + LINK + CH + P);
+    assert_eq!(d.now(), done);
+    d.advance_to(done + 5).unwrap();
+    assert_eq!(d.now(), done, "no event after the program");
+    let a = DeviceCounters {
+        host_read_units: 10,
+        host_write_units: 20,
+        host_trim_units: 30,
+        host_page_reads: 40,
+        rmw_page_reads: 50,
+        unmapped_read_units: 60,
+        buffer_read_units: 70,
+        buffer_stalls: 80,
+    };
+    let b = DeviceCounters {
+        host_read_units: 11,
+        host_write_units: 22,
+        host_trim_units: 33,
+        host_page_reads: 44,
+        rmw_page_reads: 55,
+        unmapped_read_units: 66,
+        buffer_read_units: 77,
+        buffer_stalls: 88,
+    };
+    assert_eq!(
+        b.since(&a),
+        DeviceCounters {
+            host_read_units: 1,
+            host_write_units: 2,
+            host_trim_units: 3,
+            host_page_reads: 4,
+            rmw_page_reads: 5,
+            unmapped_read_units: 6,
+            buffer_read_units: 7,
+            buffer_stalls: 8,
+        }
+    );
 }

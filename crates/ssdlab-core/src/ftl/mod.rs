@@ -1145,29 +1145,60 @@ gc_threshold = 2
         assert_eq!(hist.len(), 16);
         assert_eq!((hist[0], hist[1], hist[10]), ((0, 30), (2, 1), (20, 1)));
         assert_eq!(hist.iter().map(|h| h.1).sum::<u64>(), 32);
+        // Every counter differs between the two snapshots by its own amount.
         let a = FtlStats {
             host_units_written: 10,
-            gc_runs_foreground: 2,
-            gc_runs_background: 3,
-            erases: 7,
-            trimmed_units: 4,
+            host_pages_programmed: 20,
+            padded_units: 30,
+            gc_runs_foreground: 40,
+            gc_runs_background: 50,
+            gc_units_copied: 60,
+            gc_pages_read: 70,
+            gc_pages_programmed: 80,
+            wl_migrations: 90,
+            wl_units_copied: 100,
+            erases: 110,
+            retired_blocks: 120,
+            trimmed_units: 130,
             victim_valid_hist: vec![1, 2, 3],
-            ..Default::default()
         };
         let b = FtlStats {
-            host_units_written: 25,
-            gc_runs_foreground: 5,
-            gc_runs_background: 3,
-            erases: 9,
-            trimmed_units: 4,
+            host_units_written: 11,
+            host_pages_programmed: 22,
+            padded_units: 33,
+            gc_runs_foreground: 44,
+            gc_runs_background: 55,
+            gc_units_copied: 66,
+            gc_pages_read: 77,
+            gc_pages_programmed: 88,
+            wl_migrations: 99,
+            wl_units_copied: 110,
+            erases: 121,
+            retired_blocks: 132,
+            trimmed_units: 143,
             victim_valid_hist: vec![1, 5, 3, 1],
-            ..a.clone()
         };
         let d = b.since(&a);
         assert_eq!(
-            (d.host_units_written, d.gc_runs(), d.erases, d.trimmed_units),
-            (15, 3, 2, 0)
+            d,
+            FtlStats {
+                host_units_written: 1,
+                host_pages_programmed: 2,
+                padded_units: 3,
+                gc_runs_foreground: 4,
+                gc_runs_background: 5,
+                gc_units_copied: 6,
+                gc_pages_read: 7,
+                gc_pages_programmed: 8,
+                wl_migrations: 9,
+                wl_units_copied: 10,
+                erases: 11,
+                retired_blocks: 12,
+                trimmed_units: 13,
+                victim_valid_hist: vec![0, 3, 0, 1],
+            }
         );
-        assert_eq!(d.victim_valid_hist, [0, 3, 0, 1]);
+        assert_eq!(d.gc_runs(), 9);
+        assert_eq!(f.policy_name(), "greedy");
     }
 }
