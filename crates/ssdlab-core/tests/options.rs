@@ -269,6 +269,13 @@ fn every_fio_key_lands_in_its_field() {
         let e = parse_job_file(bad, "k.fio").unwrap_err().to_string();
         assert!(e.starts_with(&format!("k.fio:{line}:")), "{bad:?}: {e}");
     }
+    // fio's flags take no value; other keys need one, even where any text would do.
+    let jobs = parse_job_file("[a]\ngroup_reporting\nthread\nnorandommap\n", "k.fio").unwrap();
+    assert_eq!(jobs[0].name, "a");
+    for bad in ["[a]\nname=\n", "[a]\noffset=\n", "[a]\nsize\n"] {
+        let e = parse_job_file(bad, "k.fio").unwrap_err().to_string();
+        assert!(e.starts_with("k.fio:2:"), "{bad:?}: {e}");
+    }
     // No job section: an error naming the file.
     let e = parse_job_file("[global]\nbs=4k\n", "k.fio").unwrap_err().to_string();
     assert!(e.starts_with("k.fio"), "{e}");
