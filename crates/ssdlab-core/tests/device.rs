@@ -239,3 +239,25 @@ fn counters_since_a_snapshot_and_the_device_clock() {
         }
     );
 }
+
+#[test]
+fn host_work_during_the_idle_wait_restarts_it() {
+    let mut d = device(1, "8KiB", "bg_gc_threshold = 4\nbg_gc_idle = \"1ms\"");
+    let logical = d.geo.logical_units;
+    let mut last = 0;
+    for i in 0..2 * logical {
+        last = d
+            .run_request(last, &req(Op::Write, (i % logical) * 8192, 8192))
+            .unwrap();
+        if d.free_blocks() < 4 {
+            break;
+        }
+    }
+    // A write half-way through the wait: the timer armed at `last` must not fire.
+    let t2 = d.run_request(last + 500_000, &req(Op::Write, 0, 8192)).unwrap();
+    assert!(t2 < last + 1_000_000);
+    d.advance_to(t2 + 1_000_000 - 1).unwrap();
+    assert_eq!(d.ftl.stats.gc_runs_background, 0);
+    d.advance_to(t2 + 1_000_000).unwrap();
+    assert_eq!(d.ftl.stats.gc_runs_background, 1);
+}

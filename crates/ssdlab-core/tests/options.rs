@@ -280,3 +280,44 @@ fn every_fio_key_lands_in_its_field() {
     let e = parse_job_file("[global]\nbs=4k\n", "k.fio").unwrap_err().to_string();
     assert!(e.starts_with("k.fio"), "{e}");
 }
+
+#[test]
+fn defaults_and_the_smallest_range() {
+    // fio's default mix is half reads.
+    assert_eq!(JobConfig::default().rwmixread, 50);
+    // A range exactly one block long is valid; one byte shorter is not.
+    let job = |size: u64| JobConfig {
+        bs: Size(8192),
+        size: Some(SizeOrShare::Bytes(Size(size))),
+        ..Default::default()
+    };
+    assert!(job(8192).validate("v.toml", "job[0]", 1 << 20).is_ok());
+    assert!(job(8191).validate("v.toml", "job[0]", 1 << 20).is_err());
+}
+
+#[test]
+fn an_unloaded_open_loop_job_has_one_request_outstanding() {
+    // 1,000 IOPS of 4 KiB writes on a fresh drive: each is done long before the next arrives;
+    // whole pages written once, no GC: write amplification 1.
+    let text = r#"
+[device]
+preset = "mlc-sata"
+[device.geometry]
+blocks_per_plane = 128
+overprovisioning = 0.25
+[precondition]
+mode = "none"
+[[job]]
+rw = "write"
+bs = "16KiB"
+rate_iops = 1000
+number_ios = 300
+"#;
+    let c = parse_config(text, "o.toml", Path::new(".")).unwrap();
+    let r = run_config(&c).unwrap();
+    let o = r.jobs[0].ssdlab.open_loop.as_ref().unwrap();
+    assert_eq!(o.max_outstanding, 1);
+    assert!(o.keeping_up);
+    assert_eq!(r.ssd.waf, 1.0);
+    assert_eq!(r.ssd.alpha, 1.25);
+}
