@@ -883,6 +883,11 @@ mod tests {
 
     /// Two planes of 16 blocks of 4 pages of 2 units (8 units per block), 50 % spare.
     fn ftl(policy: &str) -> Ftl {
+        ftl_with(policy, false, vec![25_000], vec![200_000])
+    }
+
+    /// As [`ftl`], with a shared GC frontier or not and times per page type.
+    fn ftl_with(policy: &str, shared: bool, read_ns: Vec<u64>, program_ns: Vec<u64>) -> Ftl {
         let text = format!(
             r#"
 [device]
@@ -912,9 +917,9 @@ gc_threshold = 2
                 gc_threshold: 2,
                 endurance: 1000,
                 static_wl_threshold: 0,
-                gc_shared_frontier: false,
-                read_ns: vec![25_000],
-                program_ns: vec![200_000],
+                gc_shared_frontier: shared,
+                read_ns,
+                program_ns,
                 erase_ns: 1_500_000,
                 seed: 1,
             },
@@ -1200,5 +1205,42 @@ gc_threshold = 2
         );
         assert_eq!(d.gc_runs(), 9);
         assert_eq!(f.policy_name(), "greedy");
+    }
+
+    #[test]
+    fn a_shared_frontier_pads_the_page_gc_left_open() {
+        // MLC times: page types alternate (25 / 50 us reads, 200 / 900 us programs).
+        let mut f = ftl_with("greedy", true, vec![25_000, 50_000], vec![200_000, 900_000]);
+        assert!(f.shared_gc_frontier() && !ftl("greedy").shared_gc_frontier());
+        // Block A: units 0..8, all but unit 0 trimmed; block B: host units 8..12 (pages 0, 1).
+        for lpn in 0..12 {
+            f.append_host(0, lpn).unwrap();
+        }
+        for lpn in 1..8 {
+            f.trim(lpn);
+        }
+        f.gc_ops.clear();
+        assert!(f.gc_once(0).unwrap());
+        // Unit 0 goes to the host frontier (B, page 2, half full): a read; at the end page 2
+        // is programmed padded (page type 0: 200 us), then A is erased.
+        let op = |kind, units, array_ns| GcOp {
+            plane: 0,
+            kind,
+            units,
+            array_ns,
+            program_ns: 0,
+        };
+        assert_eq!(
+            f.gc_ops,
+            [
+                op(GcOpKind::Read, 1, 25_000),
+                op(GcOpKind::Program, 1, 200_000),
+                op(GcOpKind::Erase, 0, 1_500_000),
+            ]
+        );
+        assert_eq!((f.stats.padded_units, f.stats.gc_pages_programmed), (1, 1));
+        assert_eq!(f.open_page_fill(0), 0);
+        assert_eq!(f.lookup(0), f.lookup(8) + 4);
+        f.check_invariants().unwrap();
     }
 }
