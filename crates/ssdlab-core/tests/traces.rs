@@ -34,11 +34,12 @@ fn shared() -> Option<PathBuf> {
     }
 }
 
-fn tmp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("ssdlab-traces-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+/// A directory removed when the test ends (pass or fail).
+fn tmp_dir(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("ssdlab-traces-{name}-"))
+        .tempdir()
+        .unwrap()
 }
 
 fn read_all(path: &Path, format: Format) -> (Vec<TraceRecord>, Format) {
@@ -365,7 +366,7 @@ fn tencent_sample() {
 /// Write `text` to a temp file and read it with `format`.
 fn read_text(name: &str, text: &str, format: Format, skip: bool) -> (Vec<Result<TraceRecord, Error>>, u64, PathBuf) {
     let dir = tmp_dir(name);
-    let p = dir.join(name);
+    let p = dir.path().join(name);
     std::fs::write(&p, text).unwrap();
     let mut r = TraceReader::open(
         &p,
@@ -758,7 +759,7 @@ fn compressed_inputs_by_magic() {
         ),
     ];
     for (name, bytes, c) in files {
-        let p = dir.join(name);
+        let p = dir.path().join(name);
         std::fs::write(&p, bytes).unwrap();
         let mut r = trace::open(&p, Format::Auto).unwrap();
         assert_eq!(r.compression(), c, "{name}");
@@ -796,7 +797,7 @@ fn round_trip_files() -> Vec<PathBuf> {
 fn native_round_trip_is_identical() {
     let dir = tmp_dir("native");
     for src in round_trip_files() {
-        let out = dir.join("out.native");
+        let out = dir.path().join("out.native");
         let s = convert_file(&src, OutputFormat::Native, &out);
         let (orig, _) = read_all(&src, Format::Auto);
         let (back, f) = read_all(&out, Format::Auto);
@@ -828,7 +829,7 @@ fn native_round_trip_is_identical() {
             len: u64::MAX,
         },
     ];
-    let p = dir.join("extreme.native");
+    let p = dir.path().join("extreme.native");
     let mut w = OutputFormat::Native
         .writer(Box::new(std::fs::File::create(&p).unwrap()), "x")
         .unwrap();
@@ -842,7 +843,7 @@ fn native_round_trip_is_identical() {
 #[test]
 fn native_truncated_and_bad_magic() {
     let dir = tmp_dir("native-bad");
-    let out = dir.join("t.native");
+    let out = dir.path().join("t.native");
     convert_file(&sample("spc-sample.spc"), OutputFormat::Native, &out);
     let mut bytes = std::fs::read(&out).unwrap();
     bytes.pop();
@@ -861,7 +862,7 @@ fn native_truncated_and_bad_magic() {
 fn fio_iolog_round_trip() {
     let dir = tmp_dir("fio");
     for src in round_trip_files() {
-        let out = dir.join("out.iolog");
+        let out = dir.path().join("out.iolog");
         convert_file(&src, OutputFormat::FioIolog, &out);
         let (orig, _) = read_all(&src, Format::Auto);
         let (back, f) = read_all(&out, Format::Auto);
@@ -888,9 +889,9 @@ fn fio_replays_converted_iolog() {
         return;
     }
     let dir = tmp_dir("fio-replay");
-    let iolog = dir.join("t.iolog");
+    let iolog = dir.path().join("t.iolog");
     convert_file(&sample("fio-v3-sample.iolog"), OutputFormat::FioIolog, &iolog);
-    let target = dir.join("dev.img");
+    let target = dir.path().join("dev.img");
     std::fs::File::create(&target).unwrap().set_len(4 << 20).unwrap();
     let out = std::process::Command::new("fio")
         .arg("--name=replay")
@@ -915,7 +916,7 @@ fn mqsim_and_msr_writers() {
     let src = sample("blkparse-sample.txt");
     let (orig, _) = read_all(&src, Format::Blkparse);
     for (to, f) in [(OutputFormat::Mqsim, Format::Mqsim), (OutputFormat::Msr, Format::Msr)] {
-        let out = dir.join(to.name());
+        let out = dir.path().join(to.name());
         let s = convert_file(&src, to, &out);
         assert_eq!(s.dropped, 1, "the trim is dropped");
         let (back, guessed) = read_all(&out, Format::Auto);
@@ -1130,11 +1131,11 @@ fn replay_address_modes() {
 #[test]
 fn replay_compact_splits_non_contiguous_pages() {
     let dir = tmp_dir("compact");
-    std::fs::write(dir.join("t.trace"), "0 0 8 8 0\n1 0 0 24 0\n").unwrap();
+    std::fs::write(dir.path().join("t.trace"), "0 0 8 8 0\n1 0 0 24 0\n").unwrap();
     let mut cfg = ReplayConfig::new("t.trace");
     cfg.format = Format::Mqsim;
     cfg.address = AddressMode::Compact;
-    let (v, src) = replay_all(&cfg, &dir, 1 << 20).unwrap();
+    let (v, src) = replay_all(&cfg, dir.path(), 1 << 20).unwrap();
     // Page 1 -> 0; then pages 0, 1, 2 -> 1, 0, 2: three pieces.
     let pieces: Vec<(u64, u64)> = v.iter().map(|r| (r.offset, r.len)).collect();
     assert_eq!(pieces, [(0, 4096), (4096, 4096), (0, 4096), (8192, 4096)]);
@@ -1185,7 +1186,7 @@ fn explicit_format_wins_and_unknown_content_is_reported() {
         "SPC content read as Tencent fails rather than being guessed"
     );
     let dir = tmp_dir("unknown");
-    let p = dir.join("u.txt");
+    let p = dir.path().join("u.txt");
     std::fs::write(&p, "hello world\n").unwrap();
     let e = trace::open(&p, Format::Auto).err().unwrap().to_string();
     assert!(e.contains("u.txt") && e.contains("guess"), "{e}");

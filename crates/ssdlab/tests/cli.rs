@@ -15,10 +15,14 @@ fn ssdlab(args: &[&str]) -> Output {
         .expect("runs")
 }
 
-fn tmp(name: &str, text: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("ssdlab-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join(name);
+/// A directory removed when the test ends (pass or fail).
+fn tmp_dir() -> tempfile::TempDir {
+    tempfile::Builder::new().prefix("ssdlab-cli-").tempdir().unwrap()
+}
+
+/// Write `text` to `name` in `dir`; its path.
+fn tmp(dir: &tempfile::TempDir, name: &str, text: &str) -> String {
+    let p = dir.path().join(name);
     std::fs::write(&p, text).unwrap();
     p.to_string_lossy().into_owned()
 }
@@ -39,7 +43,8 @@ number_ios = 2000
 
 #[test]
 fn precondition_line_says_what_was_done() {
-    let cfg = tmp("pre.toml", SMALL);
+    let dir = tmp_dir();
+    let cfg = tmp(&dir, "pre.toml", SMALL);
     let run = |mode: &str| {
         let m = format!("precondition.mode={mode}");
         let o = ssdlab(&["run", &cfg, "--set", &m, "--set", "precondition.utilisation=0.5"]);
@@ -63,8 +68,9 @@ fn precondition_line_says_what_was_done() {
 
 #[test]
 fn json_output_has_fio_shape_and_goes_to_a_file() {
-    let cfg = tmp("small.toml", SMALL);
-    let out = std::env::temp_dir().join(format!("ssdlab-cli-{}/out.json", std::process::id()));
+    let dir = tmp_dir();
+    let cfg = tmp(&dir, "small.toml", SMALL);
+    let out = dir.path().join("out.json");
     let o = ssdlab(&[
         "run",
         &cfg,
@@ -138,13 +144,15 @@ fn bad(args: &[&str], must_contain: &[&str]) {
 
 #[test]
 fn bad_input_is_a_clear_error_with_status_2() {
+    let dir = tmp_dir();
     let with = |name: &str, from: &str, to: &str| -> String {
         assert!(SMALL.contains(from), "{from}");
-        tmp(name, &SMALL.replacen(from, to, 1))
+        tmp(&dir, name, &SMALL.replacen(from, to, 1))
     };
     let f = with("unknown.toml", "iodepth = 4", "iodepth = 4\nfrobnicate = 1");
     bad(&["run", &f, "-q"], &["unknown.toml", "frobnicate"]);
     let f = tmp(
+        &dir,
         "unit.toml",
         &SMALL.replace(
             "[device.geometry]",
@@ -180,9 +188,9 @@ fn bad_input_is_a_clear_error_with_status_2() {
     );
     bad(&["run", &f, "-q"], &["op.toml", "overprovisioning"]);
     bad(&["run", "/nonexistent/run.toml"], &["/nonexistent/run.toml"]);
-    let fio = tmp("bad.fio", "[j]\nrw=randwrite\niodepth=0\n");
+    let fio = tmp(&dir, "bad.fio", "[j]\nrw=randwrite\niodepth=0\n");
     bad(&["run", "--job", &fio, "-q"], &["bad.fio", "iodepth"]);
-    let fio = tmp("bad2.fio", "[j]\nrw=sideways\n");
+    let fio = tmp(&dir, "bad2.fio", "[j]\nrw=sideways\n");
     bad(&["run", "--job", &fio, "-q"], &["bad2.fio:2", "rw"]);
     bad(&["run", "--output-format", "xml"], &["xml"]);
     bad(&["config", "show", "nope"], &["nope"]);
@@ -226,8 +234,9 @@ fn trace_replay_through_run_reports_its_counters() {
 
 #[test]
 fn reads_of_never_written_data_are_warned_about_on_stderr() {
+    let dir = tmp_dir();
     // A fresh drive read at random: every read finds no data.
-    let cfg = tmp(
+    let cfg = tmp(&dir,
         "fresh.toml",
         "[device]\npreset = \"slc-sata\"\n[precondition]\nmode = \"none\"\n[[job]]\nrw = \"randread\"\nnumber_ios = 500\n",
     );
@@ -237,4 +246,41 @@ fn reads_of_never_written_data_are_warned_about_on_stderr() {
     assert!(err.starts_with("ssdlab: warning: 500 of 500 host read units"), "{err}");
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["ssd"]["warnings"].as_array().unwrap().len(), 1);
+}
+
+/// The JSON result of a run, without its wall-clock fields.
+fn json_result(args: &[&str]) -> serde_json::Value {
+    let o = ssdlab(args);
+    assert!(o.status.success(), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
+    let mut v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let ssd = v["ssd"].as_object_mut().unwrap();
+    ssd.remove("wall_time_s");
+    ssd.remove("sim_requests_per_wall_s");
+    if let Some(p) = ssd.get_mut("precondition").and_then(|p| p.as_object_mut()) {
+        p.remove("wall_time_s");
+    }
+    v
+}
+
+#[test]
+fn seed_option_replaces_the_run_seed() {
+    let dir = tmp_dir();
+    // The file says seed 9; --seed overrides it exactly as setting the key would.
+    let cfg = tmp(
+        &dir,
+        "seed.toml",
+        &(SMALL.replace("[[job]]", "[precondition]\nutilisation = 0.5\nseed = 9\n[[job]]")),
+    );
+    let run = |extra: &[&str]| {
+        let mut args = vec!["run", cfg.as_str(), "-q", "--output-format", "json"];
+        args.extend_from_slice(extra);
+        json_result(&args)
+    };
+    let file_seed = run(&[]);
+    let seed5 = run(&["--seed", "5"]);
+    assert_eq!(seed5, run(&["--set", "precondition.seed=5"]));
+    assert_eq!(seed5, run(&["--seed", "5"]));
+    assert_ne!(seed5, file_seed);
+    assert_ne!(seed5, run(&["--seed", "6"]));
+    assert_eq!(file_seed, run(&["--seed", "9"]));
 }

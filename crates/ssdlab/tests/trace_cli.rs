@@ -62,9 +62,8 @@ fn stats_text_device_filter_and_errors() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("requests:        2"), "{text}");
     // A malformed file: exit 2, file and line in the message; with --skip-bad-lines, counted.
-    let dir = std::env::temp_dir().join(format!("ssdlab-trace-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let bad = dir.join("bad.trace");
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.trace");
     std::fs::write(&bad, "0 0 100 8 1\n1 0 1x0 8 1\n2 0 100 8 0\n").unwrap();
     let out = ssdlab()
         .args(["trace", "stats", "--format", "mqsim"])
@@ -97,10 +96,9 @@ fn stats_text_device_filter_and_errors() {
 
 #[test]
 fn convert_and_formats() {
-    let dir = std::env::temp_dir().join(format!("ssdlab-trace-cli-conv-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = tempfile::tempdir().unwrap();
     let sample = repo().join("tests/data/traces/fio-v2-sample.iolog");
-    let native = dir.join("s.native");
+    let native = dir.path().join("s.native");
     let out = ssdlab()
         .args(["trace", "convert", "--to", "native", "-o"])
         .arg(&native)

@@ -915,3 +915,373 @@ impl Ftl {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::parse_config;
+    use rand::Rng;
+
+    /// Two planes of 16 blocks of 4 pages of 2 units (8 units per block), 50 % spare.
+    fn ftl(policy: &str) -> Ftl {
+        ftl_with(policy, false, vec![25_000], vec![200_000])
+    }
+
+    /// As [`ftl`], with a shared GC frontier or not and times per page type.
+    fn ftl_with(policy: &str, shared: bool, read_ns: Vec<u64>, program_ns: Vec<u64>) -> Ftl {
+        let text = format!(
+            r#"
+[device]
+preset = "mlc-sata"
+[device.geometry]
+channels = 1
+ways = 1
+dies_per_chip = 1
+planes_per_die = 2
+blocks_per_plane = 16
+pages_per_block = 4
+page_size = "8KiB"
+mapping_unit = "4KiB"
+overprovisioning = 0.5
+[device.ftl]
+gc_policy = "{policy}"
+gc_threshold = 2
+"#
+        );
+        let cfg = parse_config(&text, "ftl.toml", std::path::Path::new(".")).unwrap();
+        let geo = Geometry::from_config(&cfg.device, "ftl.toml").unwrap();
+        Ftl::new(
+            geo,
+            FtlParams {
+                gc_policy: policy.into(),
+                gc_d: 2,
+                gc_threshold: 2,
+                endurance: 1000,
+                static_wl_threshold: 0,
+                gc_shared_frontier: shared,
+                read_ns,
+                program_ns,
+                erase_ns: 1_500_000,
+                seed: 1,
+            },
+        )
+        .unwrap()
+    }
+
+    /// An FTL after random overwrites of its whole logical space, GC having run, with a
+    /// collection left under way in plane 1.
+    fn worked() -> Ftl {
+        let mut f = ftl("greedy");
+        let n = f.geo.logical_units;
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+        for lpn in 0..n {
+            f.append_host((lpn % 2) as usize, lpn).unwrap();
+        }
+        for i in 0..(6 * n) {
+            f.append_host((i % 2) as usize, rng.gen_range(0..n)).unwrap();
+        }
+        assert!(f.stats.gc_runs() > 0 && f.stats.erases > 0);
+        assert!(f.gc_step(1).unwrap() && f.gc_in_progress(1));
+        f.check_invariants().unwrap();
+        f
+    }
+
+    /// A logical unit mapped now, and where.
+    fn mapped(f: &Ftl) -> (usize, u32) {
+        f.l2p
+            .iter()
+            .enumerate()
+            .find(|(_, &p)| p != NONE)
+            .map(|(l, &p)| (l, p))
+            .unwrap()
+    }
+
+    /// A physical unit that holds no data, in a block that holds some.
+    fn stale(f: &Ftl) -> u32 {
+        (0..f.geo.physical_units as u32)
+            .find(|&u| !f.bit(u) && f.valid[u as usize / f.geo.units_per_block] > 0)
+            .unwrap()
+    }
+
+    fn block_in(f: &Ftl, s: BlockState) -> usize {
+        f.state.iter().position(|&x| x == s).unwrap()
+    }
+
+    fn fails(f: &Ftl, what: &str) {
+        match f.check_invariants() {
+            Ok(()) => panic!("the checker missed: {what}"),
+            Err(e) => assert!(e.contains(what), "expected '{what}', got '{e}'"),
+        }
+    }
+
+    #[test]
+    fn the_checker_reports_each_kind_of_corruption() {
+        let mut f = worked();
+        let (lpn, _) = mapped(&f);
+        f.l2p[lpn] = f.geo.physical_units as u32;
+        fails(&f, "out of range");
+
+        let mut f = worked();
+        let (lpn, pun) = mapped(&f);
+        f.l2p[lpn] = stale(&f);
+        let _ = pun;
+        fails(&f, "but P2L");
+
+        let mut f = worked();
+        let (_, pun) = mapped(&f);
+        f.bits[(pun >> 6) as usize] &= !(1u64 << (pun & 63));
+        fails(&f, "valid bit is clear");
+
+        let mut f = worked();
+        let (lpn, pun) = mapped(&f);
+        f.l2p[lpn] = NONE;
+        let _ = pun;
+        fails(&f, "does not map back");
+
+        let mut f = worked();
+        let u = stale(&f);
+        f.p2l[u as usize] = 0;
+        fails(&f, "invalid but P2L still names");
+
+        let mut f = worked();
+        let b = block_in(&f, BlockState::Full);
+        f.valid[b] += 1;
+        fails(&f, &format!("block {b}: valid count"));
+
+        let mut f = worked();
+        let b = (0..f.geo.blocks)
+            .find(|&b| f.state[b] == BlockState::Full && f.valid[b] > 0)
+            .unwrap();
+        f.state[b] = BlockState::Retired;
+        fails(&f, &format!("block {b} is Retired but holds"));
+
+        let mut f = worked();
+        let b = block_in(&f, BlockState::Free);
+        f.state[b] = BlockState::Retired;
+        fails(&f, "blocks are free but the free pools hold");
+
+        let mut f = worked();
+        f.planes[1].cursor = None;
+        fails(&f, "1 blocks are victims but 0 collections are under way");
+
+        let mut f = worked();
+        let c = f.planes[1].cursor.unwrap();
+        let other = (0..f.geo.blocks)
+            .find(|&b| f.state[b] == BlockState::Full && f.geo.plane_of_block(b) == 1)
+            .unwrap();
+        f.planes[1].cursor = Some(Cursor {
+            victim: other as u32,
+            ..c
+        });
+        fails(&f, "in the wrong state or plane");
+
+        let mut f = worked();
+        f.planes[0].gc = NO_FRONTIER;
+        fails(&f, "blocks are open but");
+
+        let mut f = worked();
+        let b = block_in(&f, BlockState::Full);
+        let p = f.geo.plane_of_block(b);
+        f.policy.remove(p, b as u32, f.valid[b]);
+        fails(&f, "full blocks but the GC policy indexes");
+
+        let mut f = worked();
+        let Reverse(e) = f.planes[0].free.pop().unwrap();
+        f.planes[1].free.push(Reverse(e));
+        fails(&f, "free pool of plane 1 holds block");
+
+        let mut f = worked();
+        let Reverse((_, b)) = *f.planes[0].free.peek().unwrap();
+        f.erase[b as usize] += 1;
+        fails(&f, &format!("free pool key of block {b} is stale"));
+    }
+
+    #[test]
+    fn trim_drops_the_mapping_and_its_valid_unit() {
+        let mut f = ftl("greedy");
+        for lpn in 0..6 {
+            f.append_host(0, lpn).unwrap();
+        }
+        let pun = f.lookup(2);
+        let b = pun as usize / f.geo.units_per_block;
+        assert_eq!((f.valid_units(), f.valid[b]), (6, 6));
+        f.trim(2);
+        f.trim(2);
+        f.trim(40);
+        assert_eq!(f.lookup(2), NONE);
+        assert_eq!((f.valid_units(), f.valid[b], f.stats.trimmed_units), (5, 5, 1));
+        assert!(!f.bit(pun) && f.p2l[pun as usize] == NONE);
+        assert_eq!(f.lookup(3), pun + 1);
+        f.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn a_collection_copies_the_valid_units_page_by_page() {
+        // Plane 0: block A holds logical units 0..8 (pages of two units), then 1, 2, 3 and 5
+        // are overwritten. A keeps 0 | - - | 4 - | 6 7: three pages to read, page 1 skipped.
+        let mut f = ftl("greedy");
+        for lpn in [0, 1, 2, 3, 4, 5, 6, 7, 1, 2, 3, 5] {
+            f.append_host(0, lpn).unwrap();
+        }
+        let a = f.lookup(0) / 8;
+        assert_eq!(f.valid[a as usize], 4);
+        assert!(f.gc_once(0).unwrap());
+        let op = |kind, units, array_ns, program_ns| GcOp {
+            plane: 0,
+            kind,
+            units,
+            array_ns,
+            program_ns,
+        };
+        // The GC frontier fills a page with units 0 and 4, a second with 6 and 7.
+        assert_eq!(
+            f.gc_ops,
+            [
+                op(GcOpKind::Read, 1, 25_000, 0),
+                op(GcOpKind::Copy, 1, 25_000, 200_000),
+                op(GcOpKind::Copy, 2, 25_000, 200_000),
+                op(GcOpKind::Erase, 0, 1_500_000, 0),
+            ]
+        );
+        let s = &f.stats;
+        assert_eq!(
+            (s.gc_units_copied, s.gc_pages_read, s.gc_pages_programmed, s.erases),
+            (4, 3, 2, 1)
+        );
+        assert_eq!((s.gc_runs_background, s.gc_runs_foreground, s.gc_runs()), (1, 0, 1));
+        assert_eq!(s.victim_valid_hist[4], 1);
+        assert_eq!(f.erase_count(a as usize), 1);
+        let g = f.lookup(0) / 8;
+        assert_ne!(g, a);
+        assert_eq!([4, 6, 7].map(|l| f.lookup(l)), [g * 8 + 1, g * 8 + 2, g * 8 + 3]);
+        assert_eq!(f.state[a as usize], BlockState::Free);
+        assert!(!f.gc_in_progress(0) && !f.gc_once(0).unwrap() && !f.gc_step(0).unwrap());
+        f.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn the_open_page_is_tracked_and_padded() {
+        let mut f = ftl("greedy");
+        assert_eq!((f.open_page_fill(0), f.pad_host(0)), (0, None));
+        assert_eq!(f.append_host(0, 9).unwrap(), None);
+        let pun = f.lookup(9);
+        assert!(f.in_open_page(pun) && f.in_open_page(pun + 1) && !f.in_open_page(pun + 2));
+        assert_eq!(f.open_page_fill(0), 1);
+        assert_eq!(f.pad_host(0), Some(PageDone { first_unit: pun }));
+        assert!(!f.in_open_page(pun));
+        assert_eq!((f.open_page_fill(0), f.pad_host(0)), (0, None));
+        assert_eq!((f.stats.padded_units, f.stats.host_pages_programmed), (1, 1));
+        // The next unit starts the next page, which a second unit completes.
+        assert_eq!(f.append_host(0, 10).unwrap(), None);
+        assert_eq!(f.lookup(10), pun + 2);
+        assert_eq!(f.append_host(0, 11).unwrap(), Some(PageDone { first_unit: pun + 2 }));
+        assert_eq!(f.stats.host_units_written, 3);
+        f.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn erase_summary_and_stats_differences() {
+        let mut f = ftl("greedy");
+        f.erase[0] = 20;
+        f.erase[1] = 3;
+        let (min, mean, max, hist) = f.erase_summary();
+        assert_eq!((min, max), (0, 20));
+        assert_eq!(mean, 23.0 / 32.0);
+        // 16 buckets of width 20 / 16 + 1 = 2.
+        assert_eq!(hist.len(), 16);
+        assert_eq!((hist[0], hist[1], hist[10]), ((0, 30), (2, 1), (20, 1)));
+        assert_eq!(hist.iter().map(|h| h.1).sum::<u64>(), 32);
+        // Every counter differs between the two snapshots by its own amount.
+        let a = FtlStats {
+            host_units_written: 10,
+            host_pages_programmed: 20,
+            padded_units: 30,
+            gc_runs_foreground: 40,
+            gc_runs_background: 50,
+            gc_units_copied: 60,
+            gc_pages_read: 70,
+            gc_pages_programmed: 80,
+            wl_migrations: 90,
+            wl_units_copied: 100,
+            erases: 110,
+            retired_blocks: 120,
+            trimmed_units: 130,
+            victim_valid_hist: vec![1, 2, 3],
+        };
+        let b = FtlStats {
+            host_units_written: 11,
+            host_pages_programmed: 22,
+            padded_units: 33,
+            gc_runs_foreground: 44,
+            gc_runs_background: 55,
+            gc_units_copied: 66,
+            gc_pages_read: 77,
+            gc_pages_programmed: 88,
+            wl_migrations: 99,
+            wl_units_copied: 110,
+            erases: 121,
+            retired_blocks: 132,
+            trimmed_units: 143,
+            victim_valid_hist: vec![1, 5, 3, 1],
+        };
+        let d = b.since(&a);
+        assert_eq!(
+            d,
+            FtlStats {
+                host_units_written: 1,
+                host_pages_programmed: 2,
+                padded_units: 3,
+                gc_runs_foreground: 4,
+                gc_runs_background: 5,
+                gc_units_copied: 6,
+                gc_pages_read: 7,
+                gc_pages_programmed: 8,
+                wl_migrations: 9,
+                wl_units_copied: 10,
+                erases: 11,
+                retired_blocks: 12,
+                trimmed_units: 13,
+                victim_valid_hist: vec![0, 3, 0, 1],
+            }
+        );
+        assert_eq!(d.gc_runs(), 9);
+        assert_eq!(f.policy_name(), "greedy");
+    }
+
+    #[test]
+    fn a_shared_frontier_pads_the_page_gc_left_open() {
+        // MLC times: page types alternate (25 / 50 us reads, 200 / 900 us programs).
+        let mut f = ftl_with("greedy", true, vec![25_000, 50_000], vec![200_000, 900_000]);
+        assert!(f.shared_gc_frontier() && !ftl("greedy").shared_gc_frontier());
+        // Block A: units 0..8, all but unit 0 trimmed; block B: host units 8..12 (pages 0, 1).
+        for lpn in 0..12 {
+            f.append_host(0, lpn).unwrap();
+        }
+        for lpn in 1..8 {
+            f.trim(lpn);
+        }
+        f.gc_ops.clear();
+        assert!(f.gc_once(0).unwrap());
+        // Unit 0 goes to the host frontier (B, page 2, half full): a read; at the end page 2
+        // is programmed padded (page type 0: 200 us), then A is erased.
+        let op = |kind, units, array_ns| GcOp {
+            plane: 0,
+            kind,
+            units,
+            array_ns,
+            program_ns: 0,
+        };
+        assert_eq!(
+            f.gc_ops,
+            [
+                op(GcOpKind::Read, 1, 25_000),
+                op(GcOpKind::Program, 1, 200_000),
+                op(GcOpKind::Erase, 0, 1_500_000),
+            ]
+        );
+        assert_eq!((f.stats.padded_units, f.stats.gc_pages_programmed), (1, 1));
+        assert_eq!(f.open_page_fill(0), 0);
+        assert_eq!(f.lookup(0), f.lookup(8) + 4);
+        f.check_invariants().unwrap();
+    }
+}

@@ -742,4 +742,102 @@ mod tests {
         let top: u32 = v.iter().take(v.len() / 100 + 1).sum();
         assert!(top as f64 / 50_000.0 > 0.3, "top 1% got {top}");
     }
+
+    /// Where 50,000 requests of a random 4 KiB job over 16,384 slots fall, as slot / 16,384
+    /// (for skewed distributions, the rank before scattering).
+    fn positions(dist: &str, rank: bool) -> Vec<f64> {
+        let slots = 16_384u64;
+        let job = JobConfig {
+            rw: Rw::RandRead,
+            random_distribution: dist.into(),
+            number_ios: Some(50_000),
+            size: Some(SizeOrShare::Bytes(Size(slots * 4096))),
+            ..Default::default()
+        };
+        let mut unscatter = vec![0u64; slots as usize];
+        for r in 0..slots {
+            unscatter[scatter(r, slots) as usize] = r;
+        }
+        let mut s = JobSource::new(&job, 1 << 30, 11).unwrap();
+        std::iter::from_fn(|| s.next_request(0).unwrap())
+            .map(|r| {
+                let slot = r.offset / 4096;
+                let x = if rank { unscatter[slot as usize] } else { slot };
+                x as f64 / slots as f64
+            })
+            .collect()
+    }
+
+    fn share_below(xs: &[f64], x: f64) -> f64 {
+        xs.iter().filter(|&&v| v < x).count() as f64 / xs.len() as f64
+    }
+
+    #[test]
+    fn pareto_ranks_follow_the_power_law() {
+        // rank / slots = U^(1/(1-h)): P(rank / slots < x) = x^(1-h).
+        for h in [0.9, 0.5] {
+            let xs = positions(&format!("pareto:{h}"), true);
+            for x in [0.001, 0.01, 0.1, 0.5] {
+                let got = share_below(&xs, x);
+                let want = f64::powf(x, 1.0 - h);
+                assert!(
+                    (got - want).abs() < 0.01,
+                    "pareto:{h}: P(< {x}) = {got}, expected {want}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn normal_is_centred_with_the_given_deviation() {
+        // Normal around the middle, sigma a share of the range, wrapped into it.
+        for (dist, sd) in [
+            ("normal", 0.1),
+            ("normal:10", 0.1),
+            ("gauss:20", 0.2),
+            ("normal:5", 0.05),
+        ] {
+            let xs = positions(dist, false);
+            let n = xs.len() as f64;
+            let mean = xs.iter().sum::<f64>() / n;
+            assert!((mean - 0.5).abs() < 0.005, "{dist}: mean {mean}");
+            let within = share_below(&xs, 0.5 + sd) - share_below(&xs, 0.5 - sd);
+            assert!((within - 0.6827).abs() < 0.01, "{dist}: {within} within one sigma");
+            let within2 = share_below(&xs, 0.5 + 2.0 * sd) - share_below(&xs, 0.5 - 2.0 * sd);
+            assert!((within2 - 0.9545).abs() < 0.006, "{dist}: {within2} within two sigma");
+        }
+    }
+
+    #[test]
+    fn uniform_covers_the_range_evenly() {
+        let xs = positions("random", false);
+        for x in [0.1, 0.25, 0.5, 0.9] {
+            let got = share_below(&xs, x);
+            assert!((got - x).abs() < 0.01, "P(< {x}) = {got}");
+        }
+    }
+
+    #[test]
+    fn the_mix_sets_the_share_of_reads() {
+        for mix in [0u32, 25, 90, 100] {
+            let job = JobConfig {
+                rw: Rw::RandRw,
+                rwmixread: mix,
+                number_ios: Some(20_000),
+                ..Default::default()
+            };
+            let mut s = JobSource::new(&job, 1 << 30, 2).unwrap();
+            let reads = std::iter::from_fn(|| s.next_request(0).unwrap())
+                .filter(|r| r.op == Op::Read)
+                .count() as f64;
+            match mix {
+                0 => assert_eq!(reads, 0.0),
+                100 => assert_eq!(reads, 20_000.0),
+                _ => assert!(
+                    (reads / 20_000.0 - mix as f64 / 100.0).abs() < 0.012,
+                    "rwmixread {mix}: {reads}"
+                ),
+            }
+        }
+    }
 }

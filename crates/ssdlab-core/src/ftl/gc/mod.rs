@@ -84,3 +84,155 @@ pub fn make_policy(
         .find(|(n, _, _)| *n == name)
         .map(|(_, _, c)| c(planes, blocks, units_per_block, d))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    fn policy(name: &str, d: u32) -> Box<dyn VictimPolicy> {
+        make_policy(name, 2, 16, 8, d).unwrap()
+    }
+
+    /// Victims of plane 0 in the order `p` picks them, all blocks 8 units, `valid` per block.
+    fn drain(p: &mut dyn VictimPolicy, valid: &[u32], rng: &mut Xoshiro256PlusPlus) -> Vec<u32> {
+        let stamp: Vec<u64> = (0..valid.len() as u64).map(|b| b + 1).collect();
+        let ctx = VictimCtx {
+            valid,
+            stamp: &stamp,
+            now: 100,
+            units_per_block: 8,
+        };
+        std::iter::from_fn(|| p.select(0, &ctx, rng)).collect()
+    }
+
+    #[test]
+    fn the_registry_names_its_policies() {
+        for (name, _, _) in REGISTRY {
+            assert_eq!(policy(name, 2).name(), *name);
+            assert_eq!(check_policy_name(name), Ok(()));
+        }
+        assert!(make_policy("oracle", 1, 1, 8, 1).is_none());
+        let e = check_policy_name("oracle").unwrap_err();
+        assert_eq!(
+            e,
+            "unknown GC policy 'oracle' (expected one of: greedy, fifo, random, cost-benefit, d-choices)"
+        );
+    }
+
+    #[test]
+    fn every_policy_gives_each_candidate_of_the_plane_once() {
+        let valid = [3, 1, 4, 1, 5, 0, 2, 6, 7, 7, 7, 7, 7, 7, 7, 7];
+        for (name, _, _) in REGISTRY {
+            let mut p = policy(name, 3);
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+            // Blocks 2..8 in plane 0 (inserted out of order), 8..10 in plane 1.
+            for b in [4u32, 2, 7, 3, 6, 5] {
+                p.insert(0, b, valid[b as usize]);
+            }
+            p.insert(1, 8, 7);
+            p.insert(1, 9, 7);
+            assert_eq!((p.len(0), p.len(1)), (6, 2), "{name}");
+            let mut got = drain(p.as_mut(), &valid, &mut rng);
+            let order = got.clone();
+            got.sort_unstable();
+            assert_eq!(got, [2, 3, 4, 5, 6, 7], "{name}: {order:?}");
+            assert_eq!((p.len(0), p.len(1)), (0, 2), "{name}");
+            match *name {
+                // Fewest valid first (ties: any order).
+                "greedy" => assert_eq!(order, [5, 3, 6, 2, 4, 7], "{name}"),
+                "fifo" => assert_eq!(order, [4, 2, 7, 3, 6, 5], "{name}"),
+                // An empty block first, then by (1 - u)·age / 2u with age = 101 - b.
+                "cost-benefit" => assert_eq!(order, [5, 3, 6, 2, 4, 7], "{name}"),
+                _ => {}
+            }
+        }
+    }
+
+    #[test]
+    fn greedy_and_removal_follow_invalidations() {
+        let mut valid = vec![8u32; 16];
+        let mut p = policy("greedy", 1);
+        for b in 0..4 {
+            p.insert(0, b, 8);
+        }
+        // Block 2 loses three units, block 1 one; block 0 is taken by someone else.
+        for _ in 0..3 {
+            p.invalidate(0, 2, valid[2]);
+            valid[2] -= 1;
+        }
+        p.invalidate(0, 1, valid[1]);
+        valid[1] -= 1;
+        p.remove(0, 0, valid[0]);
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+        assert_eq!(drain(p.as_mut(), &valid, &mut rng), [2, 1, 3]);
+    }
+
+    /// Share of trials in which `name` picks block 0, the only one with fewest valid units,
+    /// among `n` candidates of plane 0.
+    fn share_of_best(name: &str, d: u32, n: u32) -> f64 {
+        let mut valid = vec![5u32; 16];
+        valid[0] = 1;
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(9);
+        let trials = 20_000;
+        let mut hits = 0;
+        for _ in 0..trials {
+            let mut p = policy(name, d);
+            for b in 0..n {
+                p.insert(0, b, valid[b as usize]);
+            }
+            let stamp = vec![1u64; 16];
+            let ctx = VictimCtx {
+                valid: &valid,
+                stamp: &stamp,
+                now: 2,
+                units_per_block: 8,
+            };
+            hits += (p.select(0, &ctx, &mut rng) == Some(0)) as u32;
+        }
+        hits as f64 / trials as f64
+    }
+
+    #[test]
+    fn sampling_policies_pick_with_the_expected_odds() {
+        // Uniform: 1/n. d choices with replacement: 1 - (1 - 1/n)^d.
+        let cases = [
+            ("random", 1, 0.25),
+            ("d-choices", 1, 0.25),
+            ("d-choices", 2, 0.4375),
+            ("d-choices", 4, 0.6836),
+        ];
+        for (name, d, want) in cases {
+            let got = share_of_best(name, d, 4);
+            assert!((got - want).abs() < 0.015, "{name} d={d}: {got} vs {want}");
+        }
+        assert_eq!(share_of_best("greedy", 1, 4), 1.0);
+    }
+
+    #[test]
+    fn a_candidate_removed_by_someone_else_is_never_picked() {
+        // As wear leveling takes a block: it leaves the index, whatever its position.
+        let valid = [2u32, 3, 1, 4, 0, 5, 6, 7];
+        for (name, _, _) in REGISTRY {
+            let mut p = policy(name, 2);
+            for b in 0..6u32 {
+                p.insert(0, b, valid[b as usize]);
+            }
+            p.remove(0, 4, valid[4]);
+            p.remove(0, 0, valid[0]);
+            assert_eq!(p.len(0), 4, "{name}");
+            p.insert(0, 0, valid[0]);
+            assert_eq!(p.len(0), 5, "{name}");
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(2);
+            let order = drain(p.as_mut(), &valid, &mut rng);
+            let mut got = order.clone();
+            got.sort_unstable();
+            assert_eq!(got, [0, 1, 2, 3, 5], "{name}: {order:?}");
+            assert_eq!(p.len(0), 0, "{name}");
+            if *name == "fifo" {
+                // Block 0 came back last.
+                assert_eq!(order, [1, 2, 3, 5, 0]);
+            }
+        }
+    }
+}

@@ -1,0 +1,263 @@
+//! The device layer against values computed by hand: the write buffer (completion when the
+//! data is in DRAM, stalls when it is full, reads served from it), TRIM of whole mapping units
+//! only, least-busy allocation within its slack, and the idle wait before background GC.
+//!
+//! Device (unless a test says otherwise): SLC (tR 25 us, tPROG 200 us, tBERS 1.5 ms), 8 KiB
+//! pages, 100 MB/s channels (81,920 ns per page), SATA link at 600 MB/s plus 5 us per command
+//! (18,654 ns per 8 KiB).
+
+use ssdlab_core::config::parse_config;
+use ssdlab_core::device::DeviceCounters;
+use ssdlab_core::ftl::NONE;
+use ssdlab_core::{Device, Op, Request};
+use std::path::Path;
+
+const R: u64 = 25_000; // tR
+const P: u64 = 200_000; // tPROG
+const CH: u64 = 81_920; // one page over a channel
+const LINK: u64 = 18_654; // 8 KiB over the SATA link, with the command
+const CMD: u64 = 5_000; // a command without data over the link
+
+/// `channels` channels of one plane each, blocks of 16 pages.
+fn device(channels: u32, mapping_unit: &str, ftl: &str) -> Device {
+    let text = format!(
+        r#"
+[device]
+name = "dev"
+[device.geometry]
+channels = {channels}
+ways = 1
+blocks_per_plane = 64
+pages_per_block = 16
+page_size = "8KiB"
+mapping_unit = "{mapping_unit}"
+overprovisioning = 0.5
+[device.nand]
+cell = "slc"
+read = "25us"
+program = "200us"
+erase = "1.5ms"
+channel_rate = "100MB/s"
+endurance = 100000
+[device.host]
+interface = "sata3"
+command_overhead = "5us"
+[device.ftl]
+gc_threshold = 2
+{ftl}
+"#
+    );
+    let cfg = parse_config(&text, "dev.toml", Path::new(".")).unwrap_or_else(|e| panic!("{e}"));
+    Device::new(&cfg.device, 1).unwrap()
+}
+
+fn req(op: Op, offset: u64, len: u64) -> Request {
+    Request {
+        time_ns: 0,
+        op,
+        offset,
+        len,
+        stream: 0,
+    }
+}
+
+/// Submit requests at `t` with tags 0.., then run everything; completion time by tag.
+fn at_once(d: &mut Device, t: u64, reqs: &[Request]) -> Vec<u64> {
+    d.advance_to(t).unwrap();
+    for (tag, r) in reqs.iter().enumerate() {
+        d.submit(t, r, tag as u64).unwrap();
+    }
+    d.drain().unwrap();
+    let mut done = vec![u64::MAX; reqs.len()];
+    for (tag, c) in d.completions.drain(..) {
+        done[tag as usize] = c;
+    }
+    done
+}
+
+#[test]
+fn buffered_writes_complete_in_dram_and_wait_when_it_is_full() {
+    // A buffer of two pages; three one-page writes at once.
+    let mut d = device(1, "8KiB", "write_buffer = \"16KiB\"");
+    let w = |page: u64| req(Op::Write, page * 8192, 8192);
+    d.advance_to(0).unwrap();
+    for (tag, page) in [0u64, 1, 2].into_iter().enumerate() {
+        d.submit(0, &w(page), tag as u64).unwrap();
+    }
+    // Page 1 is in DRAM, its program not ended: read from the buffer, no flash access.
+    d.advance_to(3 * LINK).unwrap();
+    d.submit(3 * LINK, &req(Op::Read, 8192, 8192), 3).unwrap();
+    // Page 0 programmed (at LINK + CH + P = 300,574 ns), page 1 programming until 500,574 ns:
+    // still read from the buffer.
+    d.advance_to(400_000).unwrap();
+    d.submit(400_000, &req(Op::Read, 8192, 8192), 4).unwrap();
+    d.drain().unwrap();
+    let mut done = [0u64; 5];
+    for (tag, c) in d.completions.drain(..) {
+        done[tag as usize] = c;
+    }
+    // The first two complete once their data has crossed the link; the third waits for the
+    // first page's program to end (link, channel, tPROG) to have room.
+    let first_program_end = LINK + CH + P;
+    assert_eq!(done[..3], [LINK, 2 * LINK, first_program_end]);
+    assert_eq!(done[3], 3 * LINK + LINK, "read from the buffer: the link only");
+    assert_eq!(done[4], 400_000 + LINK, "read from the buffer: the link only");
+    let c = &d.counters;
+    assert_eq!((c.buffer_stalls, c.buffer_read_units, c.host_page_reads), (1, 2, 0));
+    assert_eq!(d.ftl.stats.host_pages_programmed, 3);
+    // Programmed, the page is read from flash.
+    let t = 10_000_000;
+    assert_eq!(at_once(&mut d, t, &[req(Op::Read, 8192, 8192)]), [t + R + CH + LINK]);
+    assert_eq!(d.counters.host_page_reads, 1);
+    d.ftl.check_invariants().unwrap();
+}
+
+#[test]
+fn write_through_completes_when_the_program_ends() {
+    let mut d = device(1, "8KiB", "");
+    assert_eq!(at_once(&mut d, 0, &[req(Op::Write, 0, 8192)]), [LINK + CH + P]);
+}
+
+#[test]
+fn trim_drops_only_whole_mapping_units() {
+    // 4 KiB mapping units; units 0..8 written, then a trim over [2 KiB, 14 KiB + 4 KiB):
+    // units 1, 2 and 3 lie wholly inside it, 0 and 4 only partly.
+    let mut d = device(1, "4KiB", "");
+    at_once(&mut d, 0, &[req(Op::Write, 0, 8 * 4096)]);
+    let t = 10_000_000;
+    assert_eq!(at_once(&mut d, t, &[req(Op::Trim, 2048, 4 * 4096)]), [t + CMD]);
+    let mapped: Vec<bool> = (0..8).map(|u| d.ftl.lookup(u) != NONE).collect();
+    assert_eq!(mapped, [true, false, false, false, true, true, true, true]);
+    assert_eq!(d.counters.host_trim_units, 3);
+    assert_eq!(d.ftl.stats.trimmed_units, 3);
+    assert_eq!(d.ftl.valid_units(), 5);
+    // A trim inside one unit drops nothing.
+    at_once(&mut d, 2 * t, &[req(Op::Trim, 4096 * 5 + 512, 3072)]);
+    assert_eq!((d.counters.host_trim_units, d.ftl.valid_units()), (3, 5));
+    // Reading the range back finds the three units unmapped.
+    at_once(&mut d, 3 * t, &[req(Op::Read, 0, 8 * 4096)]);
+    assert_eq!(d.counters.unmapped_read_units, 3);
+    d.ftl.check_invariants().unwrap();
+}
+
+fn plane_of(d: &Device, page: u64) -> usize {
+    let pun = d.ftl.lookup(page * 2);
+    d.geo.plane_of_block(d.geo.block_of_unit(pun))
+}
+
+#[test]
+fn least_busy_allocation_avoids_a_busy_plane_within_its_slack() {
+    // Two planes on two channels, 8 KiB pages of two 4 KiB units, slack of 3 pages.
+    let mut d = device(2, "4KiB", "allocation = \"least-busy\"\nallocation_slack = 3");
+    // Idle planes: ties go round robin.
+    for page in 0..2 {
+        at_once(&mut d, page * 10_000_000, &[req(Op::Write, page * 8192, 8192)]);
+    }
+    assert_eq!((plane_of(&d, 0), plane_of(&d, 1)), (0, 1));
+    // Plane 1 busy with 32 reads of page 1 (2.6 ms of channel time); four page writes then.
+    let t = 100_000_000;
+    let mut reqs: Vec<Request> = (0..32).map(|_| req(Op::Read, 8192, 8192)).collect();
+    reqs.extend((2..6).map(|page| req(Op::Write, page * 8192, 8192)));
+    at_once(&mut d, t, &reqs);
+    // Plane 0 takes pages until it is `slack` pages ahead of plane 1; then plane 1 must.
+    let planes: Vec<usize> = (2..6).map(|p| plane_of(&d, p)).collect();
+    assert_eq!(planes, [0, 0, 0, 1]);
+    d.ftl.check_invariants().unwrap();
+}
+
+#[test]
+fn background_gc_starts_after_the_unit_has_been_idle_for_bg_gc_idle() {
+    // One plane; 8 KiB pages mapped whole; background GC below 4 free blocks after 1 ms idle.
+    let mut d = device(1, "8KiB", "bg_gc_threshold = 4\nbg_gc_idle = \"1ms\"");
+    let logical = d.geo.logical_units;
+    let mut t = 0;
+    let mut last = 0;
+    // Fill the logical space, then overwrite until the plane is below its background
+    // threshold, each write issued when the previous one completes (the unit never idles).
+    for i in 0..2 * logical {
+        last = d.run_request(t, &req(Op::Write, (i % logical) * 8192, 8192)).unwrap();
+        t = last;
+        if d.free_blocks() < 4 {
+            break;
+        }
+    }
+    assert!(d.free_blocks() < 4, "{} free blocks", d.free_blocks());
+    assert_eq!(d.ftl.stats.gc_runs_background, 0);
+    // The unit is idle from `last`: nothing before last + 1 ms, a collection then.
+    d.advance_to(last + 1_000_000 - 1).unwrap();
+    assert_eq!(d.ftl.stats.gc_runs_background, 0);
+    assert_eq!(d.ftl.stats.gc_pages_read, 0);
+    d.advance_to(last + 1_000_000).unwrap();
+    assert_eq!(d.ftl.stats.gc_runs_background, 1);
+    // Left alone, it collects up to the threshold and stops.
+    d.advance_to(last + 1_000_000_000).unwrap();
+    assert!(d.free_blocks() >= 4, "{}", d.free_blocks());
+    assert_eq!(d.next_event(), None);
+    d.ftl.check_invariants().unwrap();
+}
+
+#[test]
+fn counters_since_a_snapshot_and_the_device_clock() {
+    let mut d = device(1, "8KiB", "");
+    assert_eq!(d.now(), 0);
+    let done = d.run_request(7_000, &req(Op::Write, 0, 8192)).unwrap();
+    assert_eq!(done, 7_000 + LINK + CH + P);
+    assert_eq!(d.now(), done);
+    d.advance_to(done + 5).unwrap();
+    assert_eq!(d.now(), done, "no event after the program");
+    let a = DeviceCounters {
+        host_read_units: 10,
+        host_write_units: 20,
+        host_trim_units: 30,
+        host_page_reads: 40,
+        rmw_page_reads: 50,
+        unmapped_read_units: 60,
+        buffer_read_units: 70,
+        buffer_stalls: 80,
+    };
+    let b = DeviceCounters {
+        host_read_units: 11,
+        host_write_units: 22,
+        host_trim_units: 33,
+        host_page_reads: 44,
+        rmw_page_reads: 55,
+        unmapped_read_units: 66,
+        buffer_read_units: 77,
+        buffer_stalls: 88,
+    };
+    assert_eq!(
+        b.since(&a),
+        DeviceCounters {
+            host_read_units: 1,
+            host_write_units: 2,
+            host_trim_units: 3,
+            host_page_reads: 4,
+            rmw_page_reads: 5,
+            unmapped_read_units: 6,
+            buffer_read_units: 7,
+            buffer_stalls: 8,
+        }
+    );
+}
+
+#[test]
+fn host_work_during_the_idle_wait_restarts_it() {
+    let mut d = device(1, "8KiB", "bg_gc_threshold = 4\nbg_gc_idle = \"1ms\"");
+    let logical = d.geo.logical_units;
+    let mut last = 0;
+    for i in 0..2 * logical {
+        last = d
+            .run_request(last, &req(Op::Write, (i % logical) * 8192, 8192))
+            .unwrap();
+        if d.free_blocks() < 4 {
+            break;
+        }
+    }
+    // A write half-way through the wait: the timer armed at `last` must not fire.
+    let t2 = d.run_request(last + 500_000, &req(Op::Write, 0, 8192)).unwrap();
+    assert!(t2 < last + 1_000_000);
+    d.advance_to(t2 + 1_000_000 - 1).unwrap();
+    assert_eq!(d.ftl.stats.gc_runs_background, 0);
+    d.advance_to(t2 + 1_000_000).unwrap();
+    assert_eq!(d.ftl.stats.gc_runs_background, 1);
+}
