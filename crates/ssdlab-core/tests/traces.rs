@@ -383,7 +383,7 @@ fn read_text(name: &str, text: &str, format: Format, skip: bool) -> (Vec<Result<
 /// Read `bytes` as `format` and return the first error, rendered.
 fn first_error_bytes(name: &str, bytes: &[u8], format: Format) -> String {
     let dir = tmp_dir(name);
-    let p = dir.join(name);
+    let p = dir.path().join(name);
     std::fs::write(&p, bytes).unwrap();
     let e = match TraceReader::open(
         &p,
@@ -661,7 +661,7 @@ fn non_utf8_bytes_in_text_are_reported() {
     let (v, skipped, _) = read_text("skip-latin.trace", "0 0 100 8 1\n", Format::Mqsim, true);
     assert_eq!((v.len(), skipped), (1, 0));
     let dir = tmp_dir("skip-latin2");
-    let p = dir.join("t.trace");
+    let p = dir.path().join("t.trace");
     std::fs::write(&p, text).unwrap();
     let mut r = TraceReader::open(
         &p,
@@ -679,9 +679,12 @@ fn non_utf8_bytes_in_text_are_reported() {
 #[test]
 fn file_level_errors() {
     let dir = tmp_dir("file-level");
-    let e = trace::open(&dir, Format::Auto).err().unwrap().to_string();
-    assert_eq!(e, format!("{}: is a directory; expected a trace file", dir.display()));
-    let empty = dir.join("empty.trace");
+    let e = trace::open(dir.path(), Format::Auto).err().unwrap().to_string();
+    assert_eq!(
+        e,
+        format!("{}: is a directory; expected a trace file", dir.path().display())
+    );
+    let empty = dir.path().join("empty.trace");
     std::fs::write(&empty, b"").unwrap();
     let e = trace::open(&empty, Format::Auto).err().unwrap().to_string();
     assert!(e.contains("empty.trace: the file is empty; expected "), "{e}");
@@ -700,7 +703,7 @@ fn file_level_errors() {
         w.write_all(text.as_bytes()).unwrap();
         w.finish().unwrap()
     };
-    let cut = dir.join("cut.gz");
+    let cut = dir.path().join("cut.gz");
     std::fs::write(&cut, &gz[..gz.len() / 2]).unwrap();
     for format in [Format::Auto, Format::Mqsim] {
         let mut r = trace::open(&cut, format).unwrap();
@@ -719,7 +722,7 @@ fn file_level_errors() {
         let line: u64 = e.split(':').nth(1).unwrap().parse().unwrap();
         assert_eq!(line, r.records() + 1, "{e}");
     }
-    let head = dir.join("head.gz");
+    let head = dir.path().join("head.gz");
     std::fs::write(&head, &gz[..100]).unwrap();
     let e = trace::open(&head, Format::Auto).err().unwrap().to_string();
     assert!(e.contains("head.gz:1: gzip data is truncated or corrupt"), "{e}");
@@ -1336,7 +1339,7 @@ fn replay_config_errors_name_file_and_key() {
             "must be at least 1, got 0; expected ",
         ),
     ] {
-        let e = ssdlab_core::config::parse_config(&format!("{base}{extra}"), "run.toml", &dir)
+        let e = ssdlab_core::config::parse_config(&format!("{base}{extra}"), "run.toml", dir.path())
             .unwrap_err()
             .to_string();
         // The key's own line: the one after the table's six.
@@ -1356,21 +1359,21 @@ fn replay_arrival_overflow_is_an_error() {
     let dir = tmp_dir("replay-overflow");
     // 20 s apart: at speed 1e-9 the second arrives at 2e19 ns > 2^64 - 1.
     std::fs::write(
-        dir.join("t.trace"),
+        dir.path().join("t.trace"),
         "0 0 0 8 0\n10000000000 0 8 8 0\n20000000000 0 16 8 0\n",
     )
     .unwrap();
     let mut cfg = ReplayConfig::new("t.trace");
     cfg.format = Format::Mqsim;
     cfg.speed = 1e-9;
-    let e = replay_all(&cfg, &dir, 1 << 30).err().unwrap().to_string();
+    let e = replay_all(&cfg, dir.path(), 1 << 30).err().unwrap().to_string();
     assert!(
         e.contains("t.trace:3: timestamp: ") && e.contains("beyond 64-bit nanoseconds; expected "),
         "{e}"
     );
     // 10 s at the same speed still fits: 1e19 ns.
     cfg.max_requests = Some(2);
-    let (v, _) = replay_all(&cfg, &dir, 1 << 30).unwrap();
+    let (v, _) = replay_all(&cfg, dir.path(), 1 << 30).unwrap();
     assert_eq!(v[1].time_ns, 10_000_000_000_000_000_000);
 }
 
@@ -1379,14 +1382,14 @@ fn replay_arrival_overflow_is_an_error() {
 fn replay_selects_volumes() {
     let dir = tmp_dir("replay-volumes");
     std::fs::write(
-        dir.join("t.trace"),
+        dir.path().join("t.trace"),
         "0 0 0 8 0\n1 1 8 8 0\n2 2 16 8 0\n3 3 24 8 0\n4 0 32 8 0\n",
     )
     .unwrap();
     let mut cfg = ReplayConfig::new("t.trace");
     cfg.format = Format::Mqsim;
     cfg.device = Devices::only([0, 3]);
-    let (v, src) = replay_all(&cfg, &dir, 1 << 30).unwrap();
+    let (v, src) = replay_all(&cfg, dir.path(), 1 << 30).unwrap();
     assert_eq!(v.iter().map(|r| r.offset).collect::<Vec<_>>(), [0, 24 * 512, 32 * 512]);
     assert_eq!((src.counters().read, src.counters().filtered), (5, 2));
 }
