@@ -364,7 +364,13 @@ fn tencent_sample() {
 }
 
 /// Write `text` to a temp file and read it with `format`.
-fn read_text(name: &str, text: &str, format: Format, skip: bool) -> (Vec<Result<TraceRecord, Error>>, u64, PathBuf) {
+/// The temporary directory comes back too: the file lives as long as it does.
+fn read_text(
+    name: &str,
+    text: &str,
+    format: Format,
+    skip: bool,
+) -> (Vec<Result<TraceRecord, Error>>, u64, PathBuf, tempfile::TempDir) {
     let dir = tmp_dir(name);
     let p = dir.path().join(name);
     std::fs::write(&p, text).unwrap();
@@ -377,7 +383,7 @@ fn read_text(name: &str, text: &str, format: Format, skip: bool) -> (Vec<Result<
     )
     .unwrap();
     let v: Vec<_> = r.by_ref().collect();
-    (v, r.skipped(), p)
+    (v, r.skipped(), p, dir)
 }
 
 /// Read `bytes` as `format` and return the first error, rendered.
@@ -649,7 +655,7 @@ fn non_utf8_bytes_in_text_are_reported() {
         "{e}"
     );
     // Valid UTF-8 beyond ASCII is text (a fio file name).
-    let (v, _, _) = read_text(
+    let (v, _, _, _dir) = read_text(
         "utf8.iolog",
         "fio version 2 iolog\n/dev/d\u{e9}v write 0 4096\n",
         Format::Auto,
@@ -658,7 +664,7 @@ fn non_utf8_bytes_in_text_are_reported() {
     assert_eq!(v.len(), 1);
     assert!(v[0].is_ok(), "{:?}", v[0]);
     // Skipped and counted like any malformed line.
-    let (v, skipped, _) = read_text("skip-latin.trace", "0 0 100 8 1\n", Format::Mqsim, true);
+    let (v, skipped, _, _dir) = read_text("skip-latin.trace", "0 0 100 8 1\n", Format::Mqsim, true);
     assert_eq!((v.len(), skipped), (1, 0));
     let dir = tmp_dir("skip-latin2");
     let p = dir.path().join("t.trace");
@@ -731,7 +737,7 @@ fn file_level_errors() {
 #[test]
 fn skip_bad_lines_counts() {
     let text = "0 0 100 8 1\n0 0 1x0 8 1\n\n# comment\n5 0 100 -8 0\n6 0 100\n7 1 200 8 0\n8 1 200 0 0\n";
-    let (v, skipped, _) = read_text("skip.trace", text, Format::Mqsim, true);
+    let (v, skipped, _, _dir) = read_text("skip.trace", text, Format::Mqsim, true);
     assert_eq!(skipped, 4);
     let recs: Vec<TraceRecord> = v.into_iter().map(|x| x.unwrap()).collect();
     assert_eq!(recs.len(), 2);
@@ -1183,7 +1189,7 @@ fn replay_config_from_toml() {
 
 #[test]
 fn explicit_format_wins_and_unknown_content_is_reported() {
-    let (v, _, _) = read_text("x.csv", "0,1,512,r,0.0\n", Format::Tencent, false);
+    let (v, _, _, _dir) = read_text("x.csv", "0,1,512,r,0.0\n", Format::Tencent, false);
     assert!(
         v[0].is_err(),
         "SPC content read as Tencent fails rather than being guessed"
@@ -1233,7 +1239,7 @@ fn parse_speed_report() {
 fn stats_of_huge_requests_are_exact_and_bounded() {
     // mqsim: sectors. 2^41 sectors = 2^50 bytes at offset 0; 8 sectors at 2^51 sectors.
     let text = "0 0 0 2199023255552 0\n10 0 8 8 1\n20 1 2251799813685248 8 1\n";
-    let (_, _, p) = read_text("huge.trace", text, Format::Mqsim, false);
+    let (_, _, p, _dir) = read_text("huge.trace", text, Format::Mqsim, false);
     let mut r = trace::open(&p, Format::Mqsim).unwrap();
     let s = TraceStats::compute(&mut r, &StatsOptions::default()).unwrap();
     assert_eq!(s.requests, 3);
@@ -1311,7 +1317,7 @@ fn naive_page_stats(recs: &[TraceRecord]) -> (u64, [u64; 3], [u64; 3], Vec<u64>)
 #[test]
 fn stats_volume_cap_of_zero() {
     // With no volume tracked every request is counted as "further volumes".
-    let (_, _, p) = read_text("vol0.trace", "0 0 0 8 0\n1 5 0 8 1\n", Format::Mqsim, false);
+    let (_, _, p, _dir) = read_text("vol0.trace", "0 0 0 8 0\n1 5 0 8 1\n", Format::Mqsim, false);
     let mut r = trace::open(&p, Format::Mqsim).unwrap();
     let s = TraceStats::compute(
         &mut r,

@@ -116,7 +116,7 @@ mod tests {
         let e = check_policy_name("oracle").unwrap_err();
         assert_eq!(
             e,
-            "unknown GC policy 'oracle' (expected one of: greedy, fifo, random, cost-benefit, d-choices)"
+            "unknown GC policy 'oracle'; expected one of greedy, fifo, random, cost-benefit, d-choices"
         );
     }
 
