@@ -729,6 +729,37 @@ pub const UNSET_KEYS: &[(&str, &str)] = &[
     ("job.write_iops_log", "no IOPS log"),
 ];
 
+/// Every leaf of a config as TOML, with its key path (`device.ftl.gc_d`, `job.0.bs`): the
+/// schema's keys that have a value.
+pub fn leaf_keys(v: &toml::Value) -> Vec<(String, &toml::Value)> {
+    fn walk<'a>(prefix: &str, v: &'a toml::Value, out: &mut Vec<(String, &'a toml::Value)>) {
+        match v {
+            toml::Value::Table(t) => {
+                for (k, v) in t {
+                    walk(
+                        &if prefix.is_empty() {
+                            k.clone()
+                        } else {
+                            format!("{prefix}.{k}")
+                        },
+                        v,
+                        out,
+                    );
+                }
+            }
+            toml::Value::Array(a) if !a.is_empty() && a.iter().all(|x| x.is_table()) => {
+                for (i, x) in a.iter().enumerate() {
+                    walk(&format!("{prefix}.{i}"), x, out);
+                }
+            }
+            v => out.push((prefix.to_string(), v)),
+        }
+    }
+    let mut out = Vec::new();
+    walk("", v, &mut out);
+    out
+}
+
 /// The keys a preset does not write, with the values they take (defaults), as commented
 /// TOML to append to the preset's text: with it, `config show` lists every key.
 pub fn preset_defaults(name: &str) -> Option<String> {
@@ -736,33 +767,14 @@ pub fn preset_defaults(name: &str) -> Option<String> {
     let cfg = load_config(name).ok()?;
     let value = toml::Value::try_from(&cfg).ok()?;
     let mut out = String::from("\n# Every other key, at the value it takes when not written (see docs/config.md):\n");
-    fn walk(prefix: &str, v: &toml::Value, text: &str, out: &mut Vec<(String, String, String)>) {
-        match v {
-            toml::Value::Table(t) => {
-                for (k, v) in t {
-                    let p = if prefix.is_empty() {
-                        k.clone()
-                    } else {
-                        format!("{prefix}.{k}")
-                    };
-                    walk(&p, v, text, out);
-                }
-            }
-            toml::Value::Array(a) if !a.is_empty() && a.iter().all(|x| x.is_table()) => {
-                for (i, x) in a.iter().enumerate() {
-                    walk(&format!("{prefix}.{i}"), x, text, out);
-                }
-            }
-            v => {
-                if crate::source::toml_position(text, prefix).is_err() {
-                    let (table, key) = prefix.rsplit_once('.').unwrap_or(("", prefix));
-                    out.push((table.to_string(), key.to_string(), v.to_string()));
-                }
-            }
-        }
-    }
-    let mut leaves = Vec::new();
-    walk("", &value, text, &mut leaves);
+    let mut leaves: Vec<(String, String, String)> = leaf_keys(&value)
+        .into_iter()
+        .filter(|(k, _)| crate::source::toml_position(text, k).is_err())
+        .map(|(k, v)| {
+            let (table, key) = k.rsplit_once('.').unwrap_or(("", k.as_str()));
+            (table.to_string(), key.to_string(), v.to_string())
+        })
+        .collect();
     for (key, meaning) in UNSET_KEYS {
         let (table, leaf) = key.rsplit_once('.').expect("dotted");
         let tables: Vec<String> = if table == "job" {
@@ -1204,27 +1216,7 @@ mod tests {
             let cfg = load_config(name).unwrap();
             let v = toml::Value::try_from(&cfg).unwrap();
             let mut keys: Vec<String> = UNSET_KEYS.iter().map(|(k, _)| k.replace("job.", "job.0.")).collect();
-            fn walk(prefix: &str, v: &toml::Value, out: &mut Vec<String>) {
-                match v {
-                    toml::Value::Table(t) => t.iter().for_each(|(k, v)| {
-                        walk(
-                            &if prefix.is_empty() {
-                                k.clone()
-                            } else {
-                                format!("{prefix}.{k}")
-                            },
-                            v,
-                            out,
-                        )
-                    }),
-                    toml::Value::Array(a) if !a.is_empty() && a.iter().all(|x| x.is_table()) => a
-                        .iter()
-                        .enumerate()
-                        .for_each(|(i, x)| walk(&format!("{prefix}.{i}"), x, out)),
-                    _ => out.push(prefix.to_string()),
-                }
-            }
-            walk("", &v, &mut keys);
+            keys.extend(leaf_keys(&v).into_iter().map(|(k, _)| k));
             assert!(keys.len() > 60, "{name}: {} keys", keys.len());
             for k in keys {
                 let leaf = k.rsplit('.').next().unwrap();

@@ -72,6 +72,29 @@ struct JobStats {
     last_any: u64,
 }
 
+/// Feed an I/O (or, with None, the passing of time to `t`) to a series of windows; each window
+/// it closes adds `value(window, width)` of each direction to that direction's `samples`.
+fn feed_windows(
+    win: &mut Windows,
+    ops: &mut [OpStats; 3],
+    t: u64,
+    io: Option<(usize, u64, u64)>,
+    value: fn(&crate::sampling::Window, u64) -> u64,
+    samples: fn(&mut OpStats) -> &mut crate::sampling::SampleStats,
+) {
+    let width = win.width;
+    let mut sample = |_, w: &[crate::sampling::Window; 3]| {
+        for (w, o) in w.iter().zip(ops.iter_mut()) {
+            samples(o).add(value(w, width));
+        }
+        Ok::<(), ()>(())
+    };
+    let _ = match io {
+        Some((dir, bytes, lat)) => win.add(t, dir, bytes, lat, &mut sample),
+        None => win.close_until(t, &mut sample),
+    };
+}
+
 impl JobStats {
     /// Count a measured I/O (direction, bytes, latency) completed at `t` in the job's
     /// bandwidth and IOPS windows, or with None only close the windows ended by `t`; each
@@ -80,35 +103,28 @@ impl JobStats {
         let Some(origin) = self.first_issue else {
             return;
         };
-        let ops = &mut self.ops;
         let bw = self
             .bw_win
             .get_or_insert_with(|| Windows::new(job.bw_avg_time * 1_000_000, origin));
-        let width = bw.width;
-        let mut bw_sample = |_, w: &[crate::sampling::Window; 3]| {
-            for (w, o) in w.iter().zip(ops.iter_mut()) {
-                o.bw_samples.add(w.kib_per_s(width));
-            }
-            Ok::<(), ()>(())
-        };
-        let _ = match io {
-            Some((dir, bytes, lat)) => bw.add(t, dir, bytes, lat, &mut bw_sample),
-            None => bw.close_until(t, &mut bw_sample),
-        };
+        feed_windows(
+            bw,
+            &mut self.ops,
+            t,
+            io,
+            |w, width| w.kib_per_s(width),
+            |o| &mut o.bw_samples,
+        );
         let iops = self
             .iops_win
             .get_or_insert_with(|| Windows::new(job.iops_avg_time * 1_000_000, origin));
-        let width = iops.width;
-        let mut iops_sample = |_, w: &[crate::sampling::Window; 3]| {
-            for (w, o) in w.iter().zip(ops.iter_mut()) {
-                o.iops_samples.add(w.iops(width));
-            }
-            Ok::<(), ()>(())
-        };
-        let _ = match io {
-            Some((dir, bytes, lat)) => iops.add(t, dir, bytes, lat, &mut iops_sample),
-            None => iops.close_until(t, &mut iops_sample),
-        };
+        feed_windows(
+            iops,
+            &mut self.ops,
+            t,
+            io,
+            |w, width| w.iops(width),
+            |o| &mut o.iops_samples,
+        );
     }
 }
 

@@ -27,28 +27,7 @@ number_ios = 200
 fn schema_keys() -> Vec<String> {
     let cfg = parse_config_with(BASE, "base.toml", Path::new("."), &[]).unwrap();
     let v = toml::Value::try_from(&cfg).unwrap();
-    let mut keys = Vec::new();
-    fn walk(prefix: &str, v: &toml::Value, out: &mut Vec<String>) {
-        match v {
-            toml::Value::Table(t) => {
-                for (k, v) in t {
-                    let p = if prefix.is_empty() {
-                        k.clone()
-                    } else {
-                        format!("{prefix}.{k}")
-                    };
-                    walk(&p, v, out);
-                }
-            }
-            toml::Value::Array(a) if a.iter().all(|x| x.is_table()) && !a.is_empty() => {
-                for (i, x) in a.iter().enumerate() {
-                    walk(&format!("{prefix}.{i}"), x, out);
-                }
-            }
-            _ => out.push(prefix.to_string()),
-        }
-    }
-    walk("", &v, &mut keys);
+    let mut keys: Vec<String> = ssdlab_core::config::leaf_keys(&v).into_iter().map(|(k, _)| k).collect();
     for (k, _) in ssdlab_core::config::UNSET_KEYS {
         let k = k.replace("job.", "job.0.");
         if !keys.contains(&k) {
