@@ -490,7 +490,8 @@ pub struct DiskUtil {
     pub write_ticks: u64,
     /// Sum of all measured I/Os' latencies (the time-weighted queue length), ms.
     pub in_queue: u64,
-    /// Percentage of the measured host-visible span with at least one request outstanding.
+    /// Share (0 to 1) of the measured host-visible span with at least one request outstanding.
+    /// fio prints a percentage here; every utilisation this project writes is a share.
     pub util: f64,
 }
 

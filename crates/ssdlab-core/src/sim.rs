@@ -896,7 +896,7 @@ impl Simulation {
             util: if disk_span == 0 {
                 0.0
             } else {
-                crate::metrics::round6(100.0 * m.busy_ns.min(disk_span) as f64 / disk_span as f64)
+                crate::metrics::round6(m.busy_ns.min(disk_span) as f64 / disk_span as f64)
             },
         };
         RunResult {
