@@ -6,6 +6,8 @@
 //! pages, 100 MB/s channels (81,920 ns per page), SATA link at 600 MB/s plus 5 us per command
 //! (18,654 ns per 8 KiB).
 
+mod common;
+
 use ssdlab_core::config::parse_config;
 use ssdlab_core::device::DeviceCounters;
 use ssdlab_core::ftl::NONE;
@@ -32,21 +34,10 @@ pages_per_block = 16
 page_size = "8KiB"
 mapping_unit = "{mapping_unit}"
 overprovisioning = 0.5
-[device.nand]
-cell = "slc"
-read = "25us"
-program = "200us"
-erase = "1.5ms"
-channel_rate = "100MB/s"
-endurance = 100000
-[device.host]
-interface = "sata3"
-command_overhead = "5us"
-[device.ftl]
-gc_threshold = 2
-{ftl}
 "#
-    );
+    ) + common::SLC_TIMING
+        + ftl
+        + "\n";
     let cfg = parse_config(&text, "dev.toml", Path::new(".")).unwrap_or_else(|e| panic!("{e}"));
     Device::new(&cfg.device, 1).unwrap()
 }

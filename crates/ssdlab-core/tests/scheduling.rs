@@ -7,6 +7,8 @@
 //! tPROG 200 us, tBERS 1.5 ms), 8 KiB pages mapped whole, 100 MB/s channel (81,920 ns per
 //! page), SATA link at 600 MB/s plus 5 us per command (18,654 ns per 8 KiB), no write buffer.
 
+mod common;
+
 use ssdlab_core::config::parse_config;
 use ssdlab_core::{Device, Op, Request};
 use std::collections::HashMap;
@@ -31,22 +33,13 @@ pages_per_block = 4
 page_size = "8KiB"
 mapping_unit = "8KiB"
 overprovisioning = 1.0
-[device.nand]
-cell = "slc"
-read = "25us"
-program = "200us"
-erase = "1.5ms"
-channel_rate = "100MB/s"
-endurance = 100000
-[device.host]
-interface = "sata3"
-command_overhead = "5us"
-[device.ftl]
-gc_threshold = 2
-[device.scheduler]
+"#
+    ) + common::SLC_TIMING
+        + &format!(
+            r#"[device.scheduler]
 {scheduler}
 "#
-    );
+        );
     let cfg = parse_config(&text, "sched.toml", Path::new(".")).unwrap_or_else(|e| panic!("{e}"));
     Device::new(&cfg.device, 1).unwrap()
 }

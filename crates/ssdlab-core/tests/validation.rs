@@ -2,6 +2,8 @@
 //! exact latencies of single requests, bottleneck bandwidth, FTL invariants, determinism.
 //! Heavy: run with `cargo test --profile ci-test`.
 
+mod common;
+
 use ssdlab_core::config::parse_config;
 use ssdlab_core::device::xfer_ns;
 use ssdlab_core::{run_config, Config, Device, Op, Request, Simulation};
@@ -151,7 +153,7 @@ fn d_choices_sits_between_random_and_greedy() {
 }
 
 /// Small two-channel SLC device for exact latencies: plane s sits on channel s.
-const EXACT: &str = r#"
+const EXACT_GEOMETRY: &str = r#"
 [device]
 name = "exact"
 [device.geometry]
@@ -162,23 +164,15 @@ pages_per_block = 16
 page_size = "8KiB"
 mapping_unit = "4KiB"
 overprovisioning = 0.25
-[device.nand]
-cell = "slc"
-read = "25us"
-program = "200us"
-erase = "1.5ms"
-channel_rate = "100MB/s"
-endurance = 100000
-[device.host]
-interface = "sata3"
-command_overhead = "5us"
-[device.ftl]
-gc_threshold = 2
 "#;
+
+fn exact() -> String {
+    format!("{EXACT_GEOMETRY}{}", common::SLC_TIMING)
+}
 
 #[test]
 fn single_requests_take_the_sum_of_their_parts() {
-    let c = cfg(EXACT);
+    let c = cfg(&exact());
     let mut d = Device::new(&c.device, 1).unwrap();
     let link = |bytes: u64| 5_000 + xfer_ns(bytes, 600_000_000);
     let ch = |bytes: u64| xfer_ns(bytes, 100_000_000);
@@ -218,7 +212,7 @@ fn single_requests_take_the_sum_of_their_parts() {
     assert_eq!(lat(&mut d, Op::Trim, 0, 8192), 5_000);
     // Two pages on the same plane: cache read lets the second tR follow the first at once;
     // the channel carries them one after the other.
-    let mut d2 = Device::new(&cfg(&EXACT.replace("channels = 2", "channels = 1")).device, 1).unwrap();
+    let mut d2 = Device::new(&cfg(&exact().replace("channels = 2", "channels = 1")).device, 1).unwrap();
     let mut t2 = 0u64;
     let mut lat2 = |d: &mut Device, op: Op, offset: u64, len: u64| {
         t2 += 100_000_000;
@@ -244,7 +238,7 @@ fn single_requests_take_the_sum_of_their_parts() {
 
 #[test]
 fn page_types_have_their_own_times() {
-    let text = EXACT
+    let text = exact()
         .replace("cell = \"slc\"", "cell = \"mlc\"")
         .replace("read = \"25us\"", "read = [\"40us\", \"60us\"]")
         .replace("program = \"200us\"", "program = [\"500us\", \"1500us\"]")
@@ -382,7 +376,7 @@ fn invariants_hold_after_trim_and_gc_heavy_mixes() {
 
 #[test]
 fn sub_page_mapping_with_buffer_and_wear_leveling_keeps_invariants() {
-    let text = EXACT.replace("[device.ftl]\n", "[device.ftl]\nwrite_buffer = \"64KiB\"\nstatic_wl_threshold = 4\nbg_gc_threshold = 4\n")
+    let text = exact().replace("[device.ftl]\n", "[device.ftl]\nwrite_buffer = \"64KiB\"\nstatic_wl_threshold = 4\nbg_gc_threshold = 4\n")
         + "[precondition]\nmode = \"steady\"\nutilisation = 0.5\n"
         + "[[job]]\nrw = \"randrw\"\nbssplit = \"2k/20:4k/50:12k/30\"\nrandom_distribution = \"zipf:1.1\"\niodepth = 8\nnumber_ios = 50000\n";
     let c = cfg(&text);
@@ -448,7 +442,7 @@ fn presets_load_and_run_briefly() {
 
 #[test]
 fn open_loop_reports_whether_the_device_keeps_up() {
-    let base = EXACT.replace("blocks_per_plane = 64", "blocks_per_plane = 2048")
+    let base = exact().replace("blocks_per_plane = 64", "blocks_per_plane = 2048")
         + "[[job]]\nrw = \"randwrite\"\nbs = \"8KiB\"\nnumber_ios = 20000\n";
     // Write-through 8 KiB writes, no GC on this size: a 282 us page program per plane, two
     // planes: about 7,000 IOPS.
@@ -467,7 +461,7 @@ fn open_loop_reports_whether_the_device_keeps_up() {
 
 #[test]
 fn runtime_limits_simulated_time_and_numjobs_multiplies_streams() {
-    let text = EXACT.to_string()
+    let text = exact()
         + "[precondition]\nmode = \"sequential\"\n[[job]]\nrw = \"randread\"\niodepth = 2\nnumjobs = 3\nruntime = \"50ms\"\n";
     let r = run_config(&cfg(&text)).unwrap();
     assert!(
@@ -608,7 +602,7 @@ fn runs_keep_the_output_invariants() {
         ),
         (
             "mixed with GC, wear leveling and background GC".into(),
-            EXACT.replace("[device.ftl]\n", "[device.ftl]\nwrite_buffer = \"64KiB\"\nstatic_wl_threshold = 2\nbg_gc_threshold = 4\n")
+            exact().replace("[device.ftl]\n", "[device.ftl]\nwrite_buffer = \"64KiB\"\nstatic_wl_threshold = 2\nbg_gc_threshold = 4\n")
                 + "[precondition]\nmode = \"steady\"\nutilisation = 0.9\n[[job]]\nrw = \"randrw\"\nbssplit = \"2k/20:4k/50:12k/30\"\niodepth = 8\nnumber_ios = 40000\n",
         ),
     ];
