@@ -100,7 +100,8 @@ impl CloneLogs {
             return Ok(());
         }
         let mut w = self.windows.take().unwrap_or_else(|| Windows::new(self.avg_ns, origin));
-        let r = w.add(done, dir, bytes, lat, &mut |k, win| {
+        // Empty windows (count > 1) log nothing.
+        let r = w.add(done, dir, bytes, lat, &mut |k, win, _| {
             self.window_lines(w_end(k, self.avg_ns), win)
         });
         self.windows = Some(w);
@@ -129,7 +130,7 @@ impl CloneLogs {
     pub fn finish(&mut self, end: u64) -> Result<()> {
         if let Some(mut w) = self.windows.take() {
             let avg = self.avg_ns;
-            w.close_until(end, &mut |k, win| self.window_lines(w_end(k, avg), win))?;
+            w.close_until(end, &mut |k, win, _| self.window_lines(w_end(k, avg), win))?;
         }
         let files = self.lat.iter_mut().flatten().chain(&mut self.bw).chain(&mut self.iops);
         for f in files {

@@ -51,18 +51,23 @@ impl Windows {
         }
     }
 
-    /// Hand the windows that end at or before `t` to `closed` as (index, window), empty ones
-    /// included, in order.
+    /// Hand the windows that end at or before `t` to `closed` as (index, window, count), in
+    /// order: the current window with count 1, then the empty ones after it as one call with
+    /// their number, so that a long idle gap costs one call, not one per window.
     pub fn close_until<E>(
         &mut self,
         t: u64,
-        closed: &mut impl FnMut(u64, &[Window; 3]) -> Result<(), E>,
+        closed: &mut impl FnMut(u64, &[Window; 3], u64) -> Result<(), E>,
     ) -> Result<(), E> {
         let k = t.saturating_sub(self.origin) / self.width;
-        while self.index < k {
-            closed(self.index, &self.cur)?;
+        if self.index < k {
+            closed(self.index, &self.cur, 1)?;
             self.cur = [Window::default(); 3];
             self.index += 1;
+            if self.index < k {
+                closed(self.index, &self.cur, k - self.index)?;
+                self.index = k;
+            }
         }
         Ok(())
     }
@@ -75,7 +80,7 @@ impl Windows {
         dir: usize,
         bytes: u64,
         lat_ns: u64,
-        closed: &mut impl FnMut(u64, &[Window; 3]) -> Result<(), E>,
+        closed: &mut impl FnMut(u64, &[Window; 3], u64) -> Result<(), E>,
     ) -> Result<(), E> {
         self.close_until(t, closed)?;
         let w = &mut self.cur[dir];
@@ -98,13 +103,20 @@ pub struct SampleStats {
 
 impl SampleStats {
     pub fn add(&mut self, v: u64) {
+        self.add_n(v, 1);
+    }
+    /// `count` samples of value `v`.
+    pub fn add_n(&mut self, v: u64, count: u64) {
+        if count == 0 {
+            return;
+        }
         if self.n == 0 || v < self.min {
             self.min = v;
         }
         self.max = self.max.max(v);
-        self.n += 1;
-        self.sum += v as u128;
-        self.sumsq += (v as f64) * (v as f64);
+        self.n += count;
+        self.sum += v as u128 * count as u128;
+        self.sumsq += (v as f64) * (v as f64) * count as f64;
     }
     pub fn mean(&self) -> f64 {
         if self.n == 0 {
@@ -133,8 +145,10 @@ mod tests {
     fn windows_close_in_order_with_empty_ones() {
         let mut w = Windows::new(10, 100);
         let mut seen = Vec::new();
-        let mut rec = |i: u64, x: &[Window; 3]| -> Result<(), ()> {
-            seen.push((i, x[0].ios, x[0].bytes, x[1].ios));
+        let mut rec = |i: u64, x: &[Window; 3], count: u64| -> Result<(), ()> {
+            for c in 0..count {
+                seen.push((i + c, x[0].ios, x[0].bytes, x[1].ios));
+            }
             Ok(())
         };
         w.add(100, 0, 4096, 5, &mut rec).unwrap();

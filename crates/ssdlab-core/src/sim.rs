@@ -83,9 +83,9 @@ fn feed_windows(
     samples: fn(&mut OpStats) -> &mut crate::sampling::SampleStats,
 ) {
     let width = win.width;
-    let mut sample = |_, w: &[crate::sampling::Window; 3]| {
+    let mut sample = |_, w: &[crate::sampling::Window; 3], count: u64| {
         for (w, o) in w.iter().zip(ops.iter_mut()) {
-            samples(o).add(value(w, width));
+            samples(o).add_n(value(w, width), count);
         }
         Ok::<(), ()>(())
     };
