@@ -9,6 +9,7 @@ pub mod analytic;
 pub mod config;
 pub mod device;
 pub mod error;
+pub mod experiment;
 pub mod fiohist;
 pub mod fiolog;
 pub mod ftl;

@@ -1,6 +1,7 @@
 //! The `ssdlab` command: a thin layer over `ssdlab-core`.
 
 mod bench;
+mod experiment_cmd;
 mod plot;
 mod report;
 mod trace_cmd;
@@ -71,6 +72,8 @@ enum Cmd {
     Trace(trace_cmd::TraceCmd),
     /// Speed and memory benchmarks of the engine (see BENCHMARKS.md).
     Bench(bench::BenchArgs),
+    /// Seed reproductions: `ssdlab experiment list`, `ssdlab experiment NAME [--quick]`.
+    Experiment(experiment_cmd::ExperimentArgs),
 }
 
 #[derive(Subcommand)]
@@ -138,6 +141,7 @@ fn main() -> ExitCode {
         }
         Cmd::Trace(t) => trace_cmd::run(t),
         Cmd::Bench(b) => bench::run(b),
+        Cmd::Experiment(a) => experiment_cmd::run(a),
     };
     match res {
         Ok(()) => ExitCode::SUCCESS,
@@ -183,13 +187,13 @@ fn cli_error(e: &clap::Error) -> String {
         }
         ErrorKind::UnknownArgument => format!("{arg}: unknown option{hint}; expected one of the options in --help"),
         ErrorKind::InvalidSubcommand => {
-            format!("{arg}: unknown command{hint}; expected one of run, config, trace, bench (see --help)")
+            format!("{arg}: unknown command{hint}; expected one of run, config, trace, bench, experiment (see --help)")
         }
         ErrorKind::MissingRequiredArgument => {
             format!("{arg}: missing; expected it on the command line (see --help)")
         }
         ErrorKind::MissingSubcommand | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
-            "missing command; expected one of run, config, trace, bench (see --help)".into()
+            "missing command; expected one of run, config, trace, bench, experiment (see --help)".into()
         }
         ErrorKind::TooManyValues | ErrorKind::ArgumentConflict => {
             format!("{arg}: {}", first_line(e))
@@ -206,12 +210,12 @@ fn first_line(e: &clap::Error) -> String {
 }
 
 /// A size on the command line (`4GiB`, `512MiB`, `1000000`).
-fn parse_size_arg(s: &str) -> std::result::Result<u64, String> {
+pub fn parse_size_arg(s: &str) -> std::result::Result<u64, String> {
     ssdlab_core::units::parse_size(s)
 }
 
 /// Three quarters of the machine's physical memory (from /proc/meminfo), if known.
-fn default_memory_limit() -> Option<u64> {
+pub fn default_memory_limit() -> Option<u64> {
     let text = std::fs::read_to_string("/proc/meminfo").ok()?;
     let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
