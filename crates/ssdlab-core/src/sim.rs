@@ -912,3 +912,30 @@ impl Simulation {
 pub fn run_config(cfg: &Config) -> Result<RunResult> {
     Simulation::new(cfg)?.run(&mut |_| {})
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn samples_thin_out_by_halves_and_each_interval_has_its_own_write_amplification() {
+        // 701 one-page writes, one at a time, on a fresh device, sampled at every completion
+        // instead of every 1,024th.
+        let text = "[device]\npreset = \"slc-sata\"\n[device.geometry]\nblocks_per_plane = 64\n[precondition]\nmode = \"none\"\n[[job]]\nrw = \"write\"\nbs = \"4KiB\"\nnumber_ios = 701\n";
+        let cfg = crate::config::parse_config(text, "s.toml", std::path::Path::new(".")).unwrap();
+        let mut sim = Simulation::new(&cfg).unwrap();
+        sim.sample_every = 1;
+        let r = sim.run(&mut |_| {}).unwrap();
+        // The sample at 0 and at completions 1..=511 make 512: every other one is kept (256)
+        // and sampling goes on at every 2nd completion, 512..=700 (95 more), below 512 again;
+        // then the sample at the end: 352.
+        assert_eq!(r.ssd.free_blocks_over_time.len(), 352);
+        // Each interval between samples: as many pages programmed as units written.
+        assert_eq!(r.ssd.waf_over_time.len(), 351);
+        assert!(
+            r.ssd.waf_over_time.iter().all(|&(_, w)| w == 1.0),
+            "{:?}",
+            r.ssd.waf_over_time
+        );
+    }
+}

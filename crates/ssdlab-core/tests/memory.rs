@@ -59,6 +59,7 @@ fn the_estimate_covers_what_a_run_allocates_and_refuses_beyond_the_limit() {
     // One test, so that no other test allocates while this one counts.
     estimate_against_allocations();
     refused_before_allocating();
+    the_estimate_adds_the_device_and_the_jobs_to_the_ftl();
 }
 
 fn estimate_against_allocations() {
@@ -106,4 +107,36 @@ fn refused_before_allocating() {
         "{e}"
     );
     assert_eq!(ssdlab_core::sim::check_memory(&cfg, need).unwrap(), need);
+}
+
+/// What the estimate adds to the FTL's tables: 64 bytes per plane (no write buffer, so no
+/// per-block tracking), and per job 3 latency histograms of 40,960 bytes and 16,000 bytes of
+/// latency windows, plus per clone 256 bytes and 64 per request in flight.
+fn the_estimate_adds_the_device_and_the_jobs_to_the_ftl() {
+    let one_io = "[[job]]\nnumber_ios = 1\n";
+    let beyond_ftl = |channels: u32, jobs: &str| -> (i64, i64) {
+        let text = format!(
+            "[device]\npreset = \"tlc-nvme\"\n[device.geometry]\nchannels = {channels}\nblocks_per_plane = 128\n[device.ftl]\nwrite_buffer = 0\n{jobs}"
+        );
+        let cfg = parse_config(&text, "m.toml", Path::new(".")).unwrap();
+        let geo = ssdlab_core::geometry::Geometry::from_config(&cfg.device, "").unwrap();
+        let est = ssdlab_core::sim::memory_estimate(&cfg).unwrap();
+        (
+            est as i64 - ssdlab_core::ftl::Ftl::memory_estimate(&geo) as i64,
+            geo.planes as i64,
+        )
+    };
+    let (base, planes) = beyond_ftl(2, one_io);
+    let (more, more_planes) = beyond_ftl(8, one_io);
+    assert_eq!(
+        more - base,
+        64 * (more_planes - planes),
+        "{planes} and {more_planes} planes"
+    );
+    // A second job of 3 clones at depth 8: 3 × 40,960 + 16,000 + 3 × (256 + 64 × 8) = 141,184.
+    let (two, _) = beyond_ftl(
+        2,
+        &format!("{one_io}[[job]]\nnumjobs = 3\niodepth = 8\nnumber_ios = 1\n"),
+    );
+    assert_eq!(two - base, 141_184);
 }
