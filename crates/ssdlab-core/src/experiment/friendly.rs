@@ -399,7 +399,9 @@ impl Experiment for Friendly {
                 let r = find(runs, &format!("gc-cost/A={a}/{p}"));
                 let measured = cleaned_per_freed(r);
                 pts.push((a * 100.0, measured));
-                let alpha = r.result.ssd.alpha;
+                // The data's share of the blocks GC can use is A by construction (see
+                // `gc_point`): the models' α is 1/A.
+                let alpha = 1.0 / a;
                 let model = match p {
                     "random" => analytic::random_waf(alpha),
                     "greedy" => analytic::greedy_waf(alpha, GC_PAGES as usize),
@@ -408,7 +410,7 @@ impl Experiment for Friendly {
                 let seed = 1.0 / (1.0 - a);
                 let text = format!("A = {:.0} %: blocks cleaned to free one, {p} victims", a * 100.0);
                 let note = format!(
-                    "measured victims / (victims − copied pages / {GC_PAGES}); the {p} model gives {model:.3} at α = {alpha:.4}; the seed's 1/(1 − A) is the random-victim figure"
+                    "measured victims / (victims − copied pages / {GC_PAGES}); the {p} model gives {model:.3} at α = 1/A = {alpha:.4}; the seed's 1/(1 − A) is the random-victim figure"
                 );
                 claims.push(if p == "random" {
                     Claim::new(&format!("p5-{a}-{p}"), &text, seed, measured, "blocks", TOL, note)
