@@ -14,6 +14,7 @@ pub mod fiohist;
 pub mod fiolog;
 pub mod ftl;
 pub mod geometry;
+pub mod hdd;
 pub mod metrics;
 pub mod precondition;
 pub mod request;
