@@ -13,12 +13,13 @@
 //!   32 MiB; the smallest size reaching 90 % of the largest size's bandwidth, against the
 //!   seed's rule (page size × internal parallelism) applied to the device.
 //! - Principle 1 (random vs in-place updates): 4 KiB updates from one thread, appended in
-//!   place over a log (sequential) or scattered (random).
+//!   place over a log (sequential) or scattered (random), on the SSD and on the hard-disk
+//!   model (`hdd-7200`: a 7200 rpm drive, write cache off, see `crate::hdd`).
 //! - Principle 5 (a too-full device): uniform random 4 KiB overwrites on a one-plane device
 //!   whose data fills A = 80 % or 95 % of its flash, with the random, greedy and FIFO victim
 //!   policies: blocks cleaned per block freed, against the seed's 1/(1 − A).
 
-use super::{Analysis, Claim, Experiment, Figure, Point, PointResult, Rule, Scale, Series};
+use super::{Analysis, Claim, Experiment, Figure, Point, PointResult, Rule, Scale, Series, Work};
 use crate::analytic;
 use crate::Result;
 
@@ -68,7 +69,7 @@ fn preset_point(id: &str, labels: &[(&str, String)], scale: Scale, fio: &str) ->
     Ok(Point {
         id: id.into(),
         labels: all,
-        config,
+        work: Work::Ssd(Box::new(config)),
     })
 }
 
@@ -145,13 +146,13 @@ number_ios = {n}
             ("workload".into(), "uniform random 4 KiB overwrites".into()),
             ("utilisation".into(), format!("{a}")),
         ],
-        config,
+        work: Work::Ssd(Box::new(config)),
     })
 }
 
 /// Blocks cleaned per block freed: victims / (victims − pages copied / pages per block).
 fn cleaned_per_freed(r: &PointResult) -> f64 {
-    let gc = &r.result.ssd.gc;
+    let gc = &r.ssd().gc;
     let victims = gc["finished"].as_f64().unwrap_or(0.0);
     let copied = gc["copied_units"].as_f64().unwrap_or(0.0) / GC_PAGES as f64;
     victims / (victims - copied)
@@ -225,6 +226,27 @@ impl Experiment for Friendly {
                 scale,
                 &timed_job("updates", rw, "4k", 1, scale),
             )?);
+        }
+        let ios = match scale {
+            Scale::Full => 3000,
+            Scale::Quick => 600,
+        };
+        for (rw, scheme) in [("write", "in-place (appends over a log)"), ("randwrite", "random")] {
+            let fio = format!("[updates]\nrw={rw}\nbs=4k\niodepth=1\nnumber_ios={ios}\n");
+            let disk = crate::hdd::HddConfig::preset();
+            points.push(Point {
+                id: format!("hdd-updates/{rw}"),
+                labels: vec![
+                    ("device".into(), disk.name.clone()),
+                    ("workload".into(), "4 KiB updates, one thread, QD1".into()),
+                    ("scheme".into(), scheme.into()),
+                ],
+                work: Work::Hdd {
+                    disk: Box::new(disk),
+                    jobs: crate::workload::fio::parse_job_file(&fio, "experiment friendly, hdd updates")?,
+                    seed: 1,
+                },
+            });
         }
         for a in FULLNESS {
             for p in POLICIES {
@@ -336,7 +358,7 @@ impl Experiment for Friendly {
             .collect();
         let peak = sweep.iter().map(|p| p.1).fold(0.0, f64::max);
         let threshold = sweep.iter().find(|p| p.1 >= 0.9 * peak).map_or(f64::NAN, |p| p.0);
-        let cfg = &find(runs, "threshold/bs=4KiB").result.ssd;
+        let cfg = find(runs, "threshold/bs=4KiB").ssd();
         let rule_kib = rule_threshold_kib();
         claims.push(Claim::new(
             "threshold",
@@ -389,6 +411,43 @@ impl Experiment for Friendly {
                 find(runs, "updates/randwrite").metric("waf"),
                 find(runs, "updates/write").metric("waf")
             ),
+        ));
+
+        let (d_inplace, d_random) = (iops("hdd-updates/write"), iops("hdd-updates/randwrite"));
+        let disk_note = |what: &str| format!("{what}, on the hard-disk model (7200 rpm, write cache off, QD1)");
+        let one_per_turn = "at queue depth 1 with the write cache off, an append waits for the platter to come round again: at most one per revolution (120 a second at 7200 rpm), and a random update pays a seek and half a turn on average; the seed's disk figures (170 and 280) need a write cache, a faster disk or more than one update in flight";
+        claims.push(
+            Claim::new(
+                "p1-hdd-random",
+                "random updates on the hard disk",
+                170.0,
+                d_random,
+                "QPS",
+                TOL,
+                disk_note("4 KiB random write IOPS"),
+            )
+            .known_difference(one_per_turn),
+        );
+        claims.push(
+            Claim::new(
+                "p1-hdd-inplace",
+                "in-place updates on the hard disk",
+                280.0,
+                d_inplace,
+                "QPS",
+                TOL,
+                disk_note("4 KiB sequential (append) write IOPS"),
+            )
+            .known_difference(one_per_turn),
+        );
+        claims.push(Claim::new(
+            "p1-hdd-inplace-vs-random",
+            "on the hard disk in-place updates beat random ones (280 against 170 QPS)",
+            280.0 / 170.0,
+            d_inplace / d_random,
+            "×",
+            TOL,
+            disk_note("in-place / random update rate"),
         ));
 
         // Principle 5.

@@ -9,6 +9,7 @@
 pub mod friendly;
 
 use crate::metrics::RunResult;
+use crate::workload::job::JobConfig;
 use crate::{Config, Error, Result};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -59,7 +60,60 @@ pub struct Point {
     pub id: String,
     /// What varies: `device`, `scheme`, `workload`, `seed` and parameters, as (name, value).
     pub labels: Vec<(String, String)>,
-    pub config: Config,
+    pub work: Work,
+}
+
+/// What a point simulates.
+#[derive(Clone, Debug)]
+pub enum Work {
+    /// A run of the SSD simulator.
+    Ssd(Box<Config>),
+    /// Jobs on the hard-disk model.
+    Hdd {
+        disk: Box<crate::hdd::HddConfig>,
+        jobs: Vec<JobConfig>,
+        seed: u64,
+    },
+}
+
+/// A point's result: the SSD simulator's or the disk model's.
+#[derive(Clone, Debug, Serialize)]
+#[serde(untagged)]
+pub enum Outcome {
+    Ssd(Box<RunResult>),
+    Hdd(Box<crate::hdd::HddResult>),
+}
+
+impl Outcome {
+    pub fn jobs(&self) -> &[crate::metrics::JobResult] {
+        match self {
+            Outcome::Ssd(r) => &r.jobs,
+            Outcome::Hdd(r) => &r.jobs,
+        }
+    }
+    /// The SSD section (none for a disk).
+    pub fn ssd(&self) -> Option<&crate::metrics::SsdResult> {
+        match self {
+            Outcome::Ssd(r) => Some(&r.ssd),
+            Outcome::Hdd(_) => None,
+        }
+    }
+}
+
+impl Work {
+    fn run(&self) -> Result<Outcome> {
+        Ok(match self {
+            Work::Ssd(cfg) => Outcome::Ssd(Box::new(crate::run_config(cfg)?)),
+            Work::Hdd { disk, jobs, seed } => Outcome::Hdd(Box::new(crate::hdd::run_jobs(disk, jobs, *seed)?)),
+        })
+    }
+    fn memory_estimate(&self) -> Result<u64> {
+        match self {
+            Work::Ssd(cfg) => crate::sim::memory_estimate(cfg),
+            // The disk keeps no per-block state: the jobs' histograms and streams.
+            Work::Hdd { jobs, .. } => Ok(jobs.len() as u64 * 200_000 + (1 << 20)),
+        }
+    }
 }
 
 impl Point {
@@ -78,12 +132,18 @@ pub struct PointResult {
     pub id: String,
     pub labels: crate::metrics::Ordered<String>,
     pub metrics: crate::metrics::Ordered<f64>,
-    pub result: RunResult,
+    pub result: Outcome,
 }
 
 impl PointResult {
     pub fn label(&self, name: &str) -> Option<&str> {
         label(&self.labels.0, name)
+    }
+    /// The SSD run's result (an experiment asks this only of its SSD points).
+    pub fn ssd(&self) -> &crate::metrics::SsdResult {
+        self.result
+            .ssd()
+            .unwrap_or_else(|| panic!("point {} is not an SSD run", self.id))
     }
     /// A figure of [`row_metrics`] by name (NaN if absent).
     pub fn metric(&self, name: &str) -> f64 {
@@ -97,11 +157,11 @@ impl PointResult {
 
 /// The figures of a run that every experiment's table shows, summed over its jobs:
 /// per direction IOPS, MB/s (10^6 bytes), mean and worst job's p99 completion latency (µs);
-/// the write amplification and host write rate of the measured window.
-pub fn row_metrics(r: &RunResult) -> Vec<(String, f64)> {
+/// the write amplification of the measured window (NaN for a disk).
+pub fn row_metrics(r: &Outcome) -> Vec<(String, f64)> {
     let mut out = Vec::new();
     for (dir, pick) in [("read", 0usize), ("write", 1)] {
-        let ops = r.jobs.iter().map(|j| [&j.read, &j.write][pick]);
+        let ops = r.jobs().iter().map(|j| [&j.read, &j.write][pick]);
         let (mut iops, mut bytes_s, mut ios, mut lat_sum, mut p99) = (0.0, 0.0, 0u64, 0.0, 0.0f64);
         for o in ops {
             iops += o.iops;
@@ -125,7 +185,7 @@ pub fn row_metrics(r: &RunResult) -> Vec<(String, f64)> {
         out.push((format!("{dir}_mean_us"), round(mean / 1e3, 3)));
         out.push((format!("{dir}_p99_us"), round(p99 / 1e3, 3)));
     }
-    out.push(("waf".into(), r.ssd.waf));
+    out.push(("waf".into(), r.ssd().map_or(f64::NAN, |s| s.waf)));
     out
 }
 
@@ -266,10 +326,12 @@ impl ExperimentResult {
         let mut r = self.clone();
         r.scale.wall_time_s = 0.0;
         for p in &mut r.runs {
-            p.result.ssd.wall_time_s = 0.0;
-            p.result.ssd.sim_requests_per_wall_s = 0.0;
-            if let Some(o) = p.result.ssd.precondition.as_object_mut() {
-                o.remove("wall_time_s");
+            if let Outcome::Ssd(s) = &mut p.result {
+                s.ssd.wall_time_s = 0.0;
+                s.ssd.sim_requests_per_wall_s = 0.0;
+                if let Some(o) = s.ssd.precondition.as_object_mut() {
+                    o.remove("wall_time_s");
+                }
             }
         }
         serde_json::to_string_pretty(&r).expect("serialisable")
@@ -280,7 +342,7 @@ impl ExperimentResult {
 pub fn memory_estimate(points: &[Point], threads: usize) -> Result<u64> {
     let mut each = points
         .iter()
-        .map(|p| crate::sim::memory_estimate(&p.config))
+        .map(|p| p.work.memory_estimate())
         .collect::<Result<Vec<u64>>>()?;
     each.sort_unstable_by(|a, b| b.cmp(a));
     Ok(each.iter().take(threads.max(1)).sum())
@@ -311,11 +373,13 @@ pub fn run(
     let done = AtomicUsize::new(0);
     let total = points.len();
     progress(0, total);
-    let results: Vec<Result<RunResult>> = pool.install(|| {
+    let results: Vec<Result<Outcome>> = pool.install(|| {
         points
             .par_iter()
             .map(|p| {
-                let r = crate::run_config(&p.config)
+                let r = p
+                    .work
+                    .run()
                     .map_err(|e| Error::Invalid(format!("experiment {} point {}: {e}", exp.name(), p.id)));
                 progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
                 r
@@ -377,7 +441,12 @@ fn table_rows(runs: &[PointResult]) -> (Vec<String>, Vec<Vec<String>>) {
         .map(|r| {
             let mut row = vec![r.id.clone()];
             row.extend(labels.iter().map(|l| r.label(l).unwrap_or("").to_string()));
-            row.extend(metrics.iter().map(|m| fmt_num(r.metric(m))));
+            // A figure the point has not (a disk's WAF) is an empty cell.
+            row.extend(
+                metrics
+                    .iter()
+                    .map(|m| Some(r.metric(m)).filter(|x| !x.is_nan()).map_or(String::new(), fmt_num)),
+            );
             row
         })
         .collect();
@@ -569,7 +638,11 @@ seed = {i}
                     Ok(Point {
                         id: format!("qd={i}"),
                         labels: vec![("iodepth".into(), i.to_string())],
-                        config: crate::config::parse_config(&text, "tiny", std::path::Path::new("."))?,
+                        work: Work::Ssd(Box::new(crate::config::parse_config(
+                            &text,
+                            "tiny",
+                            std::path::Path::new("."),
+                        )?)),
                     })
                 })
                 .collect()
@@ -607,9 +680,9 @@ seed = {i}
         assert_eq!(ids, ["qd=1", "qd=2", "qd=3"]);
         // Each row's figures are its own run's: 3,000 I/Os each.
         for r in &three.runs {
-            let ios = r.result.jobs[0].read.total_ios + r.result.jobs[0].write.total_ios;
-            assert_eq!(ios, 3000);
-            let iops = r.result.jobs[0].read.iops;
+            let job = &r.result.jobs()[0];
+            assert_eq!(job.read.total_ios + job.write.total_ios, 3000);
+            let iops = job.read.iops;
             assert_eq!(r.metric("read_iops"), (iops * 10.0).round() / 10.0);
         }
         assert!(three.claims[0].reproduced, "{:?}", three.claims[0]);
@@ -630,10 +703,7 @@ seed = {i}
     #[test]
     fn memory_of_points_at_once_is_the_largest_estimates() {
         let points = Tiny.points(Scale::Quick).unwrap();
-        let each: Vec<u64> = points
-            .iter()
-            .map(|p| crate::sim::memory_estimate(&p.config).unwrap())
-            .collect();
+        let each: Vec<u64> = points.iter().map(|p| p.work.memory_estimate().unwrap()).collect();
         assert!(each[2] > each[0], "deeper queues need more");
         assert_eq!(memory_estimate(&points, 1).unwrap(), each[2]);
         assert_eq!(memory_estimate(&points, 2).unwrap(), each[2] + each[1]);
