@@ -2,6 +2,7 @@
 //! really allocates, counted by a global allocator.
 
 use ssdlab_core::config::parse_config;
+use ssdlab_core::ftl::{Ftl, FtlParams};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
@@ -60,6 +61,7 @@ fn the_estimate_covers_what_a_run_allocates_and_refuses_beyond_the_limit() {
     estimate_against_allocations();
     refused_before_allocating();
     the_estimate_adds_the_device_and_the_jobs_to_the_ftl();
+    ftl_estimate_against_its_tables();
 }
 
 fn estimate_against_allocations() {
@@ -139,4 +141,46 @@ fn the_estimate_adds_the_device_and_the_jobs_to_the_ftl() {
         &format!("{one_io}[[job]]\nnumjobs = 3\niodepth = 8\nnumber_ios = 1\n"),
     );
     assert_eq!(two - base, 141_184);
+}
+
+/// The FTL's part of the estimate against what building an FTL allocates, on a device of many
+/// small planes (8 planes of 8 blocks of 32 units), where the per-block and per-plane terms
+/// make almost a third of it.
+fn ftl_estimate_against_its_tables() {
+    let cfg = parse_config(
+        "[device]\npreset = \"mlc-sata\"\n[device.geometry]\nchannels = 2\nways = 2\nplanes_per_die = 2\nblocks_per_plane = 8\npages_per_block = 8\npage_size = \"16KiB\"\nmapping_unit = \"4KiB\"\noverprovisioning = 2.0\n[device.ftl]\ngc_policy = \"greedy\"\n",
+        "f.toml",
+        Path::new("."),
+    )
+    .unwrap();
+    let geo = ssdlab_core::geometry::Geometry::from_config(&cfg.device, "f.toml").unwrap();
+    let (b, p) = (geo.blocks as u64, geo.planes as u64);
+    assert_eq!((b, p, geo.units_per_block), (64, 8, 32));
+    let est = Ftl::memory_estimate(&geo);
+    let params = FtlParams {
+        gc_policy: "greedy".into(),
+        gc_d: 2,
+        gc_threshold: 2,
+        endurance: 1000,
+        static_wl_threshold: 0,
+        gc_shared_frontier: false,
+        read_ns: vec![25_000],
+        program_ns: vec![200_000],
+        erase_ns: 1_500_000,
+        seed: 1,
+    };
+    let base = CURRENT.load(SeqCst);
+    let ftl = Ftl::new(geo, params).unwrap();
+    let used = (CURRENT.load(SeqCst) - base) as u64;
+    drop(ftl);
+    // Every table is allocated whole at construction. Greedy keeps two 4-byte links per block
+    // of the 24 bytes the estimate allows any policy, and per plane 12 bytes besides its
+    // bucket heads of the 16 allowed: the estimate exceeds the tables by at most 16 bytes per
+    // block and 4 per plane, less the FTL's few fixed allocations (the policy itself, the
+    // victim histogram).
+    eprintln!("FTL: allocated {used} B, estimate {est} B");
+    assert!(
+        used <= est && est - used <= 16 * b + 4 * p,
+        "the FTL allocated {used} bytes against an estimate of {est}"
+    );
 }

@@ -1287,4 +1287,46 @@ gc_threshold = 2
         assert_eq!(f.lookup(0), f.lookup(8) + 4);
         f.check_invariants().unwrap();
     }
+
+    #[test]
+    fn foreground_gc_that_frees_nothing_gives_up() {
+        // Plane 0 holds 11 blocks of valid data only (88 units), 5 blocks free.
+        let mut f = ftl("greedy");
+        for lpn in 0..88 {
+            f.append_host(0, lpn).unwrap();
+        }
+        assert_eq!(f.free_blocks(0), 5);
+        // With 8 free blocks wanted, every collection copies a whole block into a free one and
+        // erases its victim: 5 free blocks still. It gives up after more than
+        // 4 × 16 blocks per plane + 16 collections.
+        f.set_gc_threshold(8);
+        let e = f.append_host(0, 88).unwrap_err().to_string();
+        assert!(e.contains("plane 0 makes no progress"), "{e}");
+        assert_eq!(f.stats.gc_runs_foreground, 4 * 16 + 16 + 1);
+        assert_eq!(f.free_blocks(0), 5);
+    }
+
+    #[test]
+    fn wear_leveling_moves_the_first_of_the_least_erased_blocks() {
+        let mut f = ftl("greedy");
+        f.params.static_wl_threshold = 1;
+        // Cold data in plane 0's first two blocks (units 0..16), never erased; hot data
+        // rewritten after them until the first migration, due after 64 erases (the wear
+        // leveling interval of a device this small).
+        for lpn in 0..16 {
+            f.append_host(0, lpn).unwrap();
+        }
+        let cold = [f.lookup(0) / 8, f.lookup(8) / 8].map(|b| b as usize);
+        let mut lpn = 16;
+        while f.stats.wl_migrations == 0 {
+            f.append_host(0, lpn).unwrap();
+            lpn = if lpn == 23 { 16 } else { lpn + 1 };
+        }
+        assert!(f.stats.erases >= 64);
+        // Both cold blocks are the least erased full blocks (0 erases): the first one moves.
+        assert_eq!([f.erase_count(cold[0]), f.erase_count(cold[1])], [1, 0]);
+        assert_eq!(f.stats.wl_units_copied, 8);
+        assert_ne!(f.lookup(0) as usize / 8, cold[0]);
+        f.check_invariants().unwrap();
+    }
 }
