@@ -13,6 +13,7 @@ pub mod fiohist;
 pub mod fiolog;
 pub mod ftl;
 pub mod geometry;
+pub mod lifetime;
 pub mod metrics;
 pub mod precondition;
 pub mod request;

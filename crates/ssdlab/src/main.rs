@@ -1,6 +1,7 @@
 //! The `ssdlab` command: a thin layer over `ssdlab-core`.
 
 mod bench;
+mod lifetime_cmd;
 mod plot;
 mod report;
 mod trace_cmd;
@@ -9,6 +10,9 @@ use clap::{Parser, Subcommand, ValueEnum};
 use ssdlab_core::{config, Error, Result};
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
+
+/// `--output-format text|json` of the commands without fio's formats.
+pub use trace_cmd::StatsOutput as TextOrJson;
 
 #[derive(Parser)]
 #[command(name = "ssdlab", version, about = "SSD simulator: flash, FTL and scheduling, driven by fio-style jobs or block traces", long_about = None)]
@@ -71,6 +75,9 @@ enum Cmd {
     Trace(trace_cmd::TraceCmd),
     /// Speed and memory benchmarks of the engine (see BENCHMARKS.md).
     Bench(bench::BenchArgs),
+    /// How long the flash lasts: capacity x P/E cycles / (host write rate x WAF), from flags
+    /// or from a run's JSON result.
+    Lifetime(lifetime_cmd::LifetimeArgs),
 }
 
 #[derive(Subcommand)]
@@ -138,6 +145,7 @@ fn main() -> ExitCode {
         }
         Cmd::Trace(t) => trace_cmd::run(t),
         Cmd::Bench(b) => bench::run(b),
+        Cmd::Lifetime(a) => lifetime_cmd::run(a),
     };
     match res {
         Ok(()) => ExitCode::SUCCESS,
@@ -183,19 +191,30 @@ fn cli_error(e: &clap::Error) -> String {
         }
         ErrorKind::UnknownArgument => format!("{arg}: unknown option{hint}; expected one of the options in --help"),
         ErrorKind::InvalidSubcommand => {
-            format!("{arg}: unknown command{hint}; expected one of run, config, trace, bench (see --help)")
+            format!(
+                "{arg}: unknown command{hint}; expected one of {} (see --help)",
+                command_names()
+            )
         }
         ErrorKind::MissingRequiredArgument => {
             format!("{arg}: missing; expected it on the command line (see --help)")
         }
         ErrorKind::MissingSubcommand | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
-            "missing command; expected one of run, config, trace, bench (see --help)".into()
+            format!("missing command; expected one of {} (see --help)", command_names())
         }
         ErrorKind::TooManyValues | ErrorKind::ArgumentConflict => {
             format!("{arg}: {}", first_line(e))
         }
         _ => first_line(e),
     }
+}
+
+/// The commands, as `run, config, ...`.
+fn command_names() -> String {
+    use clap::CommandFactory;
+    let cmd = Cli::command();
+    let names: Vec<&str> = cmd.get_subcommands().map(|c| c.get_name()).collect();
+    names.join(", ")
 }
 
 /// The first line of clap's own message, without its `error: ` prefix.
