@@ -15,6 +15,7 @@ pub mod fiolog;
 pub mod ftl;
 pub mod geometry;
 pub mod hdd;
+pub mod lifetime;
 pub mod metrics;
 pub mod precondition;
 pub mod request;

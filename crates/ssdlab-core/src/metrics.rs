@@ -443,6 +443,8 @@ pub struct SsdResult {
     pub physical_bytes: u64,
     pub alpha: f64,
     pub gc_policy: String,
+    /// P/E cycles a block takes before it is retired (`device.nand.endurance`).
+    pub endurance: u32,
     pub host: serde_json::Value,
     pub flash: serde_json::Value,
     pub waf: f64,

@@ -791,6 +791,7 @@ impl Simulation {
             physical_bytes: g.physical_bytes(),
             alpha: (g.alpha() * 10000.0).round() / 10000.0,
             gc_policy: d.ftl.policy_name().to_string(),
+            endurance: self.cfg.device.nand.endurance,
             scheduler: json!({
                 "policy": sc.policy, "suspend": sc.suspend, "max_write_wait_ns": sc.max_write_wait.0,
                 "allocation": self.cfg.device.ftl.allocation, "copyback": self.cfg.device.nand.copyback,

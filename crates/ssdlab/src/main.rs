@@ -2,6 +2,7 @@
 
 mod bench;
 mod experiment_cmd;
+mod lifetime_cmd;
 mod plot;
 mod report;
 mod trace_cmd;
@@ -10,6 +11,9 @@ use clap::{Parser, Subcommand, ValueEnum};
 use ssdlab_core::{config, Error, Result};
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
+
+/// `--output-format text|json` of the commands without fio's formats.
+pub use trace_cmd::StatsOutput as TextOrJson;
 
 #[derive(Parser)]
 #[command(name = "ssdlab", version, about = "SSD simulator: flash, FTL and scheduling, driven by fio-style jobs or block traces", long_about = None)]
@@ -74,6 +78,9 @@ enum Cmd {
     Bench(bench::BenchArgs),
     /// Seed reproductions: `ssdlab experiment list`, `ssdlab experiment NAME [--quick]`.
     Experiment(experiment_cmd::ExperimentArgs),
+    /// How long the flash lasts: capacity x P/E cycles / (host write rate x WAF), from flags
+    /// or from a run's JSON result.
+    Lifetime(lifetime_cmd::LifetimeArgs),
 }
 
 #[derive(Subcommand)]
@@ -142,6 +149,7 @@ fn main() -> ExitCode {
         Cmd::Trace(t) => trace_cmd::run(t),
         Cmd::Bench(b) => bench::run(b),
         Cmd::Experiment(a) => experiment_cmd::run(a),
+        Cmd::Lifetime(a) => lifetime_cmd::run(a),
     };
     match res {
         Ok(()) => ExitCode::SUCCESS,
@@ -187,19 +195,30 @@ fn cli_error(e: &clap::Error) -> String {
         }
         ErrorKind::UnknownArgument => format!("{arg}: unknown option{hint}; expected one of the options in --help"),
         ErrorKind::InvalidSubcommand => {
-            format!("{arg}: unknown command{hint}; expected one of run, config, trace, bench, experiment (see --help)")
+            format!(
+                "{arg}: unknown command{hint}; expected one of {} (see --help)",
+                command_names()
+            )
         }
         ErrorKind::MissingRequiredArgument => {
             format!("{arg}: missing; expected it on the command line (see --help)")
         }
         ErrorKind::MissingSubcommand | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
-            "missing command; expected one of run, config, trace, bench, experiment (see --help)".into()
+            format!("missing command; expected one of {} (see --help)", command_names())
         }
         ErrorKind::TooManyValues | ErrorKind::ArgumentConflict => {
             format!("{arg}: {}", first_line(e))
         }
         _ => first_line(e),
     }
+}
+
+/// The commands, as `run, config, ...`.
+fn command_names() -> String {
+    use clap::CommandFactory;
+    let cmd = Cli::command();
+    let names: Vec<&str> = cmd.get_subcommands().map(|c| c.get_name()).collect();
+    names.join(", ")
 }
 
 /// The first line of clap's own message, without its `error: ` prefix.
