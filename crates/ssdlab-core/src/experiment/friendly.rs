@@ -15,6 +15,8 @@
 //! - Principle 1 (random vs in-place updates): 4 KiB updates from one thread, appended in
 //!   place over a log (sequential) or scattered (random), on the SSD and on the hard-disk
 //!   model (`hdd-7200`: a 7200 rpm drive, write cache off, see `crate::hdd`).
+//! - Lifetime: the formula's two examples, and (column `lifetime_days` of every SSD point)
+//!   the lifetime of the simulated drive under each workload, written without pause.
 //! - Principle 5 (a too-full device): uniform random 4 KiB overwrites on a one-plane device
 //!   whose data fills A = 80 % or 95 % of its flash, with the random, greedy and FIFO victim
 //!   policies: blocks cleaned per block freed, against the seed's 1/(1 − A).
@@ -503,6 +505,25 @@ impl Experiment for Friendly {
             log_x: false,
             series: gc_series,
         });
+        // The lifetime formula's two examples.
+        for (id, pe, waf, seed, about) in [
+            ("lifetime-10-months", 10_000.0, 4.0, 2.5e7, "about 10 months"),
+            ("lifetime-1-month", 3_000.0, 10.0, 3.0e6, "about one month"),
+        ] {
+            let ours = crate::lifetime::lifetime_seconds(1e12, pe, 100e6, waf);
+            claims.push(Claim::new(
+                id,
+                &format!("1 TB at 100 MB/s, {pe} P/E cycles, WAF {waf}: {about}"),
+                seed,
+                ours,
+                "s",
+                Rule::Relative { tolerance: 0.01 },
+                format!(
+                    "capacity × P/E / (write rate × WAF) = {}",
+                    crate::lifetime::human_duration(ours)
+                ),
+            ));
+        }
         Analysis { claims, figures }
     }
 }

@@ -157,7 +157,8 @@ impl PointResult {
 
 /// The figures of a run that every experiment's table shows, summed over its jobs:
 /// per direction IOPS, MB/s (10^6 bytes), mean and worst job's p99 completion latency (µs);
-/// the write amplification of the measured window (NaN for a disk).
+/// the write amplification of the measured window and the lifetime it implies (days; NaN for a
+/// disk, infinite without writes).
 pub fn row_metrics(r: &Outcome) -> Vec<(String, f64)> {
     let mut out = Vec::new();
     for (dir, pick) in [("read", 0usize), ("write", 1)] {
@@ -186,6 +187,11 @@ pub fn row_metrics(r: &Outcome) -> Vec<(String, f64)> {
         out.push((format!("{dir}_p99_us"), round(p99 / 1e3, 3)));
     }
     out.push(("waf".into(), r.ssd().map_or(f64::NAN, |s| s.waf)));
+    // How long the flash would last under this workload, written without pause.
+    let lifetime = r.ssd().map_or(f64::NAN, |s| {
+        crate::lifetime::from_run_json(&serde_json::json!({ "ssd": s })).map_or(f64::NAN, |l| l.seconds())
+    });
+    out.push(("lifetime_days".into(), round(lifetime / crate::lifetime::DAY_S, 1)));
     out
 }
 
