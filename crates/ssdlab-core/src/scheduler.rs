@@ -874,6 +874,24 @@ mod tests {
     }
 
     #[test]
+    fn a_units_backlog_ends_after_its_running_and_queued_work() {
+        let mut s = sched(Policy::Fcfs, None, None);
+        assert_eq!(s.backlog_end(0, 7), 7, "idle: now");
+        // Programs of 100, 200 and 300 ns at 0: the first runs 0..100, the others wait.
+        for (token, array_ns) in [(1, 100), (2, 200), (3, 300)] {
+            s.submit(0, op(Kind::Program, Class::Host, array_ns, token));
+        }
+        assert_eq!(s.backlog_end(0, 0), 100 + 200 + 300);
+        // At 100 the second starts (ends at 300), the third is queued: still 600.
+        s.step();
+        assert_eq!(s.backlog_end(0, 100), 300 + 300);
+        s.step();
+        assert_eq!(s.backlog_end(0, 300), 600);
+        assert_eq!(run(&mut s), vec![(1, 100), (2, 300), (3, 600)]);
+        assert_eq!(s.backlog_end(0, 600), 600);
+    }
+
+    #[test]
     fn under_fcfs_a_read_suspends_a_program_only_when_nothing_older_waits() {
         // Alone behind the program: suspended at 100 for 20 ns, read 120..170, resumed.
         let mut s = sched(Policy::Fcfs, Some(20), None);

@@ -322,6 +322,27 @@ fn waiting_writes_enter_the_buffer_in_order_as_programs_free_space() {
 }
 
 #[test]
+fn a_write_of_two_units_takes_room_for_both_in_the_buffer() {
+    // A buffer of two pages of one 8 KiB unit each: a 16 KiB write fills it, so a one-page
+    // write behind it waits for room.
+    let mut d = device(1, "8KiB", "write_buffer = \"16KiB\"");
+    let link16 = CMD + 27_307; // 16 KiB over the link, with the command
+    let done = at_once(&mut d, 0, &[req(Op::Write, 0, 16384), req(Op::Write, 16384, 8192)]);
+    // The first completes once its data is in DRAM; the second's data follows it over the
+    // link but the buffer is full until the first page's program ends (channel, tPROG).
+    assert_eq!(done, [link16, link16 + CH + P]);
+    assert_eq!(d.counters.buffer_stalls, 1);
+}
+
+#[test]
+fn the_last_activity_of_a_buffered_write_is_its_program() {
+    // The write completes once its data is in DRAM; the flash works on until its program ends.
+    let mut d = device(1, "8KiB", "write_buffer = \"16KiB\"");
+    assert_eq!(at_once(&mut d, 0, &[req(Op::Write, 0, 8192)]), [LINK]);
+    assert_eq!(d.last_activity(), LINK + CH + P);
+}
+
+#[test]
 fn data_garbage_collection_moved_to_a_fresh_block_is_read_from_flash() {
     // A buffered device, fifo victims: logical unit 1 written once, then unit 0 over and over
     // until foreground GC takes the oldest block, which holds unit 1 and stale copies of 0.

@@ -300,6 +300,22 @@ fn defaults_and_the_smallest_range() {
 }
 
 #[test]
+fn rwmixread_is_a_percentage_up_to_100() {
+    let job = |rwmixread: u32| JobConfig {
+        rwmixread,
+        ..Default::default()
+    };
+    assert!(job(100).validate("v.toml", "job[0]", 1 << 20).is_ok(), "reads only");
+    match job(101).validate("v.toml", "job[0]", 1 << 20).unwrap_err() {
+        ssdlab_core::Error::Key { key, msg, .. } => {
+            assert_eq!(key, "job[0].rwmixread", "{msg}");
+            assert!(msg.contains("got 101; expected a percentage from 0 to 100"), "{msg}");
+        }
+        e => panic!("{e}"),
+    }
+}
+
+#[test]
 fn an_unloaded_open_loop_job_has_one_request_outstanding() {
     // 1,000 IOPS of 4 KiB writes on a fresh drive: each is done long before the next arrives;
     // whole pages written once, no GC: write amplification 1.
@@ -513,22 +529,26 @@ stonewall = true
     assert_eq!(busy["iops"], 4_693.205); // 16e9 / 3,409,184 = 4,693.2052
     assert_eq!(busy["write_bytes_per_s"], 19_223_368.407); // 65,536e9 / 3,409,184
     assert_eq!(busy["read_bytes_per_s"], 19_223_368.407);
+    // Busy time over the 3,409,184 ns: the link 16 × 18,654 ns = 298,464 (0.0875), the channel
+    // 16 pages of 81,920 ns = 1,310,720 (0.3845), the plane 8 tPROG and 8 tR = 1,800,000
+    // (0.5280).
+    let u = &r.ssd.utilisation;
+    assert_eq!([&u["host_link"], &u["channels"], &u["planes"]], [0.088, 0.384, 0.528]);
 }
 
-#[test]
-fn a_read_behind_a_program_reports_its_wait() {
-    // Replayed at its timestamps: page 0 written at 0, page 1 at T = 10 ms, page 0 read at
-    // T + 150 us while page 1's program runs [T + 100,574, T + 300,574]. First come, first
-    // served: the read waits for it, 150,574 ns, then takes 125,574 ns: 276,148 ns in all.
+/// Replayed at its timestamps: page 0 written at 0, page 1 at T = 10 ms, page 0 read at
+/// T + 150 us while page 1's program runs [T + 100,574, T + 300,574]. `scheduler` goes in the
+/// `[device.scheduler]` table, `jobs` after the replay job.
+fn read_behind_a_program(scheduler: &str, jobs: &str) -> ssdlab_core::RunResult {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(
         dir.path().join("t.mqsim"),
         "0 0 0 16 0\n10000000 0 16 16 0\n10150000 0 0 16 1\n",
     )
     .unwrap();
-    let text = one_plane(
+    let text = one_plane(&format!(
         r#"[device.scheduler]
-policy = "fcfs"
+{scheduler}
 [precondition]
 mode = "none"
 [[job]]
@@ -536,20 +556,67 @@ name = "replay"
 [job.trace]
 file = "t.mqsim"
 format = "mqsim"
-"#,
-    );
-    let r = run_in(&text, dir.path());
+{jobs}"#
+    ));
+    run_in(&text, dir.path())
+}
+
+#[test]
+fn a_read_behind_a_program_reports_its_wait() {
+    // First come, first served: the read waits for the program, 150,574 ns, then takes
+    // 125,574 ns: 276,148 ns in all.
+    let r = read_behind_a_program("policy = \"fcfs\"", "");
     let i = &r.ssd.interference;
     assert_eq!(
         (i["conflicting_reads"].as_u64(), i["conflict_wait_ns"].as_u64()),
         (Some(1), Some(150_574))
     );
     assert_eq!(i["mean_conflict_wait_ns"], 150_574.0);
+    assert_eq!(i["suspensions"], 0);
     assert_eq!(r.jobs[0].read.clat_ns.mean, 276_148.0);
     // Fewer than 1,000 requests: the first and the last 1,000 are the same three,
     // (300,574 + 300,574 + 276,148) / 3 = 292,432 ns.
     let o = r.jobs[0].ssdlab.open_loop.as_ref().unwrap();
     assert_eq!((o.first_mean_lat_ns, o.last_mean_lat_ns), (292_432.0, 292_432.0));
+}
+
+#[test]
+fn a_read_that_suspends_a_program_reports_the_suspension() {
+    // The read suspends the program at T + 150 us (150,574 ns of it left): 20 us to suspend,
+    // then the read's 125,574 ns; the program resumes when the read's tR ends, at
+    // T + 195,000, for 5 us + 150,574 ns: the write of page 1 ends at T + 350,574.
+    let r = read_behind_a_program(
+        "policy = \"fcfs\"\nsuspend = [\"program\"]\nprogram_suspend_time = \"20us\"\nresume_time = \"5us\"",
+        "",
+    );
+    let i = &r.ssd.interference;
+    assert_eq!(
+        (i["conflicting_reads"].as_u64(), i["conflict_wait_ns"].as_u64()),
+        (Some(1), Some(20_000))
+    );
+    assert_eq!(
+        (&i["suspensions"], &i["per_die"]["suspensions"]),
+        (&1.into(), &[1].into())
+    );
+    assert_eq!(r.jobs[0].read.clat_ns.mean, 145_574.0);
+    assert_eq!(r.jobs[0].write.clat_ns.max, 350_574);
+}
+
+#[test]
+fn a_trace_job_reports_its_trace_and_only_it() {
+    // The replay job and a generated one writing a page.
+    let r = read_behind_a_program(
+        "policy = \"fcfs\"",
+        "[[job]]\nname = \"gen\"\nrw = \"write\"\nbs = \"8KiB\"\nnumber_ios = 1\n",
+    );
+    let (replay, gen) = (&r.jobs[0], &r.jobs[1]);
+    assert_eq!((replay.jobname.as_str(), gen.jobname.as_str()), ("replay", "gen"));
+    let t = replay.ssdlab.trace.as_ref().expect("the replay job's trace report");
+    assert_eq!(
+        (&t["file"], &t["format"], &t["replayed"]),
+        (&"t.mqsim".into(), &"mqsim".into(), &3.into())
+    );
+    assert_eq!(gen.ssdlab.trace, None);
 }
 
 #[test]

@@ -1119,7 +1119,8 @@ gc_threshold = 2
     fn a_collection_copies_the_valid_units_page_by_page() {
         // Plane 0: block A holds logical units 0..8 (pages of two units), then 1, 2, 3 and 5
         // are overwritten. A keeps 0 | - - | 4 - | 6 7: three pages to read, page 1 skipped.
-        let mut f = ftl("greedy");
+        // MLC times: page types alternate (25 / 50 us reads, 200 / 900 us programs).
+        let mut f = ftl_with("greedy", false, vec![25_000, 50_000], vec![200_000, 900_000]);
         for lpn in [0, 1, 2, 3, 4, 5, 6, 7, 1, 2, 3, 5] {
             f.append_host(0, lpn).unwrap();
         }
@@ -1133,13 +1134,15 @@ gc_threshold = 2
             array_ns,
             program_ns,
         };
-        // The GC frontier fills a page with units 0 and 4, a second with 6 and 7.
+        // The GC frontier fills its page 0 with units 0 and 4 (A's pages 0 and 2 read: page
+        // type 0), its page 1 with 6 and 7 (A's page 3 read: type 1): each program has the
+        // type of the destination page it completes.
         assert_eq!(
             f.gc_ops,
             [
                 op(GcOpKind::Read, 1, 25_000, 0),
                 op(GcOpKind::Copy, 1, 25_000, 200_000),
-                op(GcOpKind::Copy, 2, 25_000, 200_000),
+                op(GcOpKind::Copy, 2, 50_000, 900_000),
                 op(GcOpKind::Erase, 0, 1_500_000, 0),
             ]
         );
@@ -1285,6 +1288,57 @@ gc_threshold = 2
         assert_eq!((f.stats.padded_units, f.stats.gc_pages_programmed), (1, 1));
         assert_eq!(f.open_page_fill(0), 0);
         assert_eq!(f.lookup(0), f.lookup(8) + 4);
+        f.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn a_shared_frontier_left_page_aligned_or_absent_is_not_padded() {
+        let mlc = || ftl_with("greedy", true, vec![25_000, 50_000], vec![200_000, 900_000]);
+        let op = |kind, units, array_ns, program_ns| GcOp {
+            plane: 0,
+            kind,
+            units,
+            array_ns,
+            program_ns,
+        };
+        // Block A: units 0..8, all but units 0 and 1 (A's page 0) trimmed; block B: host
+        // units 8..12 (pages 0, 1). Units 0 and 1 fill B's page 2 (type 0: 200 us): the
+        // frontier ends page-aligned and nothing is padded.
+        let mut f = mlc();
+        for lpn in 0..12 {
+            f.append_host(0, lpn).unwrap();
+        }
+        for lpn in 2..8 {
+            f.trim(lpn);
+        }
+        f.gc_ops.clear();
+        assert!(f.gc_once(0).unwrap());
+        assert_eq!(
+            f.gc_ops,
+            [
+                op(GcOpKind::Copy, 2, 25_000, 200_000),
+                op(GcOpKind::Erase, 0, 1_500_000, 0),
+            ]
+        );
+        assert_eq!((f.stats.padded_units, f.stats.gc_pages_programmed), (0, 1));
+        assert_eq!([f.lookup(0), f.lookup(1)], [f.lookup(8) + 4, f.lookup(8) + 5]);
+        f.check_invariants().unwrap();
+        // Plane 0's 16 blocks: 15 filled with units 0..120, block A (units 0..8) then trimmed
+        // whole. The next unit closes the full host block, leaving no host frontier, and with
+        // one free block foreground GC takes A: nothing to copy, nothing to pad, an erase.
+        let mut f = mlc();
+        for lpn in 0..120 {
+            f.append_host(0, lpn).unwrap();
+        }
+        for lpn in 0..8 {
+            f.trim(lpn);
+        }
+        f.gc_ops.clear();
+        assert_eq!(f.free_blocks(0), 1);
+        f.append_host(0, 120).unwrap();
+        assert_eq!(f.gc_ops, [op(GcOpKind::Erase, 0, 1_500_000, 0)]);
+        assert_eq!((f.stats.gc_runs_foreground, f.stats.padded_units), (1, 0));
+        assert_eq!(f.open_page_fill(0), 1);
         f.check_invariants().unwrap();
     }
 
