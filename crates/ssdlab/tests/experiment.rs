@@ -59,11 +59,18 @@ fn friendly_quick_reproduces_the_seed_s_measurements() {
     assert_eq!(r["scale"]["scale"], "quick");
     let runs = r["runs"].as_array().unwrap();
     assert_eq!(runs.len(), r["scale"]["points"].as_u64().unwrap() as usize);
-    assert_eq!(runs.len(), 8 + 12 + 2 + 6);
+    assert_eq!(runs.len(), 8 + 12 + 2 + 2 + 6);
     // Each point carries its full run result.
-    assert!(runs
-        .iter()
-        .all(|p| p["result"]["ssd"]["waf"].is_number() && p["result"]["jobs"].is_array()));
+    // Each point carries its full run result: the SSD's or the disk model's.
+    for p in runs {
+        let disk = p["id"].as_str().unwrap().starts_with("hdd-");
+        let section = if disk {
+            &p["result"]["hdd"]["rpm"]
+        } else {
+            &p["result"]["ssd"]["waf"]
+        };
+        assert!(section.is_number() && p["result"]["jobs"].is_array(), "{}", p["id"]);
+    }
     let csv = std::fs::read_to_string(out.join("table.csv")).unwrap();
     assert_eq!(csv.lines().count(), runs.len() + 1);
 
@@ -116,5 +123,5 @@ fn friendly_quick_reproduces_the_seed_s_measurements() {
     assert!(claim(&r, "p7-8-threads")["known_difference"].is_string());
     // Principle 1: random updates are not slower than in-place ones on the SSD.
     assert!(claim(&r, "p1-ssd-random-vs-inplace")["reproduced"].as_bool().unwrap());
-    assert!(stdout.contains("claims reproduced; 28 points"), "{stdout}");
+    assert!(stdout.contains("claims reproduced; 30 points"), "{stdout}");
 }
