@@ -1,8 +1,9 @@
 //! The device layer against values computed by hand: the write buffer (completion when the
-//! data is in DRAM, stalls when it is full, reads served from it), reads by flash page,
-//! read-modify-write, TRIM of whole mapping units only, least-busy allocation within its slack
-//! (planes or dies as units), busy times in snapshots, and background GC (the idle wait, armed
-//! at the start of a run, none while draining).
+//! data is in DRAM, stalls when it is full, reads served from it, and from flash for the GC
+//! copies a shared frontier puts beside its pages), reads by flash page, read-modify-write,
+//! TRIM of whole mapping units only, least-busy allocation within its slack (planes or dies as
+//! units), busy times in snapshots, and background GC (the idle wait, armed at the start of a
+//! run, none while draining).
 //!
 //! Device (unless a test says otherwise): SLC (tR 25 us, tPROG 200 us, tBERS 1.5 ms), 8 KiB
 //! pages, 100 MB/s channels (81,920 ns per page), SATA link at 600 MB/s plus 5 us per command
@@ -419,4 +420,107 @@ fn background_gc_is_armed_at_the_start_of_a_run_but_not_while_draining() {
     d.advance_to(1_000_000_000).unwrap();
     assert_eq!(d.ftl.stats.gc_runs_background, 0);
     assert_eq!(d.next_event(), None);
+}
+
+/// A buffered device with a shared GC frontier and fifo victims: logical unit 1 written once,
+/// then unit 0 over and over, each write on an idle device, until a write's foreground GC has
+/// copied unit 1 for the `n`-th time. Blocks are collected in the order they were filled, and
+/// every victim but the one holding unit 1 holds only stale copies of unit 0; the collection
+/// that takes unit 1's block copies it alone to page 0 of a free block, where the write that
+/// needed the block then takes page 1. Returns the device and the time `t` that write was
+/// submitted (it is in DRAM at `t + LINK`; no event after that processed yet).
+fn until_unit_1_is_copied(n: u64) -> (Device, u64) {
+    let ftl = "write_buffer = \"16KiB\"\ngc_policy = \"fifo\"\ngc_frontier = \"shared\"";
+    let mut d = device(1, "8KiB", ftl);
+    d.run_request(0, &req(Op::Write, 8192, 8192)).unwrap();
+    loop {
+        d.drain().unwrap();
+        let t = d.now();
+        assert_eq!(d.run_request(t, &req(Op::Write, 0, 8192)).unwrap(), t + LINK);
+        if d.ftl.stats.gc_units_copied == n {
+            let (host, gc) = (d.ftl.lookup(0), d.ftl.lookup(1));
+            let b = d.geo.block_of_unit(host);
+            assert_eq!(d.geo.block_of_unit(gc), b);
+            assert_eq!((d.geo.page_in_block(gc), d.geo.page_in_block(host)), (0, 1));
+            return (d, t);
+        }
+    }
+}
+
+/// The foreground GC of [`until_unit_1_is_copied`] on an idle unit from `t`: the copy of unit
+/// 1 (tR, its data out and back over the channel, tPROG) ends at `t` + 388,840 ns; the erase
+/// of the victim (1.5 ms) and the program of the host page wait behind it.
+const COPY: u64 = R + 2 * CH + P;
+
+#[test]
+fn a_host_page_after_gc_copies_in_a_reused_block_is_read_from_the_buffer() {
+    // The second copy of unit 1 goes to a block erased once, whose first life held 16 host
+    // pages programmed through the buffer.
+    let (mut d, t) = until_unit_1_is_copied(2);
+    let b = d.geo.block_of_unit(d.ftl.lookup(0));
+    assert_eq!(d.ftl.erase_count(b), 1);
+    // Unit 0 is in DRAM at t + LINK = t + 18,654 ns, its program still behind the copy and
+    // the erase (it ends after t + 1.8 ms): a read then is served from the buffer, the data
+    // crossing the link alone: t + 2 LINK = t + 37,308 ns. (Read from flash it would wait for
+    // the copy, then tR, channel and link: t + 388,840 + 25,000 + 81,920 + 18,654 =
+    // t + 514,414 ns.)
+    let before = d.counters.clone();
+    assert_eq!(at_once(&mut d, t + LINK, &[req(Op::Read, 0, 8192)]), [t + 2 * LINK]);
+    let c = d.counters.since(&before);
+    assert_eq!((c.buffer_read_units, c.host_page_reads), (1, 0));
+    d.ftl.check_invariants().unwrap();
+}
+
+#[test]
+fn a_page_gc_copied_ahead_of_the_hosts_first_page_is_read_from_flash() {
+    // The first copy of unit 1 goes to a block never written; the host's page 1 behind it is
+    // in the buffer, but the copy of unit 1 in page 0 never was.
+    let (mut d, t) = until_unit_1_is_copied(1);
+    let b = d.geo.block_of_unit(d.ftl.lookup(1));
+    assert_eq!(d.ftl.erase_count(b), 0);
+    // A read of unit 1 at t + LINK goes to flash: it waits for the copy to end (read priority
+    // puts it ahead of the erase), then tR, the channel and the link:
+    // t + 388,840 + 25,000 + 81,920 + 18,654 = t + 514,414 ns.
+    let before = d.counters.clone();
+    let done = at_once(&mut d, t + LINK, &[req(Op::Read, 8192, 8192)]);
+    assert_eq!(done, [t + COPY + R + CH + LINK]);
+    let c = d.counters.since(&before);
+    assert_eq!((c.buffer_read_units, c.host_page_reads), (0, 1));
+    d.ftl.check_invariants().unwrap();
+}
+
+#[test]
+fn a_page_background_gc_copied_between_host_pages_is_read_from_flash() {
+    // A shared GC frontier, fifo victims, background GC below 4 free blocks after 1 ms idle:
+    // unit 1 written once, then unit 0 over and over, each write as the previous completes,
+    // until the plane is below its background threshold.
+    let ftl = "write_buffer = \"16KiB\"\ngc_policy = \"fifo\"\ngc_frontier = \"shared\"\n\
+               bg_gc_threshold = 4\nbg_gc_idle = \"1ms\"";
+    let mut d = device(1, "8KiB", ftl);
+    let mut t = d.run_request(0, &req(Op::Write, 8192, 8192)).unwrap();
+    while d.free_blocks() >= 4 {
+        t = d.run_request(t, &req(Op::Write, 0, 8192)).unwrap();
+    }
+    // Idle, the unit collects the oldest block, which holds unit 1 among stale copies of
+    // unit 0: unit 1 goes to the host frontier, the page after unit 0's.
+    d.advance_to(t + 1_000_000_000).unwrap();
+    assert_eq!((d.ftl.stats.gc_runs_background, d.next_event()), (1, None));
+    let (host, gc) = (d.ftl.lookup(0), d.ftl.lookup(1));
+    assert_eq!(d.geo.block_of_unit(gc), d.geo.block_of_unit(host));
+    let copied = d.geo.page_in_block(gc);
+    assert_eq!(copied, d.geo.page_in_block(host) + 1);
+    // Unit 0 written again on the idle device at t takes the page after the copy; the unit
+    // takes its program at once (its data over the channel from t + LINK, tPROG until
+    // t + LINK + CH + P = t + 300,574 ns).
+    let t = d.now();
+    assert_eq!(d.run_request(t, &req(Op::Write, 0, 8192)).unwrap(), t + LINK);
+    assert_eq!(d.geo.page_in_block(d.ftl.lookup(0)), copied + 1);
+    // Unit 1 was never in the buffer: read at t + LINK, it waits for that program, then tR,
+    // the channel and the link: t + 300,574 + 25,000 + 81,920 + 18,654 = t + 426,148 ns.
+    let before = d.counters.clone();
+    let done = at_once(&mut d, t + LINK, &[req(Op::Read, 8192, 8192)]);
+    assert_eq!(done, [t + LINK + CH + P + R + CH + LINK]);
+    let c = d.counters.since(&before);
+    assert_eq!((c.buffer_read_units, c.host_page_reads), (0, 1));
+    d.ftl.check_invariants().unwrap();
 }
