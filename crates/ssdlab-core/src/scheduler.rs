@@ -729,6 +729,21 @@ mod tests {
     }
 
     #[test]
+    fn the_scheduler_is_quiet_exactly_when_nothing_is_queued_or_running() {
+        let mut s = sched(Policy::Fcfs, None, None);
+        assert!(s.is_quiet(), "nothing submitted yet");
+        // A program of 100 ns at 0, a read of 10 ns behind it: busy until 110.
+        s.submit(0, op(Kind::Program, Class::Host, 100, 1));
+        s.submit(0, op(Kind::Read, Class::Host, 10, 2));
+        assert!(!s.is_quiet(), "a program running");
+        assert!(s.step());
+        assert_eq!(s.next_event(), Some(110));
+        assert!(!s.is_quiet(), "the read running");
+        assert!(s.step());
+        assert!(s.is_quiet(), "both done");
+    }
+
+    #[test]
     fn fcfs_serves_in_order_and_read_priority_overtakes_queued_programs() {
         for (policy, read_done) in [(Policy::Fcfs, 300 + 10), (Policy::ReadPriority, 100 + 10)] {
             let mut s = sched(policy, None, None);

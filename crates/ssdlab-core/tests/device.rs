@@ -308,6 +308,11 @@ fn a_partial_write_reads_old_data_only_where_there_is_some() {
     let done = at_once(&mut d, t, &[req(Op::Write, 4096, 4096)]);
     assert_eq!(done, [t + R + CH + CH + P]);
     assert_eq!(d.counters.rmw_page_reads, 1);
+    // The first half of the unit, which ends 4 KiB short of the unit's end: its old second
+    // half is read first as well.
+    let t = 20_000_000;
+    assert_eq!(at_once(&mut d, t, &[req(Op::Write, 0, 4096)]), [t + R + CH + CH + P]);
+    assert_eq!(d.counters.rmw_page_reads, 2);
 }
 
 #[test]
@@ -522,5 +527,67 @@ fn a_page_background_gc_copied_between_host_pages_is_read_from_flash() {
     assert_eq!(done, [t + LINK + CH + P + R + CH + LINK]);
     let c = d.counters.since(&before);
     assert_eq!((c.buffer_read_units, c.host_page_reads), (0, 1));
+    d.ftl.check_invariants().unwrap();
+}
+
+#[test]
+fn a_buffered_page_programmed_before_the_next_was_issued_is_read_from_flash() {
+    // A buffer of two pages. Page 0 is programmed by t = 10 ms; page 1 written then is in
+    // DRAM at t + LINK, its data over the channel and tPROG until t + LINK + CH + P.
+    let mut d = device(1, "8KiB", "write_buffer = \"16KiB\"");
+    at_once(&mut d, 0, &[req(Op::Write, 0, 8192)]);
+    let t = 10_000_000;
+    d.advance_to(t).unwrap();
+    d.submit(t, &req(Op::Write, 8192, 8192), 0).unwrap();
+    // Page 0, read at t + LINK, is on flash only: it waits for page 1's program, then tR, the
+    // channel and the link: t + 300,574 + 25,000 + 81,920 + 18,654 = t + 426,148 ns.
+    d.advance_to(t + LINK).unwrap();
+    d.submit(t + LINK, &req(Op::Read, 0, 8192), 1).unwrap();
+    d.drain().unwrap();
+    let done: Vec<(u64, u64)> = d.completions.drain(..).collect();
+    assert_eq!(done, [(0, t + LINK), (1, t + LINK + CH + P + R + CH + LINK)]);
+    assert_eq!((d.counters.buffer_read_units, d.counters.host_page_reads), (0, 1));
+}
+
+/// Blocks of `plane` filled with copies of logical unit `lpn`, `appends` units in all, each
+/// closed block collected (emptied, erased) before the next unit goes in, through the FTL
+/// alone; the last closed block is left when the last append closed it.
+fn fill_and_collect(d: &mut Device, plane: usize, lpn: u64, appends: u64) {
+    for _ in 0..appends {
+        if d.ftl.gc_candidates(plane) > 0 {
+            assert!(d.ftl.gc_once(plane).unwrap());
+        }
+        d.ftl.append_host(plane, lpn).unwrap();
+    }
+}
+
+#[test]
+fn background_gc_skips_a_plane_of_its_die_that_has_nothing_to_collect() {
+    // One die of two planes working as one unit (planes 0 and 1), blocks that wear out at
+    // their first erase, background GC below 4 free blocks after 1 ms idle.
+    let mut cfg = config(1, "8KiB", "bg_gc_threshold = 4\nbg_gc_idle = \"1ms\"");
+    cfg.device.geometry.planes_per_die = 2;
+    cfg.device.nand.plane_parallel = false;
+    cfg.device.nand.endurance = 1;
+    let mut d = Device::new(&cfg.device, 1).unwrap();
+    d.ftl.record_ops = false;
+    // Plane 0: 61 blocks of 16 copies of unit 0, the first 60 collected and retired, the
+    // 61st full but still the open block: 64 - 60 - 1 = 3 free blocks, below the threshold,
+    // and nothing to collect.
+    fill_and_collect(&mut d, 0, 0, 61 * 16);
+    // Plane 1 likewise with unit 1, and one unit more: the 61st block closes, holding only
+    // stale copies, and a 62nd opens: 2 free blocks and one block to collect.
+    fill_and_collect(&mut d, 1, 1, 61 * 16 + 1);
+    d.ftl.record_ops = true;
+    assert_eq!((d.ftl.free_blocks(0), d.ftl.gc_candidates(0)), (3, 0));
+    assert_eq!((d.ftl.free_blocks(1), d.ftl.gc_candidates(1)), (2, 1));
+    let before = d.ftl.stats.clone();
+    // Idle for 1 ms, the die collects plane 1's block (no valid units: one erase, which
+    // retires it), then has nothing left to collect anywhere.
+    d.kick_background().unwrap();
+    d.advance_to(1_000_000_000).unwrap();
+    let s = d.ftl.stats.since(&before);
+    assert_eq!((s.gc_runs_background, s.erases, s.retired_blocks), (1, 1, 1));
+    assert_eq!(d.next_event(), None);
     d.ftl.check_invariants().unwrap();
 }

@@ -534,18 +534,28 @@ stonewall = true
     // (0.5280).
     let u = &r.ssd.utilisation;
     assert_eq!([&u["host_link"], &u["channels"], &u["planes"]], [0.088, 0.384, 0.528]);
+    // 16 requests in a positive wall time, the time reported rounded to the millisecond: a
+    // rate of at least 16 / (that time + 0.5 ms).
+    let (rate, wall) = (r.ssd.sim_requests_per_wall_s, r.ssd.wall_time_s);
+    assert_eq!(r.ssd.requests, 16);
+    assert!(
+        rate.is_finite() && rate >= (16.0 / (wall + 0.0005)).floor(),
+        "{rate} over {wall} s"
+    );
 }
 
 /// Replayed at its timestamps: page 0 written at 0, page 1 at T = 10 ms, page 0 read at
 /// T + 150 us while page 1's program runs [T + 100,574, T + 300,574]. `scheduler` goes in the
 /// `[device.scheduler]` table, `jobs` after the replay job.
 fn read_behind_a_program(scheduler: &str, jobs: &str) -> ssdlab_core::RunResult {
+    replay_first("0 0 0 16 0\n10000000 0 16 16 0\n10150000 0 0 16 1\n", scheduler, jobs)
+}
+
+/// A job named "replay" replaying `trace` (mqsim lines) at its timestamps on [`one_plane`],
+/// then `jobs`. `scheduler` goes in the `[device.scheduler]` table.
+fn replay_first(trace: &str, scheduler: &str, jobs: &str) -> ssdlab_core::RunResult {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("t.mqsim"),
-        "0 0 0 16 0\n10000000 0 16 16 0\n10150000 0 0 16 1\n",
-    )
-    .unwrap();
+    std::fs::write(dir.path().join("t.mqsim"), trace).unwrap();
     let text = one_plane(&format!(
         r#"[device.scheduler]
 {scheduler}
@@ -642,6 +652,8 @@ io_size = "1856KiB"
     assert_eq!(r.jobs[0].write.total_ios, 232);
     assert_eq!(r.ssd.gc["runs"], 0);
     assert_eq!(r.ssd.flash["erases"], 0);
+    // No victims: no valid-unit counts to list.
+    assert_eq!(r.ssd.gc["victim_valid_histogram"].as_array().map(Vec::len), Some(0));
     let span = &r.ssd.span;
     assert_eq!(span["last_host_completion_ns"], 232 * WRITE_NS);
     assert_eq!(span["last_flash_activity_ns"], 232 * WRITE_NS);
@@ -669,4 +681,58 @@ ramp_time = "1s"
     for k in ["host_link", "channels", "planes"] {
         assert_eq!(r.ssd.utilisation[k], 0.0, "{k}");
     }
+}
+
+#[test]
+fn open_loop_arrivals_at_the_same_time_go_in_the_order_they_were_scheduled() {
+    // Two open-loop writers of pages on the idle plane: "a" at 0, 500 us and 1 ms, "b" at 0
+    // and 1 ms. Each next arrival is scheduled when the one before it is issued, so b's at
+    // 1 ms (scheduled at 0) goes before a's (scheduled at 500 us), though a is the first job.
+    let text = one_plane(
+        r#"[precondition]
+mode = "none"
+[[job]]
+name = "a"
+rw = "write"
+bs = "8KiB"
+rate_iops = 2000
+number_ios = 3
+[[job]]
+name = "b"
+rw = "write"
+bs = "8KiB"
+rate_iops = 1000
+number_ios = 2
+"#,
+    );
+    let r = run_in(&text, Path::new("."));
+    let (a, b) = (&r.jobs[0].write.clat_ns, &r.jobs[1].write.clat_ns);
+    // The first of two writes at once takes WRITE_NS; the second crosses the link after it,
+    // its data over the channel during the first's tPROG, its own tPROG after that:
+    // LINK + CH + 2 tPROG = 18,654 + 81,920 + 400,000 = 500,574 ns. At 0 a is first, at 1 ms
+    // b; a's write at 500 us is alone (the plane idle from 500,574 ns, its data in at
+    // 518,654 ns).
+    assert_eq!((a.min, a.max, b.min, b.max), (WRITE_NS, 500_574, WRITE_NS, 500_574));
+    assert_eq!((a.n, b.n), (3, 2));
+}
+
+#[test]
+fn a_closed_loop_request_due_with_an_arrival_goes_first_when_it_was_scheduled_first() {
+    // Reads of unwritten pages take the link alone, L = 18,654 ns for 8 KiB, one after
+    // another. The replay job reads at 0, 10,000 and 2L = 37,308 ns; the closed-loop job
+    // "gen" reads at 0 too, after the replay's first read (its data over the link from L to
+    // 2L), and its next read is scheduled then, at 0, for 2L. The replay's read at 2L is
+    // scheduled at 10,000 ns, later: gen's second read goes first at 2L (its data over the
+    // link from 3L, after the replay's second read, to 4L), the replay's third after it
+    // (to 5L).
+    const L: u64 = 18_654;
+    let r = replay_first(
+        "0 0 0 16 1\n10000 0 16 16 1\n37308 0 32 16 1\n",
+        "",
+        "[[job]]\nname = \"gen\"\nrw = \"read\"\nbs = \"8KiB\"\nnumber_ios = 2\n",
+    );
+    let (replay, gen) = (&r.jobs[0].read.clat_ns, &r.jobs[1].read.clat_ns);
+    assert_eq!((gen.min, gen.max), (2 * L, 4 * L - 2 * L));
+    // The replay's reads: L, 3L - 10,000 = 45,962 and 5L - 2L.
+    assert_eq!((replay.min, replay.max), (L, 5 * L - 2 * L));
 }

@@ -335,6 +335,18 @@ mod tests {
     }
 
     #[test]
+    fn a_key_is_found_under_each_of_its_fio_spellings() {
+        // Every key on its own line under the job's header (line 1), at column 1.
+        let text = "[a]\nreadwrite=read\nrwmixwrite=30\nblocksize=4k\nfilesize=1m\nio_limit=2m\nrandseed=7\n";
+        let keys = ["rw", "rwmixread", "bs", "size", "io_size", "seed"];
+        for (line, key) in (2..).zip(keys) {
+            assert_eq!(position(text, &format!("job[0].{key}")), Some((line, 1)), "{key}");
+        }
+        // A key without other spellings is found under its own name.
+        assert_eq!(position("[a]\nrw=read\niodepth=2\n", "job[0].iodepth"), Some((3, 1)));
+    }
+
+    #[test]
     fn ramp_time_and_time_based_are_read_as_fio_does() {
         let text = "[global]\nruntime=30\nramp_time=5\ntime_based\n[a]\nrw=randread\n[b]\nrw=read\nramp_time=250ms\ntime_based=0\n";
         let jobs = parse_job_file(text, "t.fio").unwrap();
