@@ -14,6 +14,7 @@ pub mod fiolog;
 pub mod ftl;
 pub mod geometry;
 pub mod lifetime;
+pub mod lint;
 pub mod metrics;
 pub mod precondition;
 pub mod request;

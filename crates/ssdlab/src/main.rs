@@ -2,6 +2,7 @@
 
 mod bench;
 mod lifetime_cmd;
+mod lint_cmd;
 mod plot;
 mod report;
 mod trace_cmd;
@@ -78,6 +79,9 @@ enum Cmd {
     /// How long the flash lasts: capacity x P/E cycles / (host write rate x WAF), from flags
     /// or from a run's JSON result.
     Lifetime(lifetime_cmd::LifetimeArgs),
+    /// Check a trace or a run file's jobs against the seven SSD-friendly design principles,
+    /// each with a what-if simulation of its fix on a device.
+    Lint(lint_cmd::LintArgs),
 }
 
 #[derive(Subcommand)]
@@ -146,6 +150,7 @@ fn main() -> ExitCode {
         Cmd::Trace(t) => trace_cmd::run(t),
         Cmd::Bench(b) => bench::run(b),
         Cmd::Lifetime(a) => lifetime_cmd::run(a),
+        Cmd::Lint(a) => lint_cmd::run(a),
     };
     match res {
         Ok(()) => ExitCode::SUCCESS,
@@ -225,12 +230,12 @@ fn first_line(e: &clap::Error) -> String {
 }
 
 /// A size on the command line (`4GiB`, `512MiB`, `1000000`).
-fn parse_size_arg(s: &str) -> std::result::Result<u64, String> {
+pub fn parse_size_arg(s: &str) -> std::result::Result<u64, String> {
     ssdlab_core::units::parse_size(s)
 }
 
 /// Three quarters of the machine's physical memory (from /proc/meminfo), if known.
-fn default_memory_limit() -> Option<u64> {
+pub fn default_memory_limit() -> Option<u64> {
     let text = std::fs::read_to_string("/proc/meminfo").ok()?;
     let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;

@@ -175,40 +175,52 @@ impl CompactMap {
         offset: u64,
         len: u64,
         max_pages: u64,
-        mut emit: impl FnMut(u64, u64),
+        emit: impl FnMut(u64, u64),
     ) -> Result<usize, FootprintFull> {
-        let first = offset / PAGE;
-        let last = (offset + len - 1) / PAGE;
-        let in_page = offset % PAGE;
-        let mut run_start: Option<(u64, u64)> = None; // (dense page, byte offset in request)
-        let mut prev_dense = 0;
-        let mut pieces = 0;
-        for (i, p) in (first..=last).enumerate() {
+        for p in offset / PAGE..=(offset + len - 1) / PAGE {
             let next = self.pages.len() as u64;
-            let dense = *self.pages.entry(p).or_insert(next);
-            if dense >= max_pages {
+            if *self.pages.entry(p).or_insert(next) >= max_pages {
                 // The page stays counted: the map is of no further use after this.
                 return Err(FootprintFull {
                     pages: self.pages.len() as u64,
                 });
             }
-            let contiguous = run_start.is_some() && dense == prev_dense + 1;
-            if !contiguous {
-                if let Some((d, from)) = run_start {
-                    let to = (i as u64) * PAGE - in_page;
-                    emit(d * PAGE + if from == 0 { in_page } else { 0 }, to - from);
-                    pieces += 1;
-                }
-                let from = if i == 0 { 0 } else { (i as u64) * PAGE - in_page };
-                run_start = Some((dense, from));
-            }
-            prev_dense = dense;
         }
-        if let Some((d, from)) = run_start {
-            emit(d * PAGE + if from == 0 { in_page } else { 0 }, len - from);
+        Ok(self.pieces(offset, len, emit))
+    }
+
+    /// As [`CompactMap::map`] without adding pages: pages never mapped are left out. Returns
+    /// the number of pieces.
+    pub fn pieces(&self, offset: u64, len: u64, mut emit: impl FnMut(u64, u64)) -> usize {
+        let in_page = offset % PAGE;
+        // Byte range of page i of the request: its pieces are runs of consecutive dense pages.
+        let span = |i: u64| {
+            let from = if i == 0 { 0 } else { i * PAGE - in_page };
+            let to = ((i + 1) * PAGE - in_page).min(len);
+            (from, to)
+        };
+        let mut run: Option<(u64, u64, u64)> = None; // (dense offset, from, to) in the request
+        let mut pieces = 0;
+        for (i, p) in (offset / PAGE..=(offset + len - 1) / PAGE).enumerate() {
+            let (from, to) = span(i as u64);
+            let Some(dense) = self.get(p) else { continue };
+            let at = dense * PAGE + if i == 0 { in_page } else { 0 };
+            match &mut run {
+                Some((d, f, t)) if *t == from && *d + (*t - *f) == at => *t = to,
+                _ => {
+                    if let Some((d, f, t)) = run.take() {
+                        emit(d, t - f);
+                        pieces += 1;
+                    }
+                    run = Some((at, from, to));
+                }
+            }
+        }
+        if let Some((d, f, t)) = run {
+            emit(d, t - f);
             pieces += 1;
         }
-        Ok(pieces)
+        pieces
     }
 }
 
