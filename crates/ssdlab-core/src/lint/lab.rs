@@ -228,6 +228,8 @@ pub struct Facts {
     /// Bytes per second the flash can program: parallel units × page / mean program time,
     /// or the channels or the host link if slower.
     pub flash_write_bytes_per_s: f64,
+    /// Likewise for reads (mean array read time).
+    pub flash_read_bytes_per_s: f64,
     /// Bytes the device takes in after preconditioning before a write waits for foreground
     /// GC: the free blocks background GC keeps above the foreground threshold, and the
     /// write buffer.
@@ -241,10 +243,12 @@ impl Facts {
         let d = &cfg.device;
         let g = Geometry::from_config(d, &cfg.file)?;
         let units = if d.nand.plane_parallel { g.planes } else { g.dies } as u64;
-        let prog = d.program_ns();
-        let mean_prog = prog.iter().sum::<u64>() as f64 / prog.len().max(1) as f64;
-        let program_bw = units as f64 * g.page_size as f64 * 1e9 / mean_prog;
+        let rate = |times: Vec<u64>| {
+            let mean = times.iter().sum::<u64>() as f64 / times.len().max(1) as f64;
+            units as f64 * g.page_size as f64 * 1e9 / mean
+        };
         let channel_bw = g.channels as f64 * d.nand.channel_rate.0 as f64;
+        let link = d.link_bandwidth() as f64;
         let block_bytes = g.pages_per_block as u64 * g.page_size;
         let f = &d.ftl;
         let spare_free = f.bg_gc_threshold.max(f.gc_threshold) - f.gc_threshold;
@@ -259,7 +263,8 @@ impl Facts {
             physical_bytes: g.physical_bytes(),
             endurance: d.nand.endurance,
             block_bytes,
-            flash_write_bytes_per_s: program_bw.min(channel_bw).min(d.link_bandwidth() as f64),
+            flash_write_bytes_per_s: rate(d.program_ns()).min(channel_bw).min(link),
+            flash_read_bytes_per_s: rate(d.read_ns()).min(channel_bw).min(link),
             headroom_bytes: g.planes as u64 * spare_free as u64 * block_bytes + f.write_buffer.0,
             gc_threshold: f.gc_threshold,
             bg_gc_threshold: f.bg_gc_threshold,
@@ -595,7 +600,9 @@ impl<'a> Lab<'a> {
     }
 
     /// Throughput and latency of a synthetic job (random offsets over the data, `bs` bytes,
-    /// a share `read_share` of reads) at each queue depth.
+    /// a share `read_share` of reads) at each queue depth. Each depth runs for the sweep
+    /// times of the options, or longer when its requests take long: at least 5 (unmeasured)
+    /// and 20 (measured) times the time its queue takes to pass through the flash.
     pub fn sweep(&mut self, read_share: f64, bs: u64, depths: &[u32]) -> Result<Vec<SweepPoint>> {
         let data = (self.facts.logical_bytes as f64 * self.utilisation) as u64 / bs * bs;
         let (rw, mix) = if read_share >= 0.99 {
@@ -613,6 +620,9 @@ impl<'a> Lab<'a> {
                 crate::units::fmt_size(bs)
             ));
             let (mut cfg, dev, pre) = self.device(Variant::AsIs, self.utilisation)?;
+            let f = &self.facts;
+            let bw = read_share * f.flash_read_bytes_per_s + (1.0 - read_share) * f.flash_write_bytes_per_s;
+            let queue_ns = (d as f64 * bs as f64 * 1e9 / bw) as u64;
             let job = JobConfig {
                 name: format!("qd{d}"),
                 rw,
@@ -621,8 +631,8 @@ impl<'a> Lab<'a> {
                 iodepth: d,
                 size: Some(SizeOrShare::Bytes(crate::units::Size(data.max(bs)))),
                 time_based: true,
-                ramp_time: Some(crate::units::Duration(self.opts.sweep_ramp_ns)),
-                runtime: Some(crate::units::Duration(self.opts.sweep_time_ns)),
+                ramp_time: Some(crate::units::Duration(self.opts.sweep_ramp_ns.max(5 * queue_ns))),
+                runtime: Some(crate::units::Duration(self.opts.sweep_time_ns.max(20 * queue_ns))),
                 ..Default::default()
             };
             job.validate("lint", "sweep", self.facts.logical_bytes)?;

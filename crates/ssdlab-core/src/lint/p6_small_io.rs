@@ -153,7 +153,7 @@ fn run(lab: &mut Lab) -> Result<Finding> {
     let what_if = WhatIf {
         fix: format!("{} outstanding requests instead of {}", d90.depth, num(observed)),
         method: format!(
-            "synthetic jobs: random requests of {} with {} reads over the data, each depth for {} ms after {} ms unmeasured",
+            "synthetic jobs: random requests of {} with {} reads over the data, each depth for at least {} ms after {} ms unmeasured",
             fmt_size(bs),
             pct(class.read_share()),
             lab.opts.sweep_time_ns / 1_000_000,
