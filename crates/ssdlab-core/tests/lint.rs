@@ -242,3 +242,28 @@ fn p7_large_io_with_too_many_threads() {
         Verdict::NotApplicable,
     );
 }
+
+/// The projection of a write pattern settles where the engine's own steady state does: a
+/// pattern of uniform random updates (40 per page) projects to the WAF of uniform random
+/// overwrites at the same utilisation, scaled onto the data whatever the footprint.
+#[test]
+fn a_uniform_pattern_projects_to_the_uniform_waf() {
+    let dir = tempfile::tempdir().unwrap();
+    for pages in [500, 1500] {
+        let uniform = writes(40 * pages, 4096, |_, r| r.gen_range(0..pages) * 4096);
+        let w = trace(&dir, "uniform", &uniform);
+        let r = lint(&w, &device(), &opts(1), &mut |_| {}).unwrap();
+        let expected = r.device.uniform_waf;
+        let wi = r.findings[0].what_if.as_ref().unwrap();
+        for s in &wi.scenarios {
+            let waf = s.waf.unwrap();
+            assert!(
+                (waf - expected).abs() < 0.03 * expected,
+                "{pages} pages, {}: WAF {waf} against uniform {expected}",
+                s.name
+            );
+            // Whole aligned units: every byte programmed is WAF bytes.
+            assert_eq!(s.bytes_programmed_per_byte, Some(waf));
+        }
+    }
+}

@@ -200,7 +200,8 @@ pub struct Projection {
     /// Mapping-unit bytes written per host byte (rounding writes up to whole units).
     pub inflation: f64,
     pub planes: usize,
-    /// Units of data on the projection device, and copies of the footprint among them.
+    /// Units of data on the projection device, and copies of the footprint stretched over
+    /// them (with one copy, a footprint larger than the data is folded onto it).
     pub data_units: u64,
     pub copies: u64,
 }
@@ -507,7 +508,9 @@ impl<'a> Lab<'a> {
         ));
         let (mut dev, _) = preconditioned(&cfg)?;
         let data = ((dev.geo.logical_units as f64 * u) as u64).max(1);
-        let copies = data / f_units.max(1);
+        // Whole copies side by side, stretched over the data: none of it left static.
+        let copies = data.div_ceil(f_units.max(1));
+        let span = copies * f_units.max(1);
         let unit = dev.geo.unit_size;
         let ftl = &mut dev.ftl;
         ftl.record_ops = false;
@@ -523,14 +526,10 @@ impl<'a> Lab<'a> {
             }
             let pc = pattern[i];
             i = (i + 1) % pattern.len();
-            let base = if copies >= 1 {
-                rng.gen_range(0..copies) * f_units
-            } else {
-                0
-            };
+            let base = rng.gen_range(0..copies) * f_units;
             t.write(pc.offset, pc.len, &mut |o, l, s| {
                 for u in o / unit..=(o + l - 1) / unit {
-                    let lpn = if copies >= 1 { base + u } else { u % data };
+                    let lpn = ((base + u) as u128 * data as u128 / span as u128) as u64;
                     queue.push_back((lpn, s as usize));
                 }
             });
