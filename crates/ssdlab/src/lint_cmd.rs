@@ -8,6 +8,7 @@ use ssdlab_core::config;
 use ssdlab_core::lint::{self, LintOptions, Workload};
 use ssdlab_core::trace::{Devices, Format, ReaderOptions};
 use ssdlab_core::{Error, Result};
+use std::io::IsTerminal;
 use std::path::Path;
 
 #[derive(Args)]
@@ -52,7 +53,7 @@ pub struct LintArgs {
     checks: Vec<u32>,
     #[arg(long, value_enum, default_value = "text")]
     output_format: crate::TextOrJson,
-    /// No progress messages.
+    /// No progress messages (they go to standard error when it is a terminal).
     #[arg(long, short)]
     quiet: bool,
 }
@@ -139,7 +140,8 @@ pub fn run(a: LintArgs) -> Result<()> {
         checks: a.checks,
         ..Default::default()
     };
-    let quiet = a.quiet;
+    // Progress on a terminal only: standard error stays one line per error in pipelines.
+    let quiet = a.quiet || !std::io::stderr().is_terminal();
     let start = std::time::Instant::now();
     let report = lint::lint(&workload, &device, &opts, &mut |m| {
         if !quiet {

@@ -171,10 +171,17 @@ fn cli_error(e: &clap::Error) -> String {
         Some(ContextValue::StyledStrs(v)) => Some(v.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(", ")),
         _ => None,
     };
-    // `--output-format <OUTPUT_FORMAT>` → `--output-format`.
+    // `--output-format <OUTPUT_FORMAT>` → `--output-format`, `<FILE>` → `FILE`.
     let arg = ctx(ContextKind::InvalidArg)
         .or_else(|| ctx(ContextKind::InvalidSubcommand))
-        .map(|a| a.split(" <").next().unwrap_or("").trim().to_string())
+        .map(|a| {
+            // A positional argument comes as `<NAME>`: named without the brackets.
+            let a = a.split(" <").next().unwrap_or("").trim();
+            a.strip_prefix('<')
+                .and_then(|a| a.strip_suffix('>'))
+                .unwrap_or(a)
+                .to_string()
+        })
         .unwrap_or_else(|| "ssdlab".into());
     let value = ctx(ContextKind::InvalidValue).unwrap_or_default();
     let suggested = ctx(ContextKind::SuggestedArg)
