@@ -216,6 +216,14 @@ fn p6_small_io_with_too_little_concurrency() {
         Verdict::Ok,
     );
     assert_eq!(figure(&f, "concurrency"), 64.0);
+    // A trace of reads 10 ms apart: one at a time, but the device idles: not I/O bound.
+    let dir = tempfile::tempdir().unwrap();
+    let slow: Vec<_> = (0..500u64)
+        .map(|i| (i * 10_000_000, (i * 7 % 3000) * 4096, 4096, false))
+        .collect();
+    let f = verdict(&trace(&dir, "slow", &slow), &opts(6), Verdict::Ok);
+    assert!(figure(&f, "concurrency") < 0.1);
+    assert!(f.reason.contains("not I/O bound"), "{}", f.reason);
 }
 
 #[test]

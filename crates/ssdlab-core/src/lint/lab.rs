@@ -145,6 +145,8 @@ pub struct Timed {
     pub rmw_reads: u64,
     /// Requests outstanding on average (Little's law: latency sum over the span).
     pub mean_outstanding: f64,
+    /// Share of the span with at least one request outstanding.
+    pub busy_share: f64,
     pub span_ns: u64,
 }
 
@@ -187,6 +189,7 @@ impl Timed {
             gc: s.gc["runs"].as_u64().unwrap_or(0),
             rmw_reads: s.flash["rmw_page_reads"].as_u64().unwrap_or(0),
             mean_outstanding: if span == 0 { 0.0 } else { lat_sum / span as f64 },
+            busy_share: r.disk_util.first().map_or(0.0, |d| d.util),
             span_ns: span,
         }
     }
@@ -598,19 +601,26 @@ impl<'a> Lab<'a> {
         })
     }
 
-    /// Throughput and latency of a synthetic job (random offsets over the data, `bs` bytes,
-    /// a share `read_share` of reads) at each queue depth. Each depth runs for the sweep
+    /// Throughput and latency of a synthetic job (offsets over the data, sequential when
+    /// half the workload's requests are, else random; `bs` bytes, a share `read_share` of
+    /// reads) at each queue depth. Each depth runs for the sweep
     /// times of the options, or longer when its requests take long: at least 5 (unmeasured)
-    /// and 20 (measured) times the time its queue takes to pass through the flash.
+    /// and 20 (measured) times the time its queue takes to pass through the flash, and with
+    /// writes unmeasured until the free space would be full at the steady-state write rate.
+    /// Throughput is the depth over the mean latency (Little's law).
     pub fn sweep(&mut self, read_share: f64, bs: u64, depths: &[u32]) -> Result<Vec<SweepPoint>> {
         let data = (self.facts.logical_bytes as f64 * self.utilisation) as u64 / bs * bs;
-        let (rw, mix) = if read_share >= 0.99 {
-            (Rw::RandRead, 100)
-        } else if read_share <= 0.01 {
-            (Rw::RandWrite, 0)
-        } else {
-            (Rw::RandRw, (read_share * 100.0).round() as u32)
+        let seq = self.profile.stats.sequential_share >= 0.5;
+        let (rw, mix) = match (read_share, seq) {
+            (r, false) if r >= 0.99 => (Rw::RandRead, 100),
+            (r, false) if r <= 0.01 => (Rw::RandWrite, 0),
+            (r, false) => (Rw::RandRw, (r * 100.0).round() as u32),
+            (r, true) if r >= 0.99 => (Rw::Read, 100),
+            (r, true) if r <= 0.01 => (Rw::Write, 0),
+            (r, true) => (Rw::Rw, (r * 100.0).round() as u32),
         };
+        // Host writes the flash sustains at steady state: its program rate over the WAF.
+        let sustain = self.facts.flash_write_bytes_per_s / self.uniform_waf()?.max(1.0);
         let mut out = Vec::new();
         for &d in depths {
             self.say(&format!(
@@ -622,6 +632,14 @@ impl<'a> Lab<'a> {
             let f = &self.facts;
             let bw = read_share * f.flash_read_bytes_per_s + (1.0 - read_share) * f.flash_write_bytes_per_s;
             let queue_ns = (d as f64 * bs as f64 * 1e9 / bw) as u64;
+            // Writes: unmeasured until the write buffer and the free blocks above the
+            // foreground GC threshold would be full at the flash's rate, so that the
+            // measured part is the steady state, not the buffer filling.
+            let fill_ns = if read_share < 1.0 {
+                (f.headroom_bytes as f64 * 1e9 / sustain) as u64
+            } else {
+                0
+            };
             let job = JobConfig {
                 name: format!("qd{d}"),
                 rw,
@@ -630,7 +648,9 @@ impl<'a> Lab<'a> {
                 iodepth: d,
                 size: Some(SizeOrShare::Bytes(crate::units::Size(data.max(bs)))),
                 time_based: true,
-                ramp_time: Some(crate::units::Duration(self.opts.sweep_ramp_ns.max(5 * queue_ns))),
+                ramp_time: Some(crate::units::Duration(
+                    self.opts.sweep_ramp_ns.max(5 * queue_ns).max(fill_ns),
+                )),
                 runtime: Some(crate::units::Duration(self.opts.sweep_time_ns.max(20 * queue_ns))),
                 ..Default::default()
             };
@@ -640,15 +660,34 @@ impl<'a> Lab<'a> {
             let r = sim.run(&mut |_| {})?;
             let j = &r.jobs[0];
             let main = if mix >= 50 { &j.read } else { &j.write };
+            // Little's law: d requests always outstanding, each taking the mean latency of
+            // the measured ones; unlike bytes over the span, not shortened by requests still
+            // queued when the window closes.
+            let n = j.read.total_ios + j.write.total_ios;
+            let lat = (j.read.clat_ns.mean * j.read.total_ios as f64 + j.write.clat_ns.mean * j.write.total_ios as f64)
+                / n.max(1) as f64;
+            let iops = if lat > 0.0 { d as f64 * 1e9 / lat } else { 0.0 };
             out.push(SweepPoint {
                 depth: d,
-                throughput_mb_s: crate::metrics::round3((j.read.bw_bytes + j.write.bw_bytes) as f64 / 1e6),
-                iops: crate::metrics::round3(j.read.iops + j.write.iops),
+                throughput_mb_s: crate::metrics::round3(iops * bs as f64 / 1e6),
+                iops: crate::metrics::round3(iops),
                 p50_us: percentile(main, "50.000000"),
                 p99_us: percentile(main, "99.000000"),
             });
         }
         Ok(out)
+    }
+
+    /// What [`Lab::sweep`] runs, for the report.
+    pub fn sweep_method(&self, read_share: f64, bs: u64) -> String {
+        format!(
+            "synthetic jobs: {} requests of {} with {} reads over the data, each depth for at least {} ms after at least {} ms unmeasured (writes: until the free space would be full); throughput = depth / mean latency",
+            if self.profile.stats.sequential_share >= 0.5 { "sequential" } else { "random" },
+            crate::units::fmt_size(bs),
+            super::pct(read_share),
+            self.opts.sweep_time_ns / 1_000_000,
+            self.opts.sweep_ramp_ns / 1_000_000
+        )
     }
 
     pub fn workload_summary(&self) -> WorkloadSummary {

@@ -132,11 +132,11 @@ fn run(lab: &mut Lab) -> Result<Finding> {
         (
             Verdict::Ok,
             format!(
-                "the updates are skewed ({} to the hottest fifth) but keeping hot and cold apart changes the WAF by {} only ({} against {}) on this device",
+                "the updates are skewed ({} to the hottest fifth), but on this device keeping hot and cold apart gives a WAF of {} against {} as-is ({:+.1} %): no gain worth a second stream",
                 pct(page_skew),
-                pct(-waf_gain),
                 num(wb),
-                num(wa)
+                num(wa),
+                -100.0 * waf_gain
             ),
         )
     };

@@ -120,7 +120,15 @@ fn run(lab: &mut Lab) -> Result<Finding> {
         Timing::Open => burst,
         Timing::Closed { .. } => lab.profile.write_bytes,
     };
-    let (verdict, reason) = if as_is.foreground_gc > 0 || burst_bytes > f.headroom_bytes {
+    let (verdict, reason) = if f.bg_gc_threshold == 0 {
+        (
+            Verdict::NotApplicable,
+            format!(
+                "this device has no background GC (device.ftl.bg_gc_threshold = 0): every collection runs in the foreground ({} in the replay) whatever the pace",
+                as_is.foreground_gc
+            ),
+        )
+    } else if as_is.foreground_gc > 0 || burst_bytes > f.headroom_bytes {
         (
             Verdict::Warn,
             format!(

@@ -18,6 +18,9 @@ pub const CHECK: Check = Check {
     run,
 };
 
+/// Share of the time with a request outstanding under which the workload is not I/O bound.
+const BUSY: f64 = 0.5;
+
 /// Queue depths swept.
 pub const DEPTHS: [u32; 9] = [1, 2, 4, 8, 16, 32, 64, 128, 256];
 
@@ -114,10 +117,10 @@ fn run(lab: &mut Lab) -> Result<Finding> {
         unit: "outstanding requests",
         why: threshold_why(d90.depth, bs),
     };
-    let own_rate = lab.profile.write_rate().map(|_| {
-        let s = &lab.profile.stats;
-        (s.bytes.read + s.bytes.write) as f64 / (lab.profile.duration_ns.max(1) as f64 / 1e9) / 1e6
-    });
+    let busy = match lab.profile.timing {
+        Timing::Closed { .. } => 1.0,
+        Timing::Open => lab.timed(Variant::AsIs, lab.utilisation)?.busy_share,
+    };
     let (verdict, reason) = if observed >= 0.9 * d90.depth as f64 {
         (
             Verdict::Ok,
@@ -128,13 +131,16 @@ fn run(lab: &mut Lab) -> Result<Finding> {
                 num(points.iter().map(|p| p.throughput_mb_s).fold(0.0, f64::max))
             ),
         )
-    } else if let Some(rate) = own_rate.filter(|&r| r < one.throughput_mb_s) {
+    } else if busy < BUSY {
         (
             Verdict::Ok,
             format!(
-                "the workload is not held back by concurrency: it asks {} MB/s, below the {} MB/s one outstanding request sustains",
-                num(rate),
-                num(one.throughput_mb_s)
+                "the workload is not I/O bound: the device has a request to serve {} of the time at the trace's pace (under {}); more concurrency would matter only for a faster pace ({} MB/s at one outstanding, {} at {})",
+                pct(busy),
+                pct(BUSY),
+                num(one.throughput_mb_s),
+                num(d90.throughput_mb_s),
+                d90.depth
             ),
         )
     } else {
@@ -152,13 +158,7 @@ fn run(lab: &mut Lab) -> Result<Finding> {
     };
     let what_if = WhatIf {
         fix: format!("{} outstanding requests instead of {}", d90.depth, num(observed)),
-        method: format!(
-            "synthetic jobs: random requests of {} with {} reads over the data, each depth for at least {} ms after {} ms unmeasured",
-            fmt_size(bs),
-            pct(class.read_share()),
-            lab.opts.sweep_time_ns / 1_000_000,
-            lab.opts.sweep_ramp_ns / 1_000_000
-        ),
+        method: lab.sweep_method(class.read_share(), bs),
         scenarios: vec![],
         gains: vec![
             gain("throughput MB/s", at.throughput_mb_s, d90.throughput_mb_s),

@@ -92,13 +92,7 @@ fn run(lab: &mut super::lab::Lab) -> Result<Finding> {
     };
     let what_if = WhatIf {
         fix: format!("{} outstanding requests instead of {}", d90.depth, num(observed)),
-        method: format!(
-            "synthetic jobs: random requests of {} with {} reads over the data, each depth for at least {} ms after {} ms unmeasured",
-            fmt_size(bs),
-            pct(class.read_share()),
-            lab.opts.sweep_time_ns / 1_000_000,
-            lab.opts.sweep_ramp_ns / 1_000_000
-        ),
+        method: lab.sweep_method(class.read_share(), bs),
         scenarios: vec![],
         gains: vec![
             gain("throughput MB/s", at.throughput_mb_s, d90.throughput_mb_s),
