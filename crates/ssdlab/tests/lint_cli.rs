@@ -138,7 +138,10 @@ fn a_compressed_trace_in_text() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.starts_with("workload: "), "{out}");
-    assert!(out.contains("(systor17, 999 requests, at its timestamps)"), "{out}");
+    assert!(
+        out.contains("(systor17, 999 requests, at its timestamps over "),
+        "{out}"
+    );
     assert!(
         out.contains("\n3. Scattered small updates: write whole mapping units ["),
         "{out}"

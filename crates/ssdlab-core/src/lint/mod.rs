@@ -351,11 +351,11 @@ impl LintReport {
         let d = &self.device;
         let mut s = String::new();
         let timing = match w.timing {
-            profile::Timing::Open => "at its timestamps".to_string(),
+            profile::Timing::Open => format!("at its timestamps over {:.3} s", w.duration_s),
             profile::Timing::Closed { depth } => format!("closed loop, {depth} outstanding"),
         };
         s += &format!(
-            "workload: {} ({}, {} requests{}, {timing}): {} reads {}, {} writes {}, footprint {}, {:.3} s\n",
+            "workload: {} ({}, {} requests{}, {timing}): {} reads {}, {} writes {}, footprint {}\n",
             w.file,
             w.format,
             w.requests,
@@ -365,7 +365,6 @@ impl LintReport {
             w.writes,
             fmt_size(w.write_bytes),
             fmt_size(w.footprint_bytes),
-            w.duration_s
         );
         s += &format!(
             "device:   {} ({} logical, {} physical, {} full, {} mapping unit, {} pages x {} parallel units, {} P/E cycles; uniform random WAF {})\n",
@@ -462,7 +461,7 @@ fn scenario_table(sc: &[Scenario]) -> String {
     for s in sc {
         out += &format!("{:<16}", s.name);
     }
-    out += "\n";
+    out = out.trim_end().to_string() + "\n";
     for (name, f) in rows.iter() {
         let cells: Vec<Option<String>> = sc.iter().map(f).collect();
         if cells.iter().all(Option::is_none) {

@@ -49,8 +49,8 @@ fn run(lab: &mut Lab) -> Result<Finding> {
             value: inflation,
             unit: "ratio",
             text: format!(
-                "{} bytes of whole {} units per byte written ({} written, {} of units)",
-                num(inflation),
+                "{:.2} bytes of whole {} units per byte written ({} written, {} of units)",
+                inflation,
                 fmt_size(unit),
                 fmt_size(p.write_bytes),
                 fmt_size(p.write_unit_bytes)
@@ -86,17 +86,14 @@ fn run(lab: &mut Lab) -> Result<Finding> {
     let (verdict, reason) = if inflation < THRESHOLD {
         (
             Verdict::Ok,
-            format!(
-                "writes cover whole units: {} bytes of units per byte written, under {THRESHOLD}",
-                num(inflation)
-            ),
+            format!("writes cover whole units: {inflation:.2} bytes of units per byte written, under {THRESHOLD}"),
         )
     } else {
         (
             Verdict::Warn,
             format!(
-                "small or unaligned writes program {} bytes of units per byte of data; packed into whole units the flash programs {} bytes per byte instead of {}",
-                num(inflation),
+                "small or unaligned writes program {:.2} bytes of units per byte of data; packed into whole units the flash programs {} bytes per byte instead of {}",
+                inflation,
                 num(bb),
                 num(ba)
             ),
