@@ -196,7 +196,7 @@ fn p5_too_full_device() {
 /// A run file on the small device with one job.
 fn jobs(job: &str) -> Workload {
     let cfg = parse_config(&format!("{DEVICE}\n[[job]]\n{job}\n"), "jobs.toml", Path::new(".")).unwrap();
-    Workload::Jobs { cfg }
+    Workload::Jobs { cfg: Box::new(cfg) }
 }
 
 #[test]

@@ -102,7 +102,7 @@ pub fn run(a: LintArgs) -> Result<()> {
                 a.workload
             )));
         }
-        (Workload::Jobs { cfg }, a.workload.clone())
+        (Workload::Jobs { cfg: Box::new(cfg) }, a.workload.clone())
     } else {
         let format = Format::from_name(&a.format).map_err(|e| Error::Config(format!("--format: {e}")))?;
         (

@@ -2,33 +2,8 @@
 //! recomputed here), text and JSON, a run file's jobs, and bad input (one line, status 2).
 
 use std::collections::HashMap;
-use std::path::PathBuf;
-use std::process::{Command, Output};
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn ssdlab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ssdlab"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("runs")
-}
-
-/// The shared traces folder, or `None` (test skipped) when it is absent outside CI.
-fn shared() -> Option<PathBuf> {
-    let d = root().join("../shared/traces");
-    if d.is_dir() {
-        Some(d)
-    } else if std::env::var_os("CI").is_some() {
-        panic!("{} is missing and CI is set", d.display());
-    } else {
-        eprintln!("skipped: {} not found", d.display());
-        None
-    }
-}
+mod common;
+use common::{refused, shared, ssdlab};
 
 /// A smaller mlc-sata: 64 planes of 64 blocks (8 GiB), with the spare blocks for a second
 /// write stream.
@@ -172,21 +147,6 @@ fn a_run_files_jobs_on_their_own_device() {
     let f = finding(&r, 6);
     assert_eq!(figure(f, "concurrency"), 1.0);
     assert_eq!(f["verdict"], "warn", "{}", f["reason"]);
-}
-
-/// One line on standard error, exit status 2, starting with `prefix`.
-fn refused(args: &[&str], prefix: &str) {
-    let o = ssdlab(args);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
-    assert!(o.stdout.is_empty(), "{args:?}");
-    assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
-    let msg = err.trim_end().strip_prefix("ssdlab: error: ").unwrap();
-    assert!(
-        msg.starts_with(prefix),
-        "{args:?}:\n  got      {msg}\n  expected {prefix}"
-    );
-    assert!(msg.contains("; expected"), "{msg}");
 }
 
 #[test]

@@ -35,7 +35,7 @@ pub enum Workload {
         devices: Devices,
     },
     Jobs {
-        cfg: Config,
+        cfg: Box<Config>,
     },
 }
 
@@ -204,6 +204,19 @@ pub struct Check {
 }
 
 impl Check {
+    /// The finding when the workload writes nothing and the check is about writes.
+    pub fn without_writes(&self, lab: &Lab, threshold: &Threshold) -> Option<Finding> {
+        (lab.profile.writes == 0).then(|| {
+            self.finding(
+                vec![],
+                threshold.clone(),
+                Verdict::NotApplicable,
+                "the workload writes nothing".into(),
+                None,
+            )
+        })
+    }
+
     /// A finding of this check.
     pub fn finding(
         &self,
@@ -225,6 +238,9 @@ impl Check {
         }
     }
 }
+
+/// The smallest relative change of WAF that a check counts as a gain of its fix.
+pub const MATERIAL: f64 = 0.05;
 
 /// The checks, in the article's order.
 pub const CHECKS: &[Check] = &[

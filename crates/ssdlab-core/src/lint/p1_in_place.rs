@@ -27,14 +27,8 @@ fn run(lab: &mut Lab) -> Result<Finding> {
         unit: "% of page writes",
         why: "most writes then update data where it lies: a layout built for in-place updates, which saves seeks on an HDD and nothing on an SSD (every write goes to a clean page)".into(),
     };
-    if p.writes == 0 {
-        return Ok(CHECK.finding(
-            vec![],
-            threshold,
-            Verdict::NotApplicable,
-            "the workload writes nothing".into(),
-            None,
-        ));
+    if let Some(f) = CHECK.without_writes(lab, &threshold) {
+        return Ok(f);
     }
     let share = ratio(p.page_rewrites, p.page_writes_total);
     let rewritten = p.page_writes.iter().filter(|&&c| c > 1).count() as u64;

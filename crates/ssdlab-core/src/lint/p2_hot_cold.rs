@@ -6,7 +6,7 @@
 
 use super::lab::{Lab, Variant};
 use super::profile::ratio;
-use super::{gain, num, pct, Check, Figure, Finding, Threshold, Verdict, WhatIf};
+use super::{gain, num, pct, Check, Figure, Finding, Threshold, Verdict, WhatIf, MATERIAL};
 use crate::Result;
 
 pub const CHECK: Check = Check {
@@ -21,8 +21,6 @@ pub const CHECK: Check = Check {
 const THRESHOLD: f64 = 0.5;
 /// Regions of the address space the region skew is measured over, at most.
 const REGIONS: u64 = 1024;
-/// Smallest WAF gain that makes the skew a problem on this device.
-const MATERIAL: f64 = 0.05;
 
 /// Share of `counts`' total held by its largest fifth (rounded up).
 fn top_fifth(mut counts: Vec<u64>) -> f64 {
@@ -39,14 +37,8 @@ fn run(lab: &mut Lab) -> Result<Finding> {
         unit: "% of page writes to the hottest fifth of the written pages",
         why: "the hottest fifth of the data then takes half the updates, 2.5 times its share (uniform updates give about 20 %): blocks mixing hot and cold data make GC copy the cold data over and over".into(),
     };
-    if p.writes == 0 {
-        return Ok(CHECK.finding(
-            vec![],
-            threshold,
-            Verdict::NotApplicable,
-            "the workload writes nothing".into(),
-            None,
-        ));
+    if let Some(f) = CHECK.without_writes(lab, &threshold) {
+        return Ok(f);
     }
     let page_skew = top_fifth(p.page_writes.iter().map(|&c| c as u64).collect());
     // Regions of the trace's own address space.

@@ -33,14 +33,8 @@ fn run(lab: &mut Lab) -> Result<Finding> {
             THRESHOLD
         ),
     };
-    if p.writes == 0 {
-        return Ok(CHECK.finding(
-            vec![],
-            threshold,
-            Verdict::NotApplicable,
-            "the workload writes nothing".into(),
-            None,
-        ));
+    if let Some(f) = CHECK.without_writes(lab, &threshold) {
+        return Ok(f);
     }
     let inflation = ratio(p.write_unit_bytes, p.write_bytes);
     let measured = vec![

@@ -63,14 +63,8 @@ fn run(lab: &mut Lab) -> Result<Finding> {
             num(uniform)
         ),
     };
-    if lab.profile.writes == 0 {
-        return Ok(CHECK.finding(
-            vec![],
-            threshold,
-            Verdict::NotApplicable,
-            "the workload writes nothing".into(),
-            None,
-        ));
+    if let Some(f) = CHECK.without_writes(lab, &threshold) {
+        return Ok(f);
     }
     let u = lab.utilisation;
     let timing = lab.profile.timing;

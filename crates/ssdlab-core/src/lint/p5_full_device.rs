@@ -5,7 +5,7 @@
 //! the workload's pattern there. What-if: the same workload on the device 20 points emptier.
 
 use super::lab::{Lab, Variant};
-use super::{gain, num, pct, Check, Figure, Finding, Threshold, Verdict, WhatIf};
+use super::{gain, num, pct, Check, Figure, Finding, Threshold, Verdict, WhatIf, MATERIAL};
 use crate::Result;
 
 pub const CHECK: Check = Check {
@@ -19,8 +19,6 @@ pub const CHECK: Check = Check {
 const THRESHOLD: f64 = 0.8;
 /// How much emptier the what-if device is.
 const LOWER_BY: f64 = 0.2;
-/// Smallest WAF gain that makes the fullness a problem on this device.
-const MATERIAL: f64 = 0.05;
 
 fn run(lab: &mut Lab) -> Result<Finding> {
     let u = lab.utilisation;

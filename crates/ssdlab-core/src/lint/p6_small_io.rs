@@ -6,7 +6,7 @@
 //! that reaches 90 % of the peak.
 
 use super::lab::{Lab, Variant};
-use super::profile::Timing;
+use super::profile::{SizeClass, Timing};
 use super::{gain, num, pct, Check, Figure, Finding, SweepPoint, Threshold, Verdict, WhatIf};
 use crate::units::fmt_size;
 use crate::Result;
@@ -46,59 +46,59 @@ pub fn nearest(points: &[SweepPoint], depth: f64) -> SweepPoint {
         .expect("a sweep has points")
 }
 
-/// The workload's concurrency: requests outstanding on average in the as-is replay (open
-/// loop), or the jobs' depth.
-pub fn concurrency(lab: &mut Lab) -> Result<f64> {
-    Ok(match lab.profile.timing {
-        Timing::Closed { depth } => depth as f64,
-        Timing::Open => lab.timed(Variant::AsIs, lab.utilisation)?.mean_outstanding,
-    })
+/// A size class (small or large requests) swept over queue depths at its typical size.
+pub struct ClassSweep {
+    pub class: SizeClass,
+    pub bs: u64,
+    /// Requests outstanding on average: in the as-is replay (open loop) or the jobs' depth.
+    pub observed: f64,
+    pub points: Vec<SweepPoint>,
+    /// The smallest depth reaching 90 % of the peak, and the point nearest `observed`.
+    pub d90: SweepPoint,
+    pub at: SweepPoint,
+    pub measured: Vec<Figure>,
 }
 
-fn run(lab: &mut Lab) -> Result<Finding> {
-    let large = lab.facts.large_bytes;
-    let class = lab.profile.small.clone();
-    let (page, units) = (lab.facts.page, lab.facts.parallel_units);
-    let threshold_why = |d: u32, bs: u64| {
-        format!(
-            "the queue depth at which {} requests reach 90 % of the peak throughput on this device; small means under a page on every parallel unit ({} x {} = {})",
-            fmt_size(bs),
-            fmt_size(page),
-            units,
-            fmt_size(large)
-        ) + if d == 1 {
-            " (one request already does)"
-        } else if d == *DEPTHS.last().expect("depths") {
-            " (the deepest swept: the peak may lie beyond)"
-        } else {
-            ""
-        }
-    };
+/// Sweep a size class (`which`: "small" or "large"), or give the `n/a` finding when the
+/// workload has no request of it; `threshold(bs)` says why the threshold.
+pub fn sweep_class(
+    lab: &mut Lab,
+    check: &Check,
+    class: SizeClass,
+    which: &'static str,
+    depths: &[u32],
+    threshold: &dyn Fn(u64) -> String,
+) -> Result<std::result::Result<ClassSweep, Finding>> {
     let Some(bs) = class.typical() else {
-        return Ok(CHECK.finding(
-            vec![],
-            Threshold {
-                value: 0.0,
-                unit: "outstanding requests",
-                why: threshold_why(1, large),
-            },
-            Verdict::NotApplicable,
-            format!("no request is smaller than {}", fmt_size(large)),
-            None,
-        ));
+        let large = fmt_size(lab.facts.large_bytes);
+        let none = if which == "small" {
+            format!("no request is smaller than {large}")
+        } else {
+            format!("no request of {large} or more")
+        };
+        let t = Threshold {
+            value: 0.0,
+            unit: "outstanding requests",
+            why: threshold(lab.facts.large_bytes),
+        };
+        return Ok(Err(check.finding(vec![], t, Verdict::NotApplicable, none, None)));
     };
-    let observed = concurrency(lab)?;
-    let points = lab.sweep(class.read_share(), bs, &DEPTHS)?;
-    let d90 = depth_for(&points, 0.9);
-    let at = nearest(&points, observed);
-    let one = points[0];
+    let observed = match lab.profile.timing {
+        Timing::Closed { depth } => depth as f64,
+        Timing::Open => lab.timed(Variant::AsIs, lab.utilisation)?.mean_outstanding,
+    };
+    let points = lab.sweep(class.read_share(), bs, depths)?;
     let measured = vec![
         Figure {
-            name: "small_requests",
+            name: if which == "small" {
+                "small_requests"
+            } else {
+                "large_requests"
+            },
             value: class.requests as f64,
             unit: "requests",
             text: format!(
-                "{} small requests ({} of all), typically {}, {} reads",
+                "{} {which} requests ({} of all), typically {}, {} reads",
                 class.requests,
                 pct(class.requests as f64 / lab.profile.requests.max(1) as f64),
                 fmt_size(bs),
@@ -112,10 +112,66 @@ fn run(lab: &mut Lab) -> Result<Finding> {
             text: format!("{} requests outstanding on average", num(observed)),
         },
     ];
+    Ok(Ok(ClassSweep {
+        class,
+        bs,
+        observed,
+        d90: depth_for(&points, 0.9),
+        at: nearest(&points, observed),
+        points,
+        measured,
+    }))
+}
+
+impl ClassSweep {
+    /// The what-if: the sweep, and the gains of the depth reaching 90 % of the peak over the
+    /// workload's own.
+    pub fn what_if(self, lab: &Lab) -> (Vec<Figure>, WhatIf) {
+        let w = WhatIf {
+            fix: format!(
+                "{} outstanding requests instead of {}",
+                self.d90.depth,
+                num(self.observed)
+            ),
+            method: lab.sweep_method(self.class.read_share(), self.bs),
+            scenarios: vec![],
+            gains: vec![
+                gain("throughput MB/s", self.at.throughput_mb_s, self.d90.throughput_mb_s),
+                gain("p99 us", self.at.p99_us, self.d90.p99_us),
+            ],
+            sweep: self.points,
+        };
+        (self.measured, w)
+    }
+}
+
+fn run(lab: &mut Lab) -> Result<Finding> {
+    let (page, units) = (lab.facts.page, lab.facts.parallel_units);
+    let why = |bs: u64| {
+        format!(
+            "the queue depth at which {} requests reach 90 % of the peak throughput on this device; small means under a page on every parallel unit ({} x {units} = {})",
+            fmt_size(bs),
+            fmt_size(page),
+            fmt_size(page * units)
+        )
+    };
+    let c = match sweep_class(lab, &CHECK, lab.profile.small.clone(), "small", &DEPTHS, &why)? {
+        Ok(c) => c,
+        Err(n_a) => return Ok(n_a),
+    };
+    let (observed, d90, at, one) = (c.observed, c.d90, c.at, c.points[0]);
+    let peak = c.points.iter().map(|p| p.throughput_mb_s).fold(0.0, f64::max);
     let threshold = Threshold {
         value: d90.depth as f64,
         unit: "outstanding requests",
-        why: threshold_why(d90.depth, bs),
+        why: why(c.bs)
+            + if d90.depth == 1 {
+                " (one request already does)"
+            } else if d90.depth == *DEPTHS.last().expect("depths") {
+                " (the deepest swept: the peak may lie beyond)"
+            } else {
+                ""
+            },
     };
     let busy = match lab.profile.timing {
         Timing::Closed { .. } => 1.0,
@@ -128,7 +184,7 @@ fn run(lab: &mut Lab) -> Result<Finding> {
                 "{} outstanding reach {} MB/s of the {} MB/s peak",
                 num(observed),
                 num(at.throughput_mb_s),
-                num(points.iter().map(|p| p.throughput_mb_s).fold(0.0, f64::max))
+                num(peak)
             ),
         )
     } else if busy < BUSY {
@@ -156,15 +212,6 @@ fn run(lab: &mut Lab) -> Result<Finding> {
             ),
         )
     };
-    let what_if = WhatIf {
-        fix: format!("{} outstanding requests instead of {}", d90.depth, num(observed)),
-        method: lab.sweep_method(class.read_share(), bs),
-        scenarios: vec![],
-        gains: vec![
-            gain("throughput MB/s", at.throughput_mb_s, d90.throughput_mb_s),
-            gain("p99 us", at.p99_us, d90.p99_us),
-        ],
-        sweep: points,
-    };
+    let (measured, what_if) = c.what_if(lab);
     Ok(CHECK.finding(measured, threshold, verdict, reason, Some(what_if)))
 }
