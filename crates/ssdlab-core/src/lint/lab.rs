@@ -855,3 +855,78 @@ impl RequestSource for Replay {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A transform over a footprint of 100 pages, pages 0 and 5 hot.
+    fn transform(v: Variant) -> Transform {
+        let mut hot = vec![0u64; 2];
+        hot[0] = 1 | 1 << 5;
+        Transform {
+            variant: v,
+            unit: 4096,
+            pages: 100,
+            hot: Arc::new(hot),
+            seen: vec![0; 2],
+            rng: Xoshiro256PlusPlus::seed_from_u64(1),
+            log: 0,
+            flushed: 0,
+            bytes: 0,
+            units: 0,
+        }
+    }
+
+    fn apply(t: &mut Transform, writes: &[(u64, u64)]) -> Vec<(u64, u64, u32)> {
+        let mut out = Vec::new();
+        for &(o, l) in writes {
+            t.write(o, l, &mut |o, l, s| out.push((o, l, s)));
+        }
+        out
+    }
+
+    #[test]
+    fn random_updates_move_only_updates() {
+        let mut t = transform(Variant::RandomUpdates);
+        let w = [(0, 4096), (8192, 8192), (512, 1024), (8192, 4096), (20480, 4096)];
+        let out = apply(&mut t, &w);
+        // First writes stay; the updates of pages 0 and 2 go elsewhere, in-page offset kept.
+        assert_eq!(out[0], (0, 4096, 0));
+        assert_eq!(out[1], (8192, 8192, 0));
+        assert_eq!(out[4], (20480, 4096, 0));
+        for (i, &(o, l, _)) in out.iter().enumerate().skip(2).take(2) {
+            assert_eq!(l, w[i].1);
+            assert_eq!(o % 4096, w[i].0 % 4096);
+            assert!(o + l <= 100 * 4096);
+        }
+        assert!(out[2].0 / 4096 != 0 || out[3].0 / 4096 != 2, "{out:?}");
+        assert_eq!((t.bytes, t.units), (21504, 6));
+    }
+
+    #[test]
+    fn hot_pages_go_to_stream_1() {
+        let mut t = transform(Variant::HotCold);
+        let out = apply(
+            &mut t,
+            &[(0, 4096), (4096, 4096), (5 * 4096 + 100, 10), (99 * 4096, 4096)],
+        );
+        assert_eq!(out.iter().map(|x| x.2).collect::<Vec<_>>(), [1, 0, 1, 0]);
+        assert_eq!(out[2], (5 * 4096 + 100, 10, 1));
+    }
+
+    #[test]
+    fn packing_writes_whole_units_in_a_log() {
+        let mut t = transform(Variant::Packed);
+        // 512-byte writes anywhere: every eighth completes a unit at the log's head.
+        let w: Vec<(u64, u64)> = (0..20).map(|i| (i * 7 * 4096 + 512, 512)).collect();
+        let out = apply(&mut t, &w);
+        assert_eq!(out, [(0, 4096, 0), (4096, 4096, 0)]);
+        assert_eq!((t.bytes, t.units), (8192, 2));
+        // A long write fills whole units and wraps at the end of the footprint.
+        // 2048 bytes wait in the log; 99 pages more make 99 whole units from byte 8192.
+        let out = apply(&mut t, &[(0, 99 * 4096)]);
+        assert_eq!(out, [(8192, 98 * 4096, 0), (0, 4096, 0)]);
+        assert_eq!(t.units, 2 + 99);
+    }
+}
