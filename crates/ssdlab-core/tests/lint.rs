@@ -141,6 +141,16 @@ fn p3_small_scattered_writes() {
     );
     assert!(b < a / 4.0, "packed: {b} against {a}");
     assert!(wi.scenarios[0].rmw_reads > 0 && wi.scenarios[1].rmw_reads == 0);
+    // A partial write of a unit that holds data reads it first; of one never written, not.
+    let partial = [
+        (0, 0, 4096, true),
+        (1, 512, 512, true),
+        (2, 8192, 512, true),
+        (3, 8192 + 1024, 512, true),
+    ];
+    let f = check(&trace(&dir, "partial", &partial), &opts(3));
+    assert_eq!(figure(&f, "rmw_per_write"), 0.5);
+    assert_eq!(figure(&f, "sub_unit_writes"), 0.75);
     // Whole aligned units.
     let whole = writes(4000, 4096, |_, r| r.gen_range(0..2000) * 4096);
     let f = verdict(&trace(&dir, "whole", &whole), &opts(3), Verdict::Ok);

@@ -199,6 +199,7 @@ impl Timed {
 #[derive(Clone, Copy, Debug)]
 pub struct Projection {
     pub waf: f64,
+    /// Three windows agreed within 0.5 % (else `waf` is the mean of the last three).
     pub converged: bool,
     /// Mapping-unit bytes written per host byte (rounding writes up to whole units).
     pub inflation: f64,
@@ -537,13 +538,17 @@ impl<'a> Lab<'a> {
                 }
             });
         };
+        // Windows of at least 128 blocks' worth of writes, so that each window's victims are
+        // many enough for a stable estimate on a small device.
+        let per_window = (data / 10).max(128 * dev.geo.units_per_block as u64);
+        let units = per_window * 10;
         let p = &cfg.precondition;
         let (min, max) = (
-            (p.min_overwrites * data as f64) as u64,
-            (p.max_overwrites * data as f64) as u64,
+            (p.min_overwrites * units as f64) as u64,
+            (p.max_overwrites * units as f64) as u64,
         );
         let mut place = Placement::new(&dev);
-        let steady = overwrite_until_steady(&mut dev, &mut place, data, min, max.max(1), next, &mut |_| {})?;
+        let steady = overwrite_until_steady(&mut dev, &mut place, units, min, max.max(1), next, &mut |_| {})?;
         let proj = Projection {
             waf: steady.waf,
             converged: steady.converged,
@@ -736,6 +741,19 @@ impl<'a> Lab<'a> {
             "timed what-ifs replay the workload's first {} requests ({timing}), their 4 KiB pages packed from 0 in order of first use, on copies of {} preconditioned to steady state at {:.0} % full",
             p.requests, self.facts.name, 100.0 * self.utilisation
         )];
+        let unsettled: Vec<&str> = self
+            .projections
+            .iter()
+            .filter(|(_, p)| p.is_some_and(|p| !p.converged))
+            .map(|(k, _)| k.split(' ').next().unwrap_or(""))
+            .collect();
+        if !unsettled.is_empty() {
+            m.push(format!(
+                "projections that did not settle within {} overwrites of the data (their WAF is the mean of the last three windows): {}",
+                self.cfg.precondition.max_overwrites,
+                unsettled.join(", ")
+            ));
+        }
         if let Some(pr) = self.projections.values().flatten().next() {
             m.push(format!(
                 "WAF and lifetime: the write pattern driven into the FTL alone until its WAF is steady, on the device cut to {} planes ({} copies of the footprint side by side in the data); lifetime at the workload's write rate, physical capacity x P/E cycles / (rate x bytes programmed per byte)",
