@@ -23,6 +23,9 @@ pub const PRESETS: &[(&str, &str)] = &[
 /// bits of nanoseconds by the flash scheduler).
 pub const MAX_NAND_NS: u64 = 1_000_000_000;
 
+/// Most host write frontiers per plane (`device.ftl.streams`).
+pub const MAX_STREAMS: u32 = 256;
+
 /// The preset used by `ssdlab run` without arguments.
 pub const DEFAULT_PRESET: &str = "tlc-nvme";
 
@@ -249,6 +252,11 @@ pub struct FtlConfig {
     /// DRAM write buffer (0 = write-through: a write completes when programmed).
     #[serde(default)]
     pub write_buffer: Size,
+    /// Host write frontiers per plane: a write of stream id `s` (the job's `stream`, or the
+    /// one a source gives its requests) fills blocks of frontier `s mod streams`, so streams
+    /// never share a block. 1: every write shares one frontier.
+    #[serde(default = "one")]
+    pub streams: u32,
 }
 
 impl Default for FtlConfig {
@@ -853,18 +861,23 @@ impl Config {
         self.device.validate(f)?;
         // Spare blocks per plane must cover the free-block reserve and the open frontiers.
         let spare = (geo.physical_units - geo.logical_units) as f64 / (geo.planes * geo.units_per_block) as f64;
-        let need = self.device.ftl.gc_threshold.max(self.device.ftl.bg_gc_threshold) as f64 + 2.0;
+        // The reserve, plus one open block per host frontier and one for GC.
+        let ftl = &self.device.ftl;
+        let need = ftl.gc_threshold.max(ftl.bg_gc_threshold) as f64 + 1.0 + ftl.streams as f64;
         if spare < need {
+            let mut keys = vec![
+                "device.geometry.overprovisioning",
+                "device.geometry.blocks_per_plane",
+                "device.ftl.gc_threshold",
+                "device.ftl.bg_gc_threshold",
+            ];
+            // Streams asked for are what the spare blocks cannot hold, when the user wrote them.
+            keys.insert(if ftl.streams > 1 { 0 } else { keys.len() }, "device.ftl.streams");
             return Err(Error::config_keys(
                 f,
-                &[
-                    "device.geometry.overprovisioning",
-                    "device.geometry.blocks_per_plane",
-                    "device.ftl.gc_threshold",
-                    "device.ftl.bg_gc_threshold",
-                ],
+                &keys,
                 format!(
-                    "{spare:.1} spare blocks per plane cannot hold the GC reserve and open blocks ({need}); expected more overprovisioning or blocks_per_plane, or a lower gc_threshold"
+                    "{spare:.1} spare blocks per plane cannot hold the GC reserve and open blocks ({need}); expected more overprovisioning or blocks_per_plane, or a lower gc_threshold or fewer streams"
                 ),
             ));
         }
@@ -1023,6 +1036,16 @@ impl DeviceConfig {
                 format!(
                     "got {} with gc_threshold {}; expected 0 (off) or above gc_threshold",
                     t.bg_gc_threshold, t.gc_threshold
+                ),
+            ));
+        }
+        if !(1..=MAX_STREAMS).contains(&t.streams) {
+            return Err(Error::config(
+                f,
+                "device.ftl.streams",
+                format!(
+                    "got {}; expected 1 to {MAX_STREAMS} host write frontiers per plane",
+                    t.streams
                 ),
             ));
         }

@@ -76,6 +76,18 @@ pub struct Snapshot {
     pub link_busy: Vec<u64>,
 }
 
+/// Where the pages of one host write frontier go (see [`Allocation`]).
+#[derive(Clone)]
+struct PlaneAlloc {
+    /// Next plane in turn (round robin; least-busy starts its scan there).
+    cursor: usize,
+    /// Least-busy: pages given to each plane, the fewest any plane got, how many planes have
+    /// that few.
+    plane_pages: Vec<u64>,
+    min_pages: u64,
+    at_min: usize,
+}
+
 struct WriteBuffer {
     capacity: u64,
     used: u64,
@@ -121,15 +133,13 @@ pub struct Device {
     plane_parallel: bool,
     copyback: bool,
     allocation: Allocation,
-    cursor: usize,
-    /// Least-busy allocation: host pages given to each plane, the fewest any plane got, how
-    /// many planes have that few, and how far behind a plane may fall.
-    plane_pages: Vec<u64>,
-    min_pages: u64,
-    at_min: usize,
+    /// Per host write frontier (stream), where its pages go: each stream is spread evenly
+    /// over the planes on its own, so that every plane's GC sees its share of each stream.
+    alloc: Vec<PlaneAlloc>,
+    /// Least-busy allocation: how far behind the others a plane may fall.
     slack: u64,
-    /// Plane whose open page the write buffer is filling.
-    filling: Option<usize>,
+    /// Per host write frontier (stream), the plane whose open page the write buffer is filling.
+    filling: Vec<Option<usize>>,
     wbuf: Option<WriteBuffer>,
     /// Host pages handed to the flash / programmed, per block (write buffer only): a page in
     /// between is still in the buffer. Both restart at a host page that does not follow the
@@ -160,8 +170,6 @@ pub fn xfer_ns(bytes: u64, rate: u64) -> u64 {
 impl Device {
     pub fn new(cfg: &DeviceConfig, seed: u64) -> Result<Device> {
         let geo = Geometry::from_config(cfg, &cfg.name)?;
-        let read_ns = cfg.read_ns();
-        let program_ns = cfg.program_ns();
         let params = FtlParams {
             gc_policy: cfg.ftl.gc_policy.clone(),
             gc_d: cfg.ftl.gc_d,
@@ -169,12 +177,24 @@ impl Device {
             endurance: cfg.nand.endurance,
             static_wl_threshold: cfg.ftl.static_wl_threshold,
             gc_shared_frontier: cfg.ftl.gc_frontier == "shared",
-            read_ns: read_ns.clone(),
-            program_ns: program_ns.clone(),
+            read_ns: cfg.read_ns(),
+            program_ns: cfg.program_ns(),
             erase_ns: cfg.nand.erase.0,
             seed,
         };
-        let ftl = Ftl::new(geo.clone(), params)?;
+        let ftl = Ftl::with_streams(geo, params, cfg.ftl.streams as usize)?;
+        Self::with_ftl(cfg, ftl)
+    }
+
+    /// A device around an FTL built for `cfg`'s geometry (e.g. a copy of a preconditioned
+    /// one); it gets `cfg`'s number of streams.
+    pub fn with_ftl(cfg: &DeviceConfig, mut ftl: Ftl) -> Result<Device> {
+        if ftl.streams() != cfg.ftl.streams as usize {
+            ftl.set_streams(cfg.ftl.streams as usize);
+        }
+        let geo = ftl.geo.clone();
+        let read_ns = cfg.read_ns();
+        let program_ns = cfg.program_ns();
         let duplex = cfg.host.interface.full_duplex();
         let plane_parallel = cfg.nand.plane_parallel;
         let units = if plane_parallel { geo.planes } else { geo.dies };
@@ -220,15 +240,20 @@ impl Device {
             plane_parallel,
             copyback: cfg.nand.copyback,
             allocation: cfg.ftl.allocation,
-            cursor: 0,
-            plane_pages: vec![0; geo.planes],
-            min_pages: 0,
-            at_min: geo.planes,
+            alloc: vec![
+                PlaneAlloc {
+                    cursor: 0,
+                    plane_pages: vec![0; geo.planes],
+                    min_pages: 0,
+                    at_min: geo.planes,
+                };
+                ftl.streams()
+            ],
             slack: cfg
                 .ftl
                 .allocation_slack
                 .map_or((geo.pages_per_block as u64 / 4).max(1), u64::from),
-            filling: None,
+            filling: vec![None; ftl.streams()],
             wbuf: (wb > 0).then(|| WriteBuffer {
                 capacity: wb,
                 used: 0,
@@ -556,24 +581,26 @@ impl Device {
         Ok(())
     }
 
-    fn choose_plane(&mut self) -> usize {
+    /// The plane that receives the next page of host frontier `stream`.
+    fn choose_plane(&mut self, stream: usize) -> usize {
+        let a = &mut self.alloc[stream];
         let n = self.geo.planes;
         match self.allocation {
             Allocation::RoundRobin => {
-                let p = self.cursor;
-                self.cursor = if p + 1 == n { 0 } else { p + 1 };
+                let p = a.cursor;
+                a.cursor = if p + 1 == n { 0 } else { p + 1 };
                 p
             }
             Allocation::LeastBusy => {
                 // The plane whose unit could start a program first, among the planes fewer
                 // than `slack` pages ahead of the least-written one; ties go round robin.
-                let limit = self.min_pages + self.slack;
+                let limit = a.min_pages + self.slack;
                 let etas = self.sched.etas();
                 let now = self.now;
                 let mut best = usize::MAX;
                 let mut best_t = u64::MAX;
                 let mut consider = |p: usize, unit: usize| -> bool {
-                    if self.plane_pages[p] < limit {
+                    if a.plane_pages[p] < limit {
                         let t = etas[unit].max(now);
                         if t < best_t {
                             best_t = t;
@@ -587,27 +614,27 @@ impl Device {
                 let pp = self.plane_parallel;
                 let unit = |p: usize| if pp { p } else { p % dies };
                 'scan: {
-                    for p in self.cursor..n {
+                    for p in a.cursor..n {
                         if consider(p, unit(p)) {
                             break 'scan;
                         }
                     }
-                    for p in 0..self.cursor {
+                    for p in 0..a.cursor {
                         if consider(p, unit(p)) {
                             break 'scan;
                         }
                     }
                 }
                 debug_assert!(best < n, "a plane at the minimum is always eligible");
-                self.cursor = if best + 1 == n { 0 } else { best + 1 };
-                let had = self.plane_pages[best];
-                self.plane_pages[best] = had + 1;
-                if had == self.min_pages {
-                    self.at_min -= 1;
-                    if self.at_min == 0 {
-                        self.min_pages += 1;
-                        let m = self.min_pages;
-                        self.at_min = self.plane_pages.iter().filter(|&&x| x == m).count();
+                a.cursor = if best + 1 == n { 0 } else { best + 1 };
+                let had = a.plane_pages[best];
+                a.plane_pages[best] = had + 1;
+                if had == a.min_pages {
+                    a.at_min -= 1;
+                    if a.at_min == 0 {
+                        a.min_pages += 1;
+                        let m = a.min_pages;
+                        a.at_min = a.plane_pages.iter().filter(|&&x| x == m).count();
                     }
                 }
                 best
@@ -615,7 +642,6 @@ impl Device {
         }
     }
 
-    /// Queue the program of a completed host page whose data is in the controller at `ready`.
     /// Queue the program of a completed host page whose data is in the controller at `ready`;
     /// its completion is reported for pending request `pid`, or (buffered) as the page's.
     fn program_page(&mut self, page: PageDone, ready: u64, pid: Option<u32>) {
@@ -682,22 +708,29 @@ impl Device {
         (req.offset + req.len - 1) / us - req.offset / us + 1
     }
 
+    /// The host write frontier of a request: its stream modulo the FTL's streams.
+    #[inline]
+    fn stream_of(&self, req: &Request) -> usize {
+        req.stream as usize % self.filling.len()
+    }
+
     /// Put a write's units into the buffer's pages; the request completes at `t`.
     fn place_buffered(&mut self, pid: u32, t: u64) -> Result<()> {
         let p = self.pending[pid as usize];
         let us = self.geo.unit_size;
         let first = p.req.offset / us;
         let last = (p.req.offset + p.req.len - 1) / us;
+        let stream = self.stream_of(&p.req);
         for lpn in first..=last {
-            let plane = match self.filling {
+            let plane = match self.filling[stream] {
                 Some(pl) => pl,
                 None => {
-                    let pl = self.choose_plane();
-                    self.filling = Some(pl);
+                    let pl = self.choose_plane(stream);
+                    self.filling[stream] = Some(pl);
                     pl
                 }
             };
-            let done = self.ftl.append_host(plane, lpn)?;
+            let done = self.ftl.append_stream(plane, stream, lpn)?;
             self.queue_gc_ops();
             if let Some(page) = done {
                 let b = self.geo.block_of_unit(page.first_unit);
@@ -713,7 +746,7 @@ impl Device {
                 self.prog_issued[b] = pg + 1;
                 self.wbuf.as_mut().expect("buffer").inflight += 1;
                 self.program_page(page, t, None);
-                self.filling = None;
+                self.filling[stream] = None;
             }
         }
         self.free_pending.push(pid);
@@ -730,18 +763,19 @@ impl Device {
         let last = (p.req.offset + p.req.len - 1) / us;
         self.pending[pid as usize].stage = Stage::Through;
         self.pending[pid as usize].ready = ready;
+        let stream = self.stream_of(&p.req);
         let mut lpn = first;
         while lpn <= last {
             let n = (last - lpn + 1).min(upp);
-            let plane = self.choose_plane();
+            let plane = self.choose_plane(stream);
             let mut page = None;
             for l in lpn..lpn + n {
-                page = self.ftl.append_host(plane, l)?;
+                page = self.ftl.append_stream(plane, stream, l)?;
                 self.queue_gc_ops();
             }
             let page = match page {
                 Some(pg) => pg,
-                None => self.ftl.pad_host(plane).ok_or_else(|| {
+                None => self.ftl.pad_stream(plane, stream).ok_or_else(|| {
                     Error::Invalid(format!(
                         "plane {plane}: write-through page neither completed nor open (FTL frontier out of step)"
                     ))

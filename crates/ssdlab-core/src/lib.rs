@@ -16,6 +16,7 @@ pub mod ftl;
 pub mod geometry;
 pub mod hdd;
 pub mod lifetime;
+pub mod lint;
 pub mod metrics;
 pub mod precondition;
 pub mod request;

@@ -37,22 +37,97 @@ pub struct PreconditionReport {
 }
 
 /// Writes units to planes a page at a time, round robin, as a buffered drive striping pages
-/// would.
-struct Filler {
-    plane: usize,
+/// would; each stream (host write frontier) goes round the planes on its own.
+pub struct Placement {
+    plane: Vec<usize>,
 }
 
-impl Filler {
+impl Placement {
+    pub fn new(dev: &Device) -> Placement {
+        Placement {
+            plane: vec![0; dev.ftl.streams()],
+        }
+    }
+
+    /// Write logical unit `lpn` of host write frontier `stream`.
     #[inline]
-    fn put(&mut self, dev: &mut Device, lpn: u64) -> Result<()> {
-        if dev.ftl.append_host(self.plane, lpn)?.is_some() {
-            self.plane += 1;
-            if self.plane == dev.geo.planes {
-                self.plane = 0;
+    pub fn put(&mut self, dev: &mut Device, stream: usize, lpn: u64) -> Result<()> {
+        let p = &mut self.plane[stream];
+        if dev.ftl.append_stream(*p, stream, lpn)?.is_some() {
+            *p += 1;
+            if *p == dev.geo.planes {
+                *p = 0;
             }
         }
         Ok(())
     }
+}
+
+/// Where a stream of overwrites settled: the victim-based write amplification of the last
+/// windows (see the module notes), whether three windows agreed, and the units written.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Steady {
+    pub waf: f64,
+    pub converged: bool,
+    pub written: u64,
+}
+
+/// Overwrite logical units of `dev`, placed by `f`, until the write amplification is steady:
+/// `next(ftl)` gives each write's logical unit and stream (it may prefetch with `ftl`). Windows are a
+/// tenth of `data_units`; at least `min` and at most `max` units are written; steady means
+/// three windows within 0.5 % once `min` is written. `progress(units written)` after each
+/// window.
+pub fn overwrite_until_steady(
+    dev: &mut Device,
+    f: &mut Placement,
+    data_units: u64,
+    min: u64,
+    max: u64,
+    mut next: impl FnMut(&crate::ftl::Ftl) -> (u64, usize),
+    progress: &mut dyn FnMut(u64),
+) -> Result<Steady> {
+    let window = (data_units / 10).max(1);
+    let upb = dev.geo.units_per_block as f64;
+    let mut estimates: Vec<f64> = Vec::new();
+    let mut out = Steady {
+        waf: 0.0,
+        converged: false,
+        written: 0,
+    };
+    while out.written < max {
+        let before = dev.ftl.stats.clone();
+        let todo = window.min(max - out.written);
+        for _ in 0..todo {
+            let (lpn, stream) = next(&dev.ftl);
+            f.put(dev, stream, lpn)?;
+        }
+        out.written += todo;
+        progress(out.written);
+        let s = &dev.ftl.stats;
+        let (mut victims, mut valid) = (0u64, 0u64);
+        for (v, (a, b)) in s.victim_valid_hist.iter().zip(&before.victim_valid_hist).enumerate() {
+            victims += a - b;
+            valid += (a - b) * v as u64;
+        }
+        let estimate = if victims == 0 {
+            // No GC yet (or ever, at low utilisation): count what was written.
+            let host = (s.host_units_written - before.host_units_written) as f64;
+            let copied = (s.gc_units_copied - before.gc_units_copied) as f64;
+            (host + copied) / host
+        } else {
+            upb / (upb - valid as f64 / victims as f64)
+        };
+        estimates.push(estimate);
+        let last = &estimates[estimates.len().saturating_sub(3)..];
+        let mean = last.iter().sum::<f64>() / last.len() as f64;
+        out.waf = crate::metrics::round3(mean);
+        let spread = last.iter().fold(f64::MIN, |m, &x| m.max(x)) - last.iter().fold(f64::MAX, |m, &x| m.min(x));
+        if out.written >= min.max(1) && last.len() == 3 && spread <= 0.005 * mean {
+            out.converged = true;
+            break;
+        }
+    }
+    Ok(out)
 }
 
 /// Precondition `dev`; `progress(units written, units planned at most)` is called now and then.
@@ -84,9 +159,9 @@ pub fn precondition(
     } else {
         0
     };
-    let mut f = Filler { plane: 0 };
+    let mut f = Placement::new(dev);
     for lpn in 0..n {
-        f.put(dev, lpn)?;
+        f.put(dev, 0, lpn)?;
         if lpn & 0xF_FFFF == 0 {
             progress(lpn, planned);
         }
@@ -94,12 +169,8 @@ pub fn precondition(
     rep.filled_units = n;
     if cfg.mode == PreconditionMode::Steady {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(crate::units::mix_seed(cfg.seed, 0x9c0d));
-        let window = (n / 10).max(1);
         let max = (cfg.max_overwrites * n as f64) as u64;
         let min = (cfg.min_overwrites * n as f64) as u64;
-        let upb = dev.geo.units_per_block as f64;
-        let mut estimates: Vec<f64> = Vec::new();
-        let mut written = 0u64;
         const AHEAD: usize = 32;
         let mut ring = [0u64; AHEAD];
         for slot in ring.iter_mut() {
@@ -107,46 +178,21 @@ pub fn precondition(
             dev.ftl.prefetch(*slot);
         }
         let mut k = 0usize;
-        while written < max {
-            let before = dev.ftl.stats.clone();
-            let todo = window.min(max - written);
-            for _ in 0..todo {
-                let lpn = ring[k];
-                let next = rng.gen_range(0..n);
-                // Two prefetch stages: the map entry AHEAD writes ahead, and half way there
-                // (its map entry arrived by then) what overwriting it will touch.
-                dev.ftl.prefetch(next);
-                dev.ftl.prefetch_old(ring[(k + AHEAD / 2) % AHEAD]);
-                ring[k] = next;
-                k = (k + 1) % AHEAD;
-                f.put(dev, lpn)?;
-            }
-            written += todo;
-            progress(n + written, planned);
-            let s = &dev.ftl.stats;
-            let (mut victims, mut valid) = (0u64, 0u64);
-            for (v, (a, b)) in s.victim_valid_hist.iter().zip(&before.victim_valid_hist).enumerate() {
-                victims += a - b;
-                valid += (a - b) * v as u64;
-            }
-            let estimate = if victims == 0 {
-                // No GC yet (or ever, at low utilisation): count what was written.
-                let host = (s.host_units_written - before.host_units_written) as f64;
-                let copied = (s.gc_units_copied - before.gc_units_copied) as f64;
-                (host + copied) / host
-            } else {
-                upb / (upb - valid as f64 / victims as f64)
-            };
-            estimates.push(estimate);
-            let last = &estimates[estimates.len().saturating_sub(3)..];
-            let mean = last.iter().sum::<f64>() / last.len() as f64;
-            rep.steady_waf = crate::metrics::round3(mean);
-            let spread = last.iter().fold(f64::MIN, |m, &x| m.max(x)) - last.iter().fold(f64::MAX, |m, &x| m.min(x));
-            if written >= min.max(1) && last.len() == 3 && spread <= 0.005 * mean {
-                rep.converged = true;
-                break;
-            }
-        }
+        let uniform = |ftl: &crate::ftl::Ftl| {
+            let lpn = ring[k];
+            let next = rng.gen_range(0..n);
+            // Two prefetch stages: the map entry AHEAD writes ahead, and half way there
+            // (its map entry arrived by then) what overwriting it will touch.
+            ftl.prefetch(next);
+            ftl.prefetch_old(ring[(k + AHEAD / 2) % AHEAD]);
+            ring[k] = next;
+            k = (k + 1) % AHEAD;
+            (lpn, 0)
+        };
+        let steady = overwrite_until_steady(dev, &mut f, n, min, max, uniform, &mut |w| progress(n + w, planned))?;
+        rep.steady_waf = steady.waf;
+        rep.converged = steady.converged;
+        let written = steady.written;
         rep.overwritten_units = written;
         // Round robin leaves every plane's host block at the same offset: all planes would
         // then collect in step for the whole run, and a measured window would catch a whole

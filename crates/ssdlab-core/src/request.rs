@@ -36,8 +36,9 @@ pub struct Request {
     pub offset: u64,
     /// Length in bytes (> 0).
     pub len: u64,
-    /// Stream id (the job's `stream`), for data-placement schemes. Sources leave it 0; the
-    /// host model stamps each request with its job's stream.
+    /// Stream id, for data-placement schemes (`device.ftl.streams` gives each stream its
+    /// own write frontier). Sources leave it 0 and the host model stamps the request with its
+    /// job's `stream`; a source that separates data itself (hot from cold) sets it, and keeps it.
     pub stream: u32,
 }
 

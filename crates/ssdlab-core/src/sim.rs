@@ -270,18 +270,58 @@ impl Simulation {
             cfg.device.ftl.bg_gc_threshold as usize,
             progress,
         )?;
+        Self::with_device(cfg, device, pre)
+    }
+
+    /// A simulation of `cfg`'s jobs on a device already built and preconditioned (`pre` says
+    /// how), e.g. around a copy of a preconditioned FTL ([`Device::with_ftl`]).
+    pub fn with_device(cfg: &Config, device: Device, pre: PreconditionReport) -> Result<Simulation> {
+        Self::assemble(cfg, device, pre, None)
+    }
+
+    /// As [`Simulation::with_device`], with the requests of each job clone (in job order,
+    /// `numjobs` per job) from `sources`: a source and whether it is open loop (it gives
+    /// arrival times) or closed loop (the job's `iodepth` outstanding).
+    pub fn with_sources(
+        cfg: &Config,
+        device: Device,
+        pre: PreconditionReport,
+        sources: Vec<(Box<dyn RequestSource>, bool)>,
+    ) -> Result<Simulation> {
+        let clones: usize = cfg.job.iter().map(|j| j.numjobs as usize).sum();
+        if sources.len() != clones {
+            return Err(Error::Invalid(format!(
+                "{} request sources for {clones} job clones; expected one per clone",
+                sources.len()
+            )));
+        }
+        Self::assemble(cfg, device, pre, Some(sources))
+    }
+
+    fn assemble(
+        cfg: &Config,
+        device: Device,
+        pre: PreconditionReport,
+        given: Option<Vec<(Box<dyn RequestSource>, bool)>>,
+    ) -> Result<Simulation> {
+        let seed = cfg.precondition.seed;
         let cap = device.logical_bytes();
+        let mut given = given.map(|v| v.into_iter());
         let mut streams = Vec::new();
         let mut expected = Some(0u64);
         for (i, job) in cfg.job.iter().enumerate() {
             for c in 0..job.numjobs {
-                let (source, open): (Box<dyn RequestSource>, bool) = match &job.trace {
-                    Some(t) => {
+                let (source, open): (Box<dyn RequestSource>, bool) = match (&mut given, &job.trace) {
+                    (Some(g), _) => {
+                        expected = None;
+                        g.next().expect("one source per clone")
+                    }
+                    (None, Some(t)) => {
                         expected = None;
                         let src = TraceSource::open(t, &cfg.base_dir, cap)?;
                         (Box::new(src), job.replay.as_deref() != Some("closed"))
                     }
-                    None => {
+                    (None, None) => {
                         let src = JobSource::new(job, cap, job.clone_seed(seed, i, c))?;
                         expected = match (expected, job.number_ios, job.runtime) {
                             (Some(e), Some(n), None) => Some(e + n),
@@ -468,8 +508,14 @@ impl Simulation {
                     }
                 };
                 let job = s.job;
+                // A source that places its own data (stream ids of its requests) keeps them;
+                // the others' requests get their job's stream.
                 let req = Request {
-                    stream: self.cfg.job[job].stream,
+                    stream: if req.stream == 0 {
+                        self.cfg.job[job].stream
+                    } else {
+                        req.stream
+                    },
                     ..req
                 };
                 let rec = Issued {

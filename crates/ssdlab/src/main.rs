@@ -3,6 +3,7 @@
 mod bench;
 mod experiment_cmd;
 mod lifetime_cmd;
+mod lint_cmd;
 mod plot;
 mod report;
 mod trace_cmd;
@@ -81,6 +82,9 @@ enum Cmd {
     /// How long the flash lasts: capacity x P/E cycles / (host write rate x WAF), from flags
     /// or from a run's JSON result.
     Lifetime(lifetime_cmd::LifetimeArgs),
+    /// Check a trace or a run file's jobs against the seven SSD-friendly design principles,
+    /// each with a what-if simulation of its fix on a device.
+    Lint(lint_cmd::LintArgs),
 }
 
 #[derive(Subcommand)]
@@ -150,6 +154,7 @@ fn main() -> ExitCode {
         Cmd::Bench(b) => bench::run(b),
         Cmd::Experiment(a) => experiment_cmd::run(a),
         Cmd::Lifetime(a) => lifetime_cmd::run(a),
+        Cmd::Lint(a) => lint_cmd::run(a),
     };
     match res {
         Ok(()) => ExitCode::SUCCESS,
@@ -170,10 +175,17 @@ fn cli_error(e: &clap::Error) -> String {
         Some(ContextValue::StyledStrs(v)) => Some(v.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(", ")),
         _ => None,
     };
-    // `--output-format <OUTPUT_FORMAT>` → `--output-format`.
+    // `--output-format <OUTPUT_FORMAT>` → `--output-format`, `<FILE>` → `FILE`.
     let arg = ctx(ContextKind::InvalidArg)
         .or_else(|| ctx(ContextKind::InvalidSubcommand))
-        .map(|a| a.split(" <").next().unwrap_or("").trim().to_string())
+        .map(|a| {
+            // A positional argument comes as `<NAME>`: named without the brackets.
+            let a = a.split(" <").next().unwrap_or("").trim();
+            a.strip_prefix('<')
+                .and_then(|a| a.strip_suffix('>'))
+                .unwrap_or(a)
+                .to_string()
+        })
         .unwrap_or_else(|| "ssdlab".into());
     let value = ctx(ContextKind::InvalidValue).unwrap_or_default();
     let suggested = ctx(ContextKind::SuggestedArg)

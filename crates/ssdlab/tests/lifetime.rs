@@ -1,26 +1,22 @@
 //! `ssdlab lifetime`: the article's two examples, units, inputs from a real run, overrides,
 //! a run without writes, bad input.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+mod common;
+use common::{ok, refused};
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn ssdlab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ssdlab"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("runs")
-}
-
-/// Standard output of a command that must succeed.
-fn ok(args: &[&str]) -> String {
-    let o = ssdlab(args);
-    assert!(o.status.success(), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
-    String::from_utf8_lossy(&o.stdout).into_owned()
+/// `lifetime` with every input as a flag: 1 TB at 100 MB/s, `pe` cycles, WAF `waf`.
+fn seed(pe: &'static str, waf: &'static str) -> [&'static str; 9] {
+    [
+        "lifetime",
+        "--capacity",
+        "1TB",
+        "--pe",
+        pe,
+        "--write-rate",
+        "100MB/s",
+        "--waf",
+        waf,
+    ]
 }
 
 fn json(args: &[&str]) -> serde_json::Value {
@@ -31,17 +27,7 @@ fn json(args: &[&str]) -> serde_json::Value {
 
 #[test]
 fn the_articles_two_examples() {
-    let a = [
-        "lifetime",
-        "--capacity",
-        "1TB",
-        "--pe",
-        "10000",
-        "--write-rate",
-        "100MB/s",
-        "--waf",
-        "4",
-    ];
+    let a = seed("10000", "4");
     let text = ok(&a);
     assert!(
         text.starts_with("lifetime: 25000000 s (2.50e7 s, 9.6 months)\n"),
@@ -52,17 +38,7 @@ fn the_articles_two_examples() {
     let v = json(&a);
     assert_eq!(v["seconds"], 2.5e7);
     assert_eq!(v["human"], "9.6 months");
-    let b = [
-        "lifetime",
-        "--capacity",
-        "1TB",
-        "--pe",
-        "3000",
-        "--write-rate",
-        "100MB/s",
-        "--waf",
-        "10",
-    ];
+    let b = seed("3000", "10");
     let v = json(&b);
     assert_eq!(v["seconds"], 3.0e6);
     assert_eq!(v["human"], "34.7 days");
@@ -182,21 +158,6 @@ fn inputs_from_a_run_and_overrides() {
     assert!(!text.contains("NaN") && !text.contains("inf"), "{text}");
 }
 
-/// One line on standard error, exit status 2, starting with `prefix`.
-fn refused(args: &[&str], prefix: &str) {
-    let o = ssdlab(args);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
-    assert!(o.stdout.is_empty(), "{args:?}");
-    assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
-    let msg = err.trim_end().strip_prefix("ssdlab: error: ").unwrap();
-    assert!(
-        msg.starts_with(prefix),
-        "{args:?}:\n  got      {msg}\n  expected {prefix}"
-    );
-    assert!(msg.contains("; expected"), "{msg}");
-}
-
 #[test]
 fn bad_input_is_one_line_and_status_2() {
     let dir = tempfile::tempdir().unwrap();
@@ -205,16 +166,7 @@ fn bad_input_is_one_line_and_status_2() {
     let broken = dir.path().join("broken.json");
     std::fs::write(&broken, "{\n  \"ssd\": [1,\n").unwrap();
     let (bad, broken) = (bad.to_str().unwrap(), broken.to_str().unwrap());
-    let full = [
-        "--capacity",
-        "1TB",
-        "--pe",
-        "3000",
-        "--write-rate",
-        "100MB/s",
-        "--waf",
-        "4",
-    ];
+    let full = &seed("3000", "4")[1..];
     let with = |k: &str, v: &str| -> Vec<String> {
         let mut a = vec!["lifetime".to_string()];
         let mut it = full.iter();

@@ -160,9 +160,9 @@ struct Cursor {
     forced: bool,
 }
 
+#[derive(Clone)]
 struct PlaneState {
     free: BinaryHeap<Reverse<(u32, u32)>>,
-    host: Frontier,
     gc: Frontier,
     cursor: Option<Cursor>,
 }
@@ -174,8 +174,15 @@ pub struct PageDone {
     pub first_unit: u32,
 }
 
+/// The whole state; `clone` copies it (maps, blocks, policy index), e.g. to run several
+/// workloads from one preconditioned state.
+#[derive(Clone)]
 pub struct Ftl {
     pub geo: Geometry,
+    /// Host write frontiers, `streams` per plane (plane-major): a host write of stream `s`
+    /// goes to frontier `s` of its plane, so streams never share a block.
+    hosts: Vec<Frontier>,
+    streams: usize,
     l2p: Vec<u32>,
     p2l: Vec<u32>,
     bits: Vec<u64>,
@@ -227,11 +234,20 @@ impl Ftl {
             geo.planes as u64,
         );
         let per_block = 4 + 4 + std::mem::size_of::<BlockState>() as u64 + 8 + 8 + POLICY_BYTES_PER_BLOCK;
-        let per_plane = std::mem::size_of::<PlaneState>() as u64 + 4 * (geo.units_per_block as u64 + 1) + 16;
+        let per_plane = (std::mem::size_of::<PlaneState>() + std::mem::size_of::<Frontier>()) as u64
+            + 4 * (geo.units_per_block as u64 + 1)
+            + 16;
         4 * l + 4 * u + 8 * u.div_ceil(64) + per_block * b + per_plane * p
     }
 
     pub fn new(geo: Geometry, params: FtlParams) -> Result<Ftl> {
+        Self::with_streams(geo, params, 1)
+    }
+
+    /// An FTL with `streams` host write frontiers per plane (at least 1): host writes of
+    /// stream `s` ([`Ftl::append_stream`]) fill blocks of their own.
+    pub fn with_streams(geo: Geometry, params: FtlParams, streams: usize) -> Result<Ftl> {
+        let streams = streams.max(1);
         let upb = geo.units_per_block as u32;
         let policy = gc::make_policy(&params.gc_policy, geo.planes, geo.blocks, upb, params.gc_d)
             .ok_or_else(|| Error::Invalid(format!("unknown GC policy '{}'", params.gc_policy)))?;
@@ -242,7 +258,6 @@ impl Ftl {
                     free: (0..geo.blocks_per_plane as u32)
                         .map(|b| Reverse((0, base + b)))
                         .collect(),
-                    host: NO_FRONTIER,
                     gc: NO_FRONTIER,
                     cursor: None,
                 }
@@ -250,6 +265,8 @@ impl Ftl {
             .collect();
         let wl_interval = (geo.blocks as u64 / 4).clamp(64, 1 << 16);
         Ok(Ftl {
+            hosts: vec![NO_FRONTIER; geo.planes * streams],
+            streams,
             l2p: filled(geo.logical_units as usize, NONE)?,
             p2l: filled(geo.physical_units as usize, NONE)?,
             bits: filled((geo.physical_units as usize).div_ceil(64), 0)?,
@@ -327,20 +344,53 @@ impl Ftl {
         self.planes.iter().map(|p| p.free.len()).sum()
     }
 
-    /// True when `pun` lies in the partially filled page at the host frontier of its plane
+    /// Host write frontiers per plane (the `streams` of [`Ftl::with_streams`]).
+    pub fn streams(&self) -> usize {
+        self.streams
+    }
+
+    /// Change the number of host write frontiers per plane (at least 1). Frontiers of the
+    /// streams kept stay open; those of streams dropped are closed (their blocks become GC
+    /// candidates).
+    pub fn set_streams(&mut self, streams: usize) {
+        let streams = streams.max(1);
+        let old = std::mem::replace(&mut self.hosts, vec![NO_FRONTIER; self.geo.planes * streams]);
+        let old_n = self.streams;
+        self.streams = streams;
+        for plane in 0..self.geo.planes {
+            for s in 0..old_n {
+                let f = old[plane * old_n + s];
+                if s < streams {
+                    self.hosts[plane * streams + s] = f;
+                } else if f.block != NONE {
+                    self.close_block(plane, f.block);
+                }
+            }
+        }
+    }
+
+    /// Index of a plane's host frontier of a stream in `hosts`.
+    #[inline]
+    fn host_idx(&self, plane: usize, stream: usize) -> usize {
+        plane * self.streams + stream
+    }
+
+    /// True when `pun` lies in the partially filled page at a host frontier of its plane
     /// (data still in the controller's buffer).
     #[inline]
     pub fn in_open_page(&self, pun: u32) -> bool {
         let upb = self.geo.units_per_block as u32;
         let upp = self.geo.units_per_page as u32;
         let block = pun / upb;
-        let f = self.planes[self.geo.plane_of_block(block as usize)].host;
-        f.block == block && !f.next.is_multiple_of(upp) && (pun % upb) / upp == f.next / upp
+        let first = self.host_idx(self.geo.plane_of_block(block as usize), 0);
+        self.hosts[first..first + self.streams]
+            .iter()
+            .any(|f| f.block == block && !f.next.is_multiple_of(upp) && (pun % upb) / upp == f.next / upp)
     }
 
-    /// Units filled in the current page of a plane's host frontier.
+    /// Units filled in the current page of a plane's host frontier (stream 0).
     pub fn open_page_fill(&self, plane: usize) -> usize {
-        let f = self.planes[plane].host;
+        let f = self.hosts[self.host_idx(plane, 0)];
         if f.block == NONE {
             0
         } else {
@@ -401,14 +451,23 @@ impl Ftl {
         Ok(b)
     }
 
-    /// Append one logical unit at the host frontier of `plane`, running foreground GC when
-    /// the plane's free pool is low. Returns the page when this unit completed it.
+    /// Append one logical unit at the host frontier of `plane` (stream 0), running
+    /// foreground GC when the plane's free pool is low. Returns the page when this unit
+    /// completed it.
     #[inline]
     pub fn append_host(&mut self, plane: usize, lpn: u64) -> Result<Option<PageDone>> {
+        self.append_stream(plane, 0, lpn)
+    }
+
+    /// As [`Ftl::append_host`], at the plane's frontier of `stream` (below
+    /// [`Ftl::streams`]).
+    #[inline]
+    pub fn append_stream(&mut self, plane: usize, stream: usize, lpn: u64) -> Result<Option<PageDone>> {
         let upb = self.geo.units_per_block as u32;
-        let mut f = self.planes[plane].host;
+        let hi = self.host_idx(plane, stream);
+        let mut f = self.hosts[hi];
         if f.block == NONE || f.next == upb {
-            f = self.new_host_block(plane, f)?;
+            f = self.new_host_block(plane, hi, f)?;
         }
         let pun = f.block * upb + f.next;
         let old = self.l2p[lpn as usize];
@@ -417,7 +476,7 @@ impl Ftl {
         }
         self.map(lpn as u32, pun);
         f.next += 1;
-        self.planes[plane].host = f;
+        self.hosts[hi] = f;
         self.stats.host_units_written += 1;
         if f.next.is_multiple_of(self.geo.units_per_page as u32) {
             self.stats.host_pages_programmed += 1;
@@ -429,11 +488,12 @@ impl Ftl {
         }
     }
 
+    /// A new block for the host frontier `hi` of `plane` (whose current state is `f`).
     #[cold]
-    fn new_host_block(&mut self, plane: usize, f: Frontier) -> Result<Frontier> {
+    fn new_host_block(&mut self, plane: usize, hi: usize, f: Frontier) -> Result<Frontier> {
         if f.block != NONE {
             self.close_block(plane, f.block);
-            self.planes[plane].host = NO_FRONTIER;
+            self.hosts[hi] = NO_FRONTIER;
         }
         let mut guard = 0;
         while self.planes[plane].free.len() < self.params.gc_threshold as usize {
@@ -446,7 +506,7 @@ impl Ftl {
             }
         }
         // With a shared frontier, GC may have opened (and page-aligned) a host block already.
-        let cur = self.planes[plane].host;
+        let cur = self.hosts[hi];
         if cur.block != NONE && cur.next < self.geo.units_per_block as u32 {
             return Ok(cur);
         }
@@ -455,16 +515,22 @@ impl Ftl {
         }
         let b = self.take_free(plane)?;
         let nf = Frontier { block: b, next: 0 };
-        self.planes[plane].host = nf;
+        self.hosts[hi] = nf;
         self.maybe_wear_level()?;
-        Ok(self.planes[plane].host)
+        Ok(self.hosts[hi])
     }
 
-    /// Close the partially filled host page of `plane` (write-through of a sub-page write).
-    /// Returns the page if one was open.
+    /// Close the partially filled host page of `plane`, stream 0 (write-through of a sub-page
+    /// write). Returns the page if one was open.
     pub fn pad_host(&mut self, plane: usize) -> Option<PageDone> {
+        self.pad_stream(plane, 0)
+    }
+
+    /// As [`Ftl::pad_host`], for the plane's frontier of `stream`.
+    pub fn pad_stream(&mut self, plane: usize, stream: usize) -> Option<PageDone> {
         let upp = self.geo.units_per_page as u32;
-        let f = &mut self.planes[plane].host;
+        let hi = self.host_idx(plane, stream);
+        let f = &mut self.hosts[hi];
         let fill = f.next % upp;
         if f.block == NONE || fill == 0 {
             return None;
@@ -679,7 +745,8 @@ impl Ftl {
         // Nothing valid left: finish.
         if self.params.gc_shared_frontier {
             // Keep the host frontier page-aligned: pad the page GC left partly filled.
-            let mut g = self.planes[plane].host;
+            let hi = self.host_idx(plane, 0);
+            let mut g = self.hosts[hi];
             let fill = g.next % upp;
             if g.block != NONE && fill != 0 {
                 g.next += upp - fill;
@@ -687,7 +754,7 @@ impl Ftl {
                 self.stats.gc_pages_programmed += 1;
                 let t = self.params.program_ns[(g.next / upp - 1) as usize % bits_n];
                 self.record(plane, GcOpKind::Program, fill, t, 0);
-                self.planes[plane].host = g;
+                self.hosts[hi] = g;
             }
         }
         self.planes[plane].cursor = None;
@@ -705,7 +772,7 @@ impl Ftl {
     #[inline]
     fn gc_frontier(&self, plane: usize) -> Frontier {
         if self.params.gc_shared_frontier {
-            self.planes[plane].host
+            self.hosts[self.host_idx(plane, 0)]
         } else {
             self.planes[plane].gc
         }
@@ -714,7 +781,8 @@ impl Ftl {
     #[inline]
     fn set_gc_frontier(&mut self, plane: usize, f: Frontier) {
         if self.params.gc_shared_frontier {
-            self.planes[plane].host = f;
+            let hi = self.host_idx(plane, 0);
+            self.hosts[hi] = f;
         } else {
             self.planes[plane].gc = f;
         }
@@ -888,11 +956,8 @@ impl Ftl {
         if pooled != free {
             return Err(format!("{free} blocks are free but the free pools hold {pooled}"));
         }
-        let frontiers: usize = self
-            .planes
-            .iter()
-            .map(|p| (p.host.block != NONE) as usize + (p.gc.block != NONE) as usize)
-            .sum();
+        let frontiers: usize = self.hosts.iter().filter(|f| f.block != NONE).count()
+            + self.planes.iter().filter(|p| p.gc.block != NONE).count();
         if frontiers != open {
             return Err(format!("{open} blocks are open but {frontiers} frontiers exist"));
         }

@@ -132,6 +132,98 @@ impl ReplayConfig {
     }
 }
 
+/// The `compact` address mode's map: each 4 KiB page of the trace gets, on first touch, the
+/// next unused page from 0, so the footprint is packed densely. Memory is proportional to the
+/// footprint.
+#[derive(Clone, Debug, Default)]
+pub struct CompactMap {
+    pages: HashMap<u64, u64>,
+}
+
+/// Mapping a request would need more dense pages than allowed: the footprint so far, the
+/// page that did not fit included.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FootprintFull {
+    pub pages: u64,
+}
+
+impl CompactMap {
+    /// Distinct pages mapped so far (the footprint).
+    pub fn len(&self) -> u64 {
+        self.pages.len() as u64
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.pages.is_empty()
+    }
+
+    /// The dense page of a trace page, if mapped.
+    pub fn get(&self, page: u64) -> Option<u64> {
+        self.pages.get(&page).copied()
+    }
+
+    /// Every (trace page, dense page) pair, in no particular order.
+    pub fn iter(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.pages.iter().map(|(&p, &d)| (p, d))
+    }
+
+    /// Map the `len` bytes at `offset` (`len` > 0), giving pages not seen before the next
+    /// dense pages (at most `max_pages` in all), and call `emit(dense offset, len)` for each
+    /// dense-contiguous piece in order. Returns the number of pieces.
+    pub fn map(
+        &mut self,
+        offset: u64,
+        len: u64,
+        max_pages: u64,
+        emit: impl FnMut(u64, u64),
+    ) -> Result<usize, FootprintFull> {
+        for p in offset / PAGE..=(offset + len - 1) / PAGE {
+            let next = self.pages.len() as u64;
+            if *self.pages.entry(p).or_insert(next) >= max_pages {
+                // The page stays counted: the map is of no further use after this.
+                return Err(FootprintFull {
+                    pages: self.pages.len() as u64,
+                });
+            }
+        }
+        Ok(self.pieces(offset, len, emit))
+    }
+
+    /// As [`CompactMap::map`] without adding pages: pages never mapped are left out. Returns
+    /// the number of pieces.
+    pub fn pieces(&self, offset: u64, len: u64, mut emit: impl FnMut(u64, u64)) -> usize {
+        let in_page = offset % PAGE;
+        // Byte range of page i of the request: its pieces are runs of consecutive dense pages.
+        let span = |i: u64| {
+            let from = if i == 0 { 0 } else { i * PAGE - in_page };
+            let to = ((i + 1) * PAGE - in_page).min(len);
+            (from, to)
+        };
+        let mut run: Option<(u64, u64, u64)> = None; // (dense offset, from, to) in the request
+        let mut pieces = 0;
+        for (i, p) in (offset / PAGE..=(offset + len - 1) / PAGE).enumerate() {
+            let (from, to) = span(i as u64);
+            let Some(dense) = self.get(p) else { continue };
+            let at = dense * PAGE + if i == 0 { in_page } else { 0 };
+            match &mut run {
+                Some((d, f, t)) if *t == from && *d + (*t - *f) == at => *t = to,
+                _ => {
+                    if let Some((d, f, t)) = run.take() {
+                        emit(d, t - f);
+                        pieces += 1;
+                    }
+                    run = Some((at, from, to));
+                }
+            }
+        }
+        if let Some((d, f, t)) = run {
+            emit(d, t - f);
+            pieces += 1;
+        }
+        pieces
+    }
+}
+
 /// Counters of a replay.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct ReplayCounters {
@@ -158,7 +250,7 @@ pub struct TraceSource {
     last_time: u64,
     accepted: u64,
     pending: VecDeque<Request>,
-    pages: HashMap<u64, u64>,
+    pages: CompactMap,
     counters: ReplayCounters,
 }
 
@@ -193,7 +285,7 @@ impl TraceSource {
             last_time: 0,
             accepted: 0,
             pending: VecDeque::new(),
-            pages: HashMap::new(),
+            pages: CompactMap::default(),
             counters: ReplayCounters::default(),
         })
     }
@@ -213,7 +305,7 @@ impl TraceSource {
 
     /// Distinct 4 KiB pages mapped so far by the `compact` mode.
     pub fn compact_pages(&self) -> u64 {
-        self.pages.len() as u64
+        self.pages.len()
     }
 
     fn keep(&self, r: &TraceRecord) -> bool {
@@ -317,45 +409,20 @@ impl TraceSource {
                         "requests no larger than the device",
                     ));
                 }
-                let cap_pages = cap / PAGE;
-                let first = r.offset / PAGE;
-                let last = (r.offset + r.len - 1) / PAGE;
-                let mut run_start: Option<(u64, u64)> = None; // (dense page, byte offset in request)
-                let mut prev_dense = 0;
-                let mut pieces = 0;
-                for (i, p) in (first..=last).enumerate() {
-                    let next = self.pages.len() as u64;
-                    let dense = *self.pages.entry(p).or_insert(next);
-                    if dense >= cap_pages {
+                let pending = &mut self.pending;
+                let mapped = self
+                    .pages
+                    .map(r.offset, r.len, cap / PAGE, |o, l| pending.push_back(req(o, l)));
+                let pieces = match mapped {
+                    Ok(n) => n,
+                    Err(full) => {
                         return Err(self.beyond(
                             "offset",
-                            &format!(
-                                "the trace footprint ({} pages of 4 KiB so far) exceeds",
-                                self.pages.len()
-                            ),
+                            &format!("the trace footprint ({} pages of 4 KiB so far) exceeds", full.pages),
                             "address = \"wrap\", or a device as large as the footprint",
-                        ));
+                        ))
                     }
-                    let contiguous = run_start.is_some() && dense == prev_dense + 1;
-                    if !contiguous {
-                        if let Some((d, from)) = run_start {
-                            let to = (i as u64) * PAGE - r.offset % PAGE;
-                            self.pending
-                                .push_back(req(d * PAGE + if from == 0 { r.offset % PAGE } else { 0 }, to - from));
-                            pieces += 1;
-                        }
-                        let from = if i == 0 { 0 } else { (i as u64) * PAGE - r.offset % PAGE };
-                        run_start = Some((dense, from));
-                    }
-                    prev_dense = dense;
-                }
-                if let Some((d, from)) = run_start {
-                    self.pending.push_back(req(
-                        d * PAGE + if from == 0 { r.offset % PAGE } else { 0 },
-                        r.len - from,
-                    ));
-                    pieces += 1;
-                }
+                };
                 if pieces > 1 {
                     self.counters.split += 1;
                 }

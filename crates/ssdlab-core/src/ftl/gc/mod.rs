@@ -1,6 +1,7 @@
 //! Garbage-collection victim policies. A policy keeps its own index of the GC candidates
 //! (full blocks) of each plane and picks a victim; the copying and erasing is the FTL's.
-//! Adding a policy = one file here plus one line in [`REGISTRY`].
+//! Adding a policy = one file here (a `Clone` type implementing [`VictimPolicy`]) plus one
+//! line in [`REGISTRY`].
 
 mod candidates;
 mod cost_benefit;
@@ -23,7 +24,25 @@ pub struct VictimCtx<'a> {
     pub units_per_block: u32,
 }
 
-pub trait VictimPolicy: Send {
+/// A copy of a policy behind its box (an FTL's state is copied whole, its policy's index
+/// with it). Every `Clone` policy has it.
+pub trait PolicyClone {
+    fn clone_box(&self) -> Box<dyn VictimPolicy>;
+}
+
+impl<T: VictimPolicy + Clone + 'static> PolicyClone for T {
+    fn clone_box(&self) -> Box<dyn VictimPolicy> {
+        Box::new(self.clone())
+    }
+}
+
+impl Clone for Box<dyn VictimPolicy> {
+    fn clone(&self) -> Self {
+        self.clone_box()
+    }
+}
+
+pub trait VictimPolicy: Send + PolicyClone {
     fn name(&self) -> &'static str;
     /// `block` of `plane` became full with `valid` valid units: it is now a candidate.
     fn insert(&mut self, plane: usize, block: u32, valid: u32);

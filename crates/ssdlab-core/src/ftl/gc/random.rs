@@ -2,6 +2,7 @@
 use super::{candidates::candidate_set_policy, CandidateSet, VictimCtx, VictimPolicy};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
+#[derive(Clone)]
 pub struct Random {
     set: CandidateSet,
 }

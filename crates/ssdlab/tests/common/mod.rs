@@ -1,0 +1,56 @@
+//! Helpers shared by the command-line tests of `lifetime` and `lint`.
+
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+/// The project root, where commands run.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Run `ssdlab ARGS` from the project root.
+pub fn ssdlab(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("runs")
+}
+
+/// Standard output of a command that must succeed.
+pub fn ok(args: &[&str]) -> String {
+    let o = ssdlab(args);
+    assert!(o.status.success(), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// The shared traces folder, or `None` (test skipped) when it is absent outside CI.
+pub fn shared() -> Option<PathBuf> {
+    let d = root().join("../shared/traces");
+    if d.is_dir() {
+        Some(d)
+    } else if std::env::var_os("CI").is_some() {
+        panic!("{} is missing and CI is set", d.display());
+    } else {
+        eprintln!("skipped: {} not found", d.display());
+        None
+    }
+}
+
+/// The command fails with one line on standard error, exit status 2, nothing on standard
+/// output: `ssdlab: error: PREFIX...; expected ...`.
+pub fn refused(args: &[&str], prefix: &str) {
+    let o = ssdlab(args);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+    assert!(o.stdout.is_empty(), "{args:?}");
+    assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+    let msg = err.trim_end().strip_prefix("ssdlab: error: ").unwrap();
+    assert!(
+        msg.starts_with(prefix),
+        "{args:?}:\n  got      {msg}\n  expected {prefix}"
+    );
+    assert!(msg.contains("; expected"), "{msg}");
+}
