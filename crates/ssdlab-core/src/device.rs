@@ -142,7 +142,8 @@ pub struct Device {
     filling: Vec<Option<usize>>,
     wbuf: Option<WriteBuffer>,
     /// Host pages handed to the flash / programmed, per block (write buffer only): a page in
-    /// between is still in the buffer.
+    /// between is still in the buffer. Both restart at a host page that does not follow the
+    /// last one (GC copies before or between host pages are not in the buffer).
     prog_issued: Vec<u32>,
     prog_done: Vec<u32>,
     bg_threshold: usize,
@@ -734,8 +735,13 @@ impl Device {
             if let Some(page) = done {
                 let b = self.geo.block_of_unit(page.first_unit);
                 let pg = self.geo.page_in_block(page.first_unit) as u32;
-                if pg == 0 {
-                    self.prog_done[b] = 0;
+                // A host page that does not follow the block's last one starts its buffered
+                // pages afresh: the block is in a new life (erased, maybe its first pages
+                // filled by GC), or, with a shared frontier, background GC copied pages in
+                // between on the idle unit, every earlier host page programmed. The pages
+                // before it hold no host data in the buffer.
+                if pg != self.prog_issued[b] {
+                    self.prog_done[b] = pg;
                 }
                 self.prog_issued[b] = pg + 1;
                 self.wbuf.as_mut().expect("buffer").inflight += 1;

@@ -579,10 +579,28 @@ mod tests {
         let mut t = OpStats::default();
         t.bw_samples.add(0);
         assert_eq!(t.result(1_000_000_000, 4000).bw_samples, 0);
-        assert_eq!(depth_bucket(1), 0);
-        assert_eq!(depth_bucket(3), 1);
-        assert_eq!(depth_bucket(32), 5);
-        assert_eq!(depth_bucket(64), 6);
+        // IOPS samples likewise: 250, 750, 500 have mean 500 and sample deviation 250.
+        for v in [250, 750, 500] {
+            s.iops_samples.add(v);
+        }
+        let r = s.result(1_500_000_000, 4000);
+        assert_eq!((r.iops_min, r.iops_max, r.iops_samples), (250, 750, 3));
+        assert_eq!((r.iops_mean, r.iops_stddev), (500.0, 250.0));
+        t.iops_samples.add(7);
+        let r = t.result(1_000_000_000, 4000);
+        assert_eq!((r.iops_min, r.iops_max, r.iops_samples, r.iops_mean), (0, 0, 0, 0.0));
+        // fio's iodepth_level buckets: up to 1, 2-3, 4-7, 8-15, 16-31, 32-63, >=64.
+        for (bucket, lo, hi) in [
+            (0, 0, 1),
+            (1, 2, 3),
+            (2, 4, 7),
+            (3, 8, 15),
+            (4, 16, 31),
+            (5, 32, 63),
+            (6, 64, u64::MAX),
+        ] {
+            assert_eq!((depth_bucket(lo), depth_bucket(hi)), (bucket, bucket), "{lo}..={hi}");
+        }
         let p = percentages(&DEPTH_NAMES, &[1, 0, 0, 0, 0, 3, 0]);
         assert_eq!(p.0[5], ("32".to_string(), 75.0));
     }

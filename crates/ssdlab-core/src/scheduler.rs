@@ -803,4 +803,108 @@ mod tests {
         // Read priority held until then: 100 reads went before it.
         assert!(done.iter().filter(|d| d.1 <= 10_000).count() >= 100);
     }
+
+    #[test]
+    fn a_read_behind_a_queued_program_conflicts_and_its_wait_is_counted() {
+        for (policy, read_done) in [(Policy::Fcfs, 300 + 10), (Policy::ReadPriority, 100 + 10)] {
+            let mut s = sched(policy, None, None);
+            // The unit reads (0..100) with a program queued when the second read arrives.
+            s.submit(0, op(Kind::Read, Class::Host, 100, 1));
+            s.submit(1, op(Kind::Program, Class::Host, 200, 2));
+            s.submit(2, op(Kind::Read, Class::Host, 10, 3));
+            let done = run(&mut s);
+            assert!(done.contains(&(3, read_done)), "{policy:?}: {done:?}");
+            let st = s.unit_stats(0);
+            // It waited from its arrival at 2 until its tR started, 10 before it ended.
+            assert_eq!(
+                (st.conflicting_reads, st.conflict_wait_ns),
+                (1, read_done - 10 - 2),
+                "{policy:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_copy_is_busy_for_its_read_and_program_not_its_transfers() {
+        let mut s = sched(Policy::Fcfs, None, None);
+        let copy = OpSpec {
+            program_ns: 200,
+            xfer_ns: 50,
+            ..op(Kind::Copy, Class::Internal, 25, 0)
+        };
+        // First copy from 1000: tR to 1025, data out to 1075, tPROG to 1275. The second:
+        // tR to 1300, data out to 1350, tPROG to 1550.
+        s.submit(1000, copy);
+        s.submit(1000, copy);
+        let mut at = |t: u64| {
+            while s.next_event().is_some_and(|e| e <= t) {
+                s.step();
+            }
+            s.busy_at(0, t)
+        };
+        assert_eq!(at(1050), 25);
+        assert_eq!(at(1175), 25 + 100);
+        assert_eq!(at(1290), 225 + 15);
+        assert_eq!(at(1450), 225 + 25 + 100);
+        assert_eq!(at(10_000), 2 * 225);
+        assert_eq!(s.channels[0].busy_ns, 2 * 50);
+    }
+
+    #[test]
+    fn only_host_programs_send_their_data_while_the_unit_is_busy() {
+        for (class, read_done) in [
+            // Cache program: the data crosses during the erase, tPROG starts at 1000.
+            (Class::Host, 1000 + 200 + 10),
+            // A garbage-collection program sends its data when it starts.
+            (Class::Internal, 1000 + 50 + 200 + 10),
+        ] {
+            let mut s = sched(Policy::Fcfs, None, None);
+            s.submit(0, op(Kind::Erase, Class::Internal, 1000, 0));
+            s.submit(
+                0,
+                OpSpec {
+                    xfer_ns: 50,
+                    ..op(Kind::Program, class, 200, 1)
+                },
+            );
+            s.submit(0, op(Kind::Read, Class::Host, 10, 2));
+            let done = run(&mut s);
+            assert!(done.contains(&(2, read_done)), "{class:?}: {done:?}");
+        }
+    }
+
+    #[test]
+    fn a_units_backlog_ends_after_its_running_and_queued_work() {
+        let mut s = sched(Policy::Fcfs, None, None);
+        assert_eq!(s.backlog_end(0, 7), 7, "idle: now");
+        // Programs of 100, 200 and 300 ns at 0: the first runs 0..100, the others wait.
+        for (token, array_ns) in [(1, 100), (2, 200), (3, 300)] {
+            s.submit(0, op(Kind::Program, Class::Host, array_ns, token));
+        }
+        assert_eq!(s.backlog_end(0, 0), 100 + 200 + 300);
+        // At 100 the second starts (ends at 300), the third is queued: still 600.
+        s.step();
+        assert_eq!(s.backlog_end(0, 100), 300 + 300);
+        s.step();
+        assert_eq!(s.backlog_end(0, 300), 600);
+        assert_eq!(run(&mut s), vec![(1, 100), (2, 300), (3, 600)]);
+        assert_eq!(s.backlog_end(0, 600), 600);
+    }
+
+    #[test]
+    fn under_fcfs_a_read_suspends_a_program_only_when_nothing_older_waits() {
+        // Alone behind the program: suspended at 100 for 20 ns, read 120..170, resumed.
+        let mut s = sched(Policy::Fcfs, Some(20), None);
+        s.submit(0, op(Kind::Program, Class::Host, 1000, 1));
+        s.submit(100, op(Kind::Read, Class::Host, 50, 2));
+        assert_eq!(run(&mut s), vec![(2, 170), (1, 1075)]);
+        assert_eq!(s.unit_stats(0).suspensions, 1);
+        // A second program queued before the read: the read keeps its turn, after both.
+        let mut s = sched(Policy::Fcfs, Some(20), None);
+        s.submit(0, op(Kind::Program, Class::Host, 1000, 1));
+        s.submit(1, op(Kind::Program, Class::Host, 1000, 2));
+        s.submit(100, op(Kind::Read, Class::Host, 50, 3));
+        assert_eq!(run(&mut s), vec![(1, 1000), (2, 2000), (3, 2050)]);
+        assert_eq!(s.unit_stats(0).suspensions, 0);
+    }
 }

@@ -50,26 +50,27 @@ struct Stream {
     logs: Option<CloneLogs>,
 }
 
+/// A job's statistics while a run goes (also kept by the hard-disk runner, `hdd.rs`).
 #[derive(Default)]
-struct JobStats {
-    ops: [OpStats; 3],
+pub(crate) struct JobStats {
+    pub(crate) ops: [OpStats; 3],
     /// First issue at or after the job's ramp time.
-    first_issue: Option<u64>,
-    last_done: u64,
+    pub(crate) first_issue: Option<u64>,
+    pub(crate) last_done: u64,
     first_lat: Vec<u64>,
     last_lat: VecDeque<u64>,
     outstanding: u64,
     max_outstanding: u64,
     /// Measured I/Os by the clone's depth at issue (fio's iodepth_level buckets).
-    depths: [u64; 7],
+    pub(crate) depths: [u64; 7],
     /// bw_avg_time and iops_avg_time windows from `first_issue`.
     bw_win: Option<Windows>,
     iops_win: Option<Windows>,
     /// When the job started (its phase's start) and when its statistics start.
-    start: u64,
-    measure_from: u64,
+    pub(crate) start: u64,
+    pub(crate) measure_from: u64,
     /// Last completion of any of its requests, measured or not.
-    last_any: u64,
+    pub(crate) last_any: u64,
 }
 
 /// Feed an I/O (or, with None, the passing of time to `t`) to a series of windows; each window
@@ -99,7 +100,7 @@ impl JobStats {
     /// Count a measured I/O (direction, bytes, latency) completed at `t` in the job's
     /// bandwidth and IOPS windows, or with None only close the windows ended by `t`; each
     /// closed window is a sample.
-    fn sample(&mut self, job: &crate::workload::job::JobConfig, t: u64, io: Option<(usize, u64, u64)>) {
+    pub(crate) fn sample(&mut self, job: &crate::workload::job::JobConfig, t: u64, io: Option<(usize, u64, u64)>) {
         let Some(origin) = self.first_issue else {
             return;
         };
@@ -958,4 +959,31 @@ impl Simulation {
 /// Build, precondition and run a config without progress reporting.
 pub fn run_config(cfg: &Config) -> Result<RunResult> {
     Simulation::new(cfg)?.run(&mut |_| {})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn samples_thin_out_by_halves_and_each_interval_has_its_own_write_amplification() {
+        // 701 one-page writes, one at a time, on a fresh device, sampled at every completion
+        // instead of every 1,024th.
+        let text = "[device]\npreset = \"slc-sata\"\n[device.geometry]\nblocks_per_plane = 64\n[precondition]\nmode = \"none\"\n[[job]]\nrw = \"write\"\nbs = \"4KiB\"\nnumber_ios = 701\n";
+        let cfg = crate::config::parse_config(text, "s.toml", std::path::Path::new(".")).unwrap();
+        let mut sim = Simulation::new(&cfg).unwrap();
+        sim.sample_every = 1;
+        let r = sim.run(&mut |_| {}).unwrap();
+        // The sample at 0 and at completions 1..=511 make 512: every other one is kept (256)
+        // and sampling goes on at every 2nd completion, 512..=700 (95 more), below 512 again;
+        // then the sample at the end: 352.
+        assert_eq!(r.ssd.free_blocks_over_time.len(), 352);
+        // Each interval between samples: as many pages programmed as units written.
+        assert_eq!(r.ssd.waf_over_time.len(), 351);
+        assert!(
+            r.ssd.waf_over_time.iter().all(|&(_, w)| w == 1.0),
+            "{:?}",
+            r.ssd.waf_over_time
+        );
+    }
 }

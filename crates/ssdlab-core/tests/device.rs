@@ -1,6 +1,9 @@
 //! The device layer against values computed by hand: the write buffer (completion when the
-//! data is in DRAM, stalls when it is full, reads served from it), TRIM of whole mapping units
-//! only, least-busy allocation within its slack, and the idle wait before background GC.
+//! data is in DRAM, stalls when it is full, reads served from it, and from flash for the GC
+//! copies a shared frontier puts beside its pages), reads by flash page, read-modify-write,
+//! TRIM of whole mapping units only, least-busy allocation within its slack (planes or dies as
+//! units), busy times in snapshots, and background GC (the idle wait, armed at the start of a
+//! run, none while draining).
 //!
 //! Device (unless a test says otherwise): SLC (tR 25 us, tPROG 200 us, tBERS 1.5 ms), 8 KiB
 //! pages, 100 MB/s channels (81,920 ns per page), SATA link at 600 MB/s plus 5 us per command
@@ -8,7 +11,7 @@
 
 mod common;
 
-use ssdlab_core::config::parse_config;
+use ssdlab_core::config::{parse_config, Config};
 use ssdlab_core::device::DeviceCounters;
 use ssdlab_core::ftl::NONE;
 use ssdlab_core::{Device, Op, Request};
@@ -22,6 +25,11 @@ const CMD: u64 = 5_000; // a command without data over the link
 
 /// `channels` channels of one plane each, blocks of 16 pages.
 fn device(channels: u32, mapping_unit: &str, ftl: &str) -> Device {
+    Device::new(&config(channels, mapping_unit, ftl).device, 1).unwrap()
+}
+
+/// The run file of [`device`], for a test to change what its text does not set.
+fn config(channels: u32, mapping_unit: &str, ftl: &str) -> Config {
     let text = format!(
         r#"
 [device]
@@ -38,8 +46,7 @@ overprovisioning = 0.5
     ) + common::SLC_TIMING
         + ftl
         + "\n";
-    let cfg = parse_config(&text, "dev.toml", Path::new(".")).unwrap_or_else(|e| panic!("{e}"));
-    Device::new(&cfg.device, 1).unwrap()
+    parse_config(&text, "dev.toml", Path::new(".")).unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn req(op: Op, offset: u64, len: u64) -> Request {
@@ -251,4 +258,269 @@ fn host_work_during_the_idle_wait_restarts_it() {
     assert_eq!(d.ftl.stats.gc_runs_background, 0);
     d.advance_to(t2 + 1_000_000).unwrap();
     assert_eq!(d.ftl.stats.gc_runs_background, 1);
+}
+
+#[test]
+fn a_snapshot_holds_every_units_busy_time_so_far() {
+    // Two planes on two channels, round robin: pages 0 and 2 to plane 0, page 1 to plane 1,
+    // all submitted at 0, their data over the half-duplex link one after another.
+    let mut d = device(2, "8KiB", "");
+    for (tag, page) in [0u64, 1, 2].into_iter().enumerate() {
+        d.submit(0, &req(Op::Write, page * 8192, 8192), tag as u64).unwrap();
+    }
+    // Plane 0 programs page 0 in [LINK + CH, LINK + CH + P] = [100,574, 300,574], then page 2
+    // (its data sent meanwhile, cache program) until 500,574. Plane 1: page 1's data from
+    // 2 LINK, programmed in [2 LINK + CH, 2 LINK + CH + P] = [119,228, 319,228].
+    let t = 400_574;
+    d.advance_to(t).unwrap();
+    let s = d.snapshot(t);
+    assert_eq!(s.unit_busy, [P + 100_000, P]);
+    assert_eq!(s.channel_busy, [2 * CH, CH]);
+    assert_eq!(s.link_busy, [3 * LINK]);
+    d.drain().unwrap();
+    assert_eq!(d.last_activity(), LINK + CH + 2 * P);
+    assert_eq!(d.snapshot(d.last_activity()).unit_busy, [2 * P, P]);
+}
+
+#[test]
+fn a_read_takes_one_flash_read_per_page() {
+    // 4 KiB mapping units, two to a page: 16 KiB written at 0 fill pages A and B.
+    let mut d = device(1, "4KiB", "");
+    at_once(&mut d, 0, &[req(Op::Write, 0, 16384)]);
+    let t = 10_000_000;
+    // A's tR, then its data over the channel while B's tR runs and B's data after A's; then
+    // 16 KiB over the link (5 us + 27,307 ns).
+    let done = at_once(&mut d, t, &[req(Op::Read, 0, 16384)]);
+    assert_eq!(done, [t + R + 2 * CH + CMD + 27_307]);
+    assert_eq!((d.counters.host_read_units, d.counters.host_page_reads), (4, 2));
+}
+
+#[test]
+fn a_partial_write_reads_old_data_only_where_there_is_some() {
+    // 8 KiB mapping units; 4 KiB writes (5 us + 6,827 ns over the link).
+    let link4 = CMD + 6_827;
+    let mut d = device(1, "8KiB", "");
+    // Unit 0 never written: nothing to read, the page is programmed at once.
+    assert_eq!(at_once(&mut d, 0, &[req(Op::Write, 0, 4096)]), [link4 + CH + P]);
+    assert_eq!(d.counters.rmw_page_reads, 0);
+    // Now on flash: its old half is read first (tR, the unit over the channel).
+    let t = 10_000_000;
+    let done = at_once(&mut d, t, &[req(Op::Write, 4096, 4096)]);
+    assert_eq!(done, [t + R + CH + CH + P]);
+    assert_eq!(d.counters.rmw_page_reads, 1);
+}
+
+#[test]
+fn waiting_writes_enter_the_buffer_in_order_as_programs_free_space() {
+    // A buffer of two pages; four one-page writes at once: the last two wait.
+    let mut d = device(1, "8KiB", "write_buffer = \"16KiB\"");
+    let reqs: Vec<Request> = (0..4).map(|page| req(Op::Write, page * 8192, 8192)).collect();
+    let done = at_once(&mut d, 0, &reqs);
+    // Page 0 is programmed at LINK + CH + P and frees room for one page: the third write
+    // goes in, the fourth waits for page 1's program, which follows at once (cache program).
+    assert_eq!(done, [LINK, 2 * LINK, LINK + CH + P, LINK + CH + 2 * P]);
+    assert_eq!(d.counters.buffer_stalls, 2);
+}
+
+#[test]
+fn a_write_of_two_units_takes_room_for_both_in_the_buffer() {
+    // A buffer of two pages of one 8 KiB unit each: a 16 KiB write fills it, so a one-page
+    // write behind it waits for room.
+    let mut d = device(1, "8KiB", "write_buffer = \"16KiB\"");
+    let link16 = CMD + 27_307; // 16 KiB over the link, with the command
+    let done = at_once(&mut d, 0, &[req(Op::Write, 0, 16384), req(Op::Write, 16384, 8192)]);
+    // The first completes once its data is in DRAM; the second's data follows it over the
+    // link but the buffer is full until the first page's program ends (channel, tPROG).
+    assert_eq!(done, [link16, link16 + CH + P]);
+    assert_eq!(d.counters.buffer_stalls, 1);
+}
+
+#[test]
+fn the_last_activity_of_a_buffered_write_is_its_program() {
+    // The write completes once its data is in DRAM; the flash works on until its program ends.
+    let mut d = device(1, "8KiB", "write_buffer = \"16KiB\"");
+    assert_eq!(at_once(&mut d, 0, &[req(Op::Write, 0, 8192)]), [LINK]);
+    assert_eq!(d.last_activity(), LINK + CH + P);
+}
+
+#[test]
+fn data_garbage_collection_moved_to_a_fresh_block_is_read_from_flash() {
+    // A buffered device, fifo victims: logical unit 1 written once, then unit 0 over and over
+    // until foreground GC takes the oldest block, which holds unit 1 and stale copies of 0.
+    let mut d = device(1, "8KiB", "write_buffer = \"16KiB\"\ngc_policy = \"fifo\"");
+    let mut t = d.run_request(0, &req(Op::Write, 8192, 8192)).unwrap();
+    let first = d.geo.block_of_unit(d.ftl.lookup(1));
+    while d.ftl.stats.gc_runs() == 0 {
+        t = d.run_request(t, &req(Op::Write, 0, 8192)).unwrap();
+    }
+    d.drain().unwrap();
+    // Unit 1 went to page 0 of a block the host never wrote.
+    let pun = d.ftl.lookup(1);
+    assert_ne!(d.geo.block_of_unit(pun), first);
+    assert_eq!((d.geo.page_in_block(pun), d.ftl.stats.gc_units_copied), (0, 1));
+    let before = d.counters.clone();
+    let t = d.now() + 10_000_000;
+    assert_eq!(at_once(&mut d, t, &[req(Op::Read, 8192, 8192)]), [t + R + CH + LINK]);
+    let c = d.counters.since(&before);
+    assert_eq!((c.host_page_reads, c.buffer_read_units), (1, 0));
+}
+
+#[test]
+fn least_busy_allocation_with_dies_as_units_avoids_a_busy_die() {
+    // Two dies on two channels, two planes each working as one unit: planes 0 and 2 on die 0,
+    // 1 and 3 on die 1. Default slack: 16 / 4 = 4 pages.
+    let mut cfg = config(2, "4KiB", "allocation = \"least-busy\"");
+    cfg.device.geometry.planes_per_die = 2;
+    cfg.device.nand.plane_parallel = false;
+    let mut d = Device::new(&cfg.device, 1).unwrap();
+    for page in 0..2 {
+        at_once(&mut d, page * 10_000_000, &[req(Op::Write, page * 8192, 8192)]);
+    }
+    assert_eq!((plane_of(&d, 0), plane_of(&d, 1)), (0, 1));
+    // Die 1 busy with 64 reads of page 1 (1.6 ms of tR); four page writes then.
+    let t = 100_000_000;
+    let mut reqs: Vec<Request> = (0..64).map(|_| req(Op::Read, 8192, 8192)).collect();
+    reqs.extend((2..6).map(|page| req(Op::Write, page * 8192, 8192)));
+    at_once(&mut d, t, &reqs);
+    // All four go to die 0, whose queue of programs stays shorter; between its two planes,
+    // equally busy, round robin.
+    let planes: Vec<usize> = (2..6).map(|p| plane_of(&d, p)).collect();
+    assert_eq!(planes, [2, 0, 2, 0]);
+    d.ftl.check_invariants().unwrap();
+}
+
+/// A one-plane device below its background GC threshold (4 free blocks, 1 ms idle), filled
+/// through the FTL alone as preconditioning does: nothing queued, the clock at 0.
+fn below_background_threshold() -> Device {
+    let mut d = device(1, "8KiB", "bg_gc_threshold = 4\nbg_gc_idle = \"1ms\"");
+    d.ftl.record_ops = false;
+    let logical = d.geo.logical_units;
+    let mut lpn = 0;
+    while d.free_blocks() >= 4 {
+        d.ftl.append_host(0, lpn % logical).unwrap();
+        lpn += 1;
+    }
+    d.ftl.record_ops = true;
+    d
+}
+
+#[test]
+fn background_gc_is_armed_at_the_start_of_a_run_but_not_while_draining() {
+    let mut d = below_background_threshold();
+    assert_eq!(d.next_event(), None);
+    d.kick_background().unwrap();
+    d.advance_to(1_000_000 - 1).unwrap();
+    assert_eq!(d.ftl.stats.gc_runs_background, 0);
+    d.advance_to(1_000_000).unwrap();
+    assert_eq!(d.ftl.stats.gc_runs_background, 1);
+    // The host is done: the armed wait ends, and no collection starts.
+    let mut d = below_background_threshold();
+    d.kick_background().unwrap();
+    d.set_draining();
+    d.advance_to(1_000_000_000).unwrap();
+    assert_eq!(d.ftl.stats.gc_runs_background, 0);
+    assert_eq!(d.next_event(), None);
+}
+
+/// A buffered device with a shared GC frontier and fifo victims: logical unit 1 written once,
+/// then unit 0 over and over, each write on an idle device, until a write's foreground GC has
+/// copied unit 1 for the `n`-th time. Blocks are collected in the order they were filled, and
+/// every victim but the one holding unit 1 holds only stale copies of unit 0; the collection
+/// that takes unit 1's block copies it alone to page 0 of a free block, where the write that
+/// needed the block then takes page 1. Returns the device and the time `t` that write was
+/// submitted (it is in DRAM at `t + LINK`; no event after that processed yet).
+fn until_unit_1_is_copied(n: u64) -> (Device, u64) {
+    let ftl = "write_buffer = \"16KiB\"\ngc_policy = \"fifo\"\ngc_frontier = \"shared\"";
+    let mut d = device(1, "8KiB", ftl);
+    d.run_request(0, &req(Op::Write, 8192, 8192)).unwrap();
+    loop {
+        d.drain().unwrap();
+        let t = d.now();
+        assert_eq!(d.run_request(t, &req(Op::Write, 0, 8192)).unwrap(), t + LINK);
+        if d.ftl.stats.gc_units_copied == n {
+            let (host, gc) = (d.ftl.lookup(0), d.ftl.lookup(1));
+            let b = d.geo.block_of_unit(host);
+            assert_eq!(d.geo.block_of_unit(gc), b);
+            assert_eq!((d.geo.page_in_block(gc), d.geo.page_in_block(host)), (0, 1));
+            return (d, t);
+        }
+    }
+}
+
+/// The foreground GC of [`until_unit_1_is_copied`] on an idle unit from `t`: the copy of unit
+/// 1 (tR, its data out and back over the channel, tPROG) ends at `t` + 388,840 ns; the erase
+/// of the victim (1.5 ms) and the program of the host page wait behind it.
+const COPY: u64 = R + 2 * CH + P;
+
+#[test]
+fn a_host_page_after_gc_copies_in_a_reused_block_is_read_from_the_buffer() {
+    // The second copy of unit 1 goes to a block erased once, whose first life held 16 host
+    // pages programmed through the buffer.
+    let (mut d, t) = until_unit_1_is_copied(2);
+    let b = d.geo.block_of_unit(d.ftl.lookup(0));
+    assert_eq!(d.ftl.erase_count(b), 1);
+    // Unit 0 is in DRAM at t + LINK = t + 18,654 ns, its program still behind the copy and
+    // the erase (it ends after t + 1.8 ms): a read then is served from the buffer, the data
+    // crossing the link alone: t + 2 LINK = t + 37,308 ns. (Read from flash it would wait for
+    // the copy, then tR, channel and link: t + 388,840 + 25,000 + 81,920 + 18,654 =
+    // t + 514,414 ns.)
+    let before = d.counters.clone();
+    assert_eq!(at_once(&mut d, t + LINK, &[req(Op::Read, 0, 8192)]), [t + 2 * LINK]);
+    let c = d.counters.since(&before);
+    assert_eq!((c.buffer_read_units, c.host_page_reads), (1, 0));
+    d.ftl.check_invariants().unwrap();
+}
+
+#[test]
+fn a_page_gc_copied_ahead_of_the_hosts_first_page_is_read_from_flash() {
+    // The first copy of unit 1 goes to a block never written; the host's page 1 behind it is
+    // in the buffer, but the copy of unit 1 in page 0 never was.
+    let (mut d, t) = until_unit_1_is_copied(1);
+    let b = d.geo.block_of_unit(d.ftl.lookup(1));
+    assert_eq!(d.ftl.erase_count(b), 0);
+    // A read of unit 1 at t + LINK goes to flash: it waits for the copy to end (read priority
+    // puts it ahead of the erase), then tR, the channel and the link:
+    // t + 388,840 + 25,000 + 81,920 + 18,654 = t + 514,414 ns.
+    let before = d.counters.clone();
+    let done = at_once(&mut d, t + LINK, &[req(Op::Read, 8192, 8192)]);
+    assert_eq!(done, [t + COPY + R + CH + LINK]);
+    let c = d.counters.since(&before);
+    assert_eq!((c.buffer_read_units, c.host_page_reads), (0, 1));
+    d.ftl.check_invariants().unwrap();
+}
+
+#[test]
+fn a_page_background_gc_copied_between_host_pages_is_read_from_flash() {
+    // A shared GC frontier, fifo victims, background GC below 4 free blocks after 1 ms idle:
+    // unit 1 written once, then unit 0 over and over, each write as the previous completes,
+    // until the plane is below its background threshold.
+    let ftl = "write_buffer = \"16KiB\"\ngc_policy = \"fifo\"\ngc_frontier = \"shared\"\n\
+               bg_gc_threshold = 4\nbg_gc_idle = \"1ms\"";
+    let mut d = device(1, "8KiB", ftl);
+    let mut t = d.run_request(0, &req(Op::Write, 8192, 8192)).unwrap();
+    while d.free_blocks() >= 4 {
+        t = d.run_request(t, &req(Op::Write, 0, 8192)).unwrap();
+    }
+    // Idle, the unit collects the oldest block, which holds unit 1 among stale copies of
+    // unit 0: unit 1 goes to the host frontier, the page after unit 0's.
+    d.advance_to(t + 1_000_000_000).unwrap();
+    assert_eq!((d.ftl.stats.gc_runs_background, d.next_event()), (1, None));
+    let (host, gc) = (d.ftl.lookup(0), d.ftl.lookup(1));
+    assert_eq!(d.geo.block_of_unit(gc), d.geo.block_of_unit(host));
+    let copied = d.geo.page_in_block(gc);
+    assert_eq!(copied, d.geo.page_in_block(host) + 1);
+    // Unit 0 written again on the idle device at t takes the page after the copy; the unit
+    // takes its program at once (its data over the channel from t + LINK, tPROG until
+    // t + LINK + CH + P = t + 300,574 ns).
+    let t = d.now();
+    assert_eq!(d.run_request(t, &req(Op::Write, 0, 8192)).unwrap(), t + LINK);
+    assert_eq!(d.geo.page_in_block(d.ftl.lookup(0)), copied + 1);
+    // Unit 1 was never in the buffer: read at t + LINK, it waits for that program, then tR,
+    // the channel and the link: t + 300,574 + 25,000 + 81,920 + 18,654 = t + 426,148 ns.
+    let before = d.counters.clone();
+    let done = at_once(&mut d, t + LINK, &[req(Op::Read, 8192, 8192)]);
+    assert_eq!(done, [t + LINK + CH + P + R + CH + LINK]);
+    let c = d.counters.since(&before);
+    assert_eq!((c.buffer_read_units, c.host_page_reads), (0, 1));
+    d.ftl.check_invariants().unwrap();
 }

@@ -2,6 +2,7 @@
 //! really allocates, counted by a global allocator.
 
 use ssdlab_core::config::parse_config;
+use ssdlab_core::ftl::{Ftl, FtlParams};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
@@ -59,6 +60,8 @@ fn the_estimate_covers_what_a_run_allocates_and_refuses_beyond_the_limit() {
     // One test, so that no other test allocates while this one counts.
     estimate_against_allocations();
     refused_before_allocating();
+    the_estimate_adds_the_device_and_the_jobs_to_the_ftl();
+    ftl_estimate_against_its_tables();
 }
 
 fn estimate_against_allocations() {
@@ -106,4 +109,101 @@ fn refused_before_allocating() {
         "{e}"
     );
     assert_eq!(ssdlab_core::sim::check_memory(&cfg, need).unwrap(), need);
+}
+
+/// What the estimate adds to the FTL's tables: 64 bytes per plane (without a write buffer,
+/// no per-block tracking; with one, 8 bytes per block), and per job 3 latency histograms of
+/// 40,960 bytes and 16,000 bytes of latency windows, plus per clone 256 bytes and 64 per
+/// request in flight.
+fn the_estimate_adds_the_device_and_the_jobs_to_the_ftl() {
+    let one_io = "[[job]]\nnumber_ios = 1\n";
+    // The estimate less the FTL's part, and the geometry's planes and blocks.
+    let beyond_ftl = |channels: u32, write_buffer: &str, jobs: &str| -> (i64, i64, i64) {
+        let text = format!(
+            "[device]\npreset = \"tlc-nvme\"\n[device.geometry]\nchannels = {channels}\nblocks_per_plane = 128\n[device.ftl]\nwrite_buffer = {write_buffer}\n{jobs}"
+        );
+        let cfg = parse_config(&text, "m.toml", Path::new(".")).unwrap();
+        let geo = ssdlab_core::geometry::Geometry::from_config(&cfg.device, "").unwrap();
+        let est = ssdlab_core::sim::memory_estimate(&cfg).unwrap();
+        (
+            est as i64 - ssdlab_core::ftl::Ftl::memory_estimate(&geo) as i64,
+            geo.planes as i64,
+            geo.blocks as i64,
+        )
+    };
+    let (base, planes, blocks) = beyond_ftl(2, "0", one_io);
+    let (more, more_planes, _) = beyond_ftl(8, "0", one_io);
+    assert_eq!(
+        more - base,
+        64 * (more_planes - planes),
+        "{planes} and {more_planes} planes"
+    );
+    // A write buffer: the device tracks, per block, the pages handed to the flash and the
+    // pages programmed (4 bytes each).
+    let (buffered, _, _) = beyond_ftl(2, "\"1MiB\"", one_io);
+    assert_eq!(buffered - base, 8 * blocks, "{blocks} blocks");
+    // A second job of 3 clones at depth 8: 3 × 40,960 + 16,000 + 3 × (256 + 64 × 8) = 141,184.
+    let (two, _, _) = beyond_ftl(
+        2,
+        "0",
+        &format!("{one_io}[[job]]\nnumjobs = 3\niodepth = 8\nnumber_ios = 1\n"),
+    );
+    assert_eq!(two - base, 141_184);
+}
+
+/// What building an FTL of the geometry of `f.toml` with `blocks_per_plane` blocks per plane
+/// allocates, its estimate, and the geometry's (blocks, planes, units per block).
+fn ftl_tables(blocks_per_plane: u32) -> (u64, u64, (u64, u64, usize)) {
+    let cfg = parse_config(
+        &format!("[device]\npreset = \"mlc-sata\"\n[device.geometry]\nchannels = 2\nways = 2\nplanes_per_die = 2\nblocks_per_plane = {blocks_per_plane}\npages_per_block = 8\npage_size = \"16KiB\"\nmapping_unit = \"4KiB\"\noverprovisioning = 2.0\n[device.ftl]\ngc_policy = \"greedy\"\n"),
+        "f.toml",
+        Path::new("."),
+    )
+    .unwrap();
+    let geo = ssdlab_core::geometry::Geometry::from_config(&cfg.device, "f.toml").unwrap();
+    let shape = (geo.blocks as u64, geo.planes as u64, geo.units_per_block);
+    let est = Ftl::memory_estimate(&geo);
+    let params = FtlParams {
+        gc_policy: "greedy".into(),
+        gc_d: 2,
+        gc_threshold: 2,
+        endurance: 1000,
+        static_wl_threshold: 0,
+        gc_shared_frontier: false,
+        read_ns: vec![25_000],
+        program_ns: vec![200_000],
+        erase_ns: 1_500_000,
+        seed: 1,
+    };
+    let base = CURRENT.load(SeqCst);
+    let ftl = Ftl::new(geo, params).unwrap();
+    let used = (CURRENT.load(SeqCst) - base) as u64;
+    drop(ftl);
+    (used, est, shape)
+}
+
+/// The FTL's part of the estimate against what building an FTL allocates, on a device of many
+/// small planes (8 planes of 8 blocks of 32 units), where the per-block and per-plane terms
+/// make almost a third of it.
+fn ftl_estimate_against_its_tables() {
+    let (used, est, (b, p, upb)) = ftl_tables(8);
+    assert_eq!((b, p, upb), (64, 8, 32));
+    // Every table is allocated whole at construction. Greedy keeps two 4-byte links per block
+    // of the 24 bytes the estimate allows any policy, and per plane 12 bytes besides its
+    // bucket heads of the 16 allowed: the estimate exceeds the tables by at most 16 bytes per
+    // block and 4 per plane, less the FTL's few fixed allocations (the policy itself, the
+    // victim histogram).
+    eprintln!("FTL: allocated {used} B, estimate {est} B");
+    assert!(
+        used <= est && est - used <= 16 * b + 4 * p,
+        "the FTL allocated {used} bytes against an estimate of {est}"
+    );
+    // Per block the FTL allocates a valid count and an erase count (4 bytes each), a state
+    // (1), a stamp (8), a free-pool entry (8) and greedy's two links (8): 33 bytes; the
+    // estimate counts the same 25 and 24 for any policy: 49, 16 more. The maps grow with the
+    // blocks alike in the estimate and the tables, and the per-plane and fixed parts stay: with
+    // twice the blocks per plane, the excess grows by exactly 16 bytes per added block.
+    let (used2, est2, (b2, p2, _)) = ftl_tables(16);
+    assert_eq!((b2, p2), (128, 8));
+    assert_eq!((est2 - used2) - (est - used), 16 * (b2 - b));
 }

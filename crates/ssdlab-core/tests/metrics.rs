@@ -9,6 +9,8 @@ fn latency_summary_of_known_samples() {
     for v in 1..=10u64 {
         s.record(4096, v * 1000);
     }
+    // 1 + 2 + ... + 10 µs.
+    assert_eq!(s.lat_sum(), 55_000);
     let r = s.result(2_000_000_000, 0);
     // Sample standard deviation of 1..10 µs: sqrt(82.5 / 9) µs = 3,027.650 ns.
     assert_eq!(r.clat_ns.stddev, 3027.65);

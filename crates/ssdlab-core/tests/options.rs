@@ -1,6 +1,10 @@
 //! Job options read from fio job files and run files, checked by the values they must
 //! produce: rwmixwrite as the complement of rwmixread, numjobs as that many independent
-//! clones, each with its own random stream.
+//! clones, each with its own random stream. And the run-level results of small simulations on
+//! the hand-computable SLC device, against values worked out by hand: stonewall phases, the
+//! statistics of the run loop, interference, draining, an empty measured window.
+
+mod common;
 
 use ssdlab_core::config::parse_config;
 use ssdlab_core::workload::fio::parse_job_file;
@@ -296,6 +300,22 @@ fn defaults_and_the_smallest_range() {
 }
 
 #[test]
+fn rwmixread_is_a_percentage_up_to_100() {
+    let job = |rwmixread: u32| JobConfig {
+        rwmixread,
+        ..Default::default()
+    };
+    assert!(job(100).validate("v.toml", "job[0]", 1 << 20).is_ok(), "reads only");
+    match job(101).validate("v.toml", "job[0]", 1 << 20).unwrap_err() {
+        ssdlab_core::Error::Key { key, msg, .. } => {
+            assert_eq!(key, "job[0].rwmixread", "{msg}");
+            assert!(msg.contains("got 101; expected a percentage from 0 to 100"), "{msg}");
+        }
+        e => panic!("{e}"),
+    }
+}
+
+#[test]
 fn an_unloaded_open_loop_job_has_one_request_outstanding() {
     // 1,000 IOPS of 4 KiB writes on a fresh drive: each is done long before the next arrives;
     // whole pages written once, no GC: write amplification 1.
@@ -320,4 +340,333 @@ number_ios = 300
     assert!(o.keeping_up);
     assert_eq!(r.ssd.waf, 1.0);
     assert_eq!(r.ssd.alpha, 1.25);
+}
+
+#[test]
+fn every_rw_name_of_fio_parses() {
+    for (name, rw) in [
+        ("read", Rw::Read),
+        ("write", Rw::Write),
+        ("trim", Rw::Trim),
+        ("randread", Rw::RandRead),
+        ("randwrite", Rw::RandWrite),
+        ("randtrim", Rw::RandTrim),
+        ("rw", Rw::Rw),
+        ("readwrite", Rw::Rw),
+        ("randrw", Rw::RandRw),
+    ] {
+        let jobs = parse_job_file(&format!("[a]\nrw={name}\n"), "rw.fio").unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(jobs[0].rw, rw, "{name}");
+    }
+    assert!(parse_job_file("[a]\nrw=randappend\n", "rw.fio").is_err());
+}
+
+#[test]
+fn a_block_size_of_weight_zero_is_never_drawn() {
+    // Weights are shares of their total: 0 of 100 for 4 KiB, 100 of 100 for 16 KiB.
+    let job = JobConfig {
+        rw: Rw::RandWrite,
+        bssplit: Some("4k/0:16k/100".into()),
+        number_ios: Some(5_000),
+        ..Default::default()
+    };
+    assert!(job.validate("w.toml", "job[0]", 1 << 30).is_ok());
+    let reqs = drain(&mut source(&job), 0);
+    assert_eq!(reqs.len(), 5_000);
+    assert!(reqs.iter().all(|r| r.len == 16384), "a 4 KiB request was drawn");
+}
+
+#[test]
+fn an_offset_at_the_end_leaves_an_empty_range_and_one_beyond_it_is_past_the_end() {
+    let cap = 1u64 << 20;
+    let key_of = |offset: u64| {
+        let job = JobConfig {
+            offset: Some(SizeOrShare::Bytes(Size(offset))),
+            ..Default::default()
+        };
+        match job.validate("v.toml", "job[0]", cap).unwrap_err() {
+            ssdlab_core::Error::Key { key, msg, .. } => (key, msg),
+            e => panic!("{e}"),
+        }
+    };
+    // At the end: the range from there is 0 bytes, shorter than one block.
+    let (key, msg) = key_of(cap);
+    assert_eq!(key, "job[0].size", "{msg}");
+    assert!(msg.contains("(0 bytes) is smaller than the block size"), "{msg}");
+    // 4 KiB beyond it: the offset itself is out of the device.
+    let (key, msg) = key_of(cap + 4096);
+    assert_eq!(key, "job[0].offset", "{msg}");
+    assert!(msg.contains("past the end of the device"), "{msg}");
+}
+
+#[test]
+fn a_run_file_job_lists_the_options_it_sets() {
+    // fio's `job options` of a run-file job: the keys that differ from the defaults, not the
+    // name, not the options left unset.
+    let job = JobConfig {
+        name: "w".into(),
+        rw: Rw::Write,
+        iodepth: 4,
+        ..Default::default()
+    };
+    let mut opts = job.fio_job_options();
+    opts.sort();
+    assert_eq!(
+        opts,
+        [("iodepth".to_string(), "4".to_string()), ("rw".into(), "write".into())]
+    );
+    assert!(JobConfig::default().fio_job_options().is_empty());
+}
+
+#[test]
+fn reporting_groups_follow_stonewall_and_new_group() {
+    // A new group at each job after the first with stonewall or new_group; on the first job
+    // they open none.
+    let jobs = parse_job_file("[a]\nnew_group\n[b]\n[c]\nnew_group\n[d]\nstonewall\n[e]\n", "g.fio").unwrap();
+    assert_eq!(ssdlab_core::sim::group_ids(&jobs), [0, 0, 1, 2, 2]);
+}
+
+#[test]
+fn replay_takes_open_or_closed_only() {
+    let text = |replay: &str| {
+        format!(
+            "{}[precondition]\nmode = \"none\"\n[[job]]\nreplay = \"{replay}\"\n[job.trace]\nfile = \"t.mqsim\"\nformat = \"mqsim\"\n",
+            one_plane("")
+        )
+    };
+    for ok in ["open", "closed"] {
+        assert!(parse_config(&text(ok), "r.toml", Path::new(".")).is_ok(), "{ok}");
+    }
+    let e = parse_config(&text("later"), "r.toml", Path::new("."))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("expected \"open\" or \"closed\""), "{e}");
+}
+
+/// On an idle plane of the hand-computable SLC device (tests/common), an 8 KiB write takes the
+/// link, the channel and tPROG; an 8 KiB read tR, the channel and the link.
+const WRITE_NS: u64 = 18_654 + 81_920 + 200_000; // 300,574
+const READ_NS: u64 = 25_000 + 81_920 + 18_654; // 125,574
+
+/// The SLC device on one channel and one plane: 64 blocks of 16 pages of 8 KiB, mapped whole,
+/// no write buffer. `rest` goes on in the `[device.ftl]` table.
+fn one_plane(rest: &str) -> String {
+    format!(
+        r#"
+[device]
+name = "one"
+[device.geometry]
+channels = 1
+ways = 1
+blocks_per_plane = 64
+pages_per_block = 16
+page_size = "8KiB"
+mapping_unit = "8KiB"
+overprovisioning = 0.25
+{}{rest}"#,
+        common::SLC_TIMING
+    )
+}
+
+fn run_in(text: &str, dir: &Path) -> ssdlab_core::RunResult {
+    run_config(&parse_config(text, "run.toml", dir).unwrap_or_else(|e| panic!("{e}"))).unwrap()
+}
+
+#[test]
+fn a_stonewall_job_starts_when_the_jobs_before_it_are_done() {
+    // "fill" writes pages 0..8 one at a time, then "check" reads them back one at a time.
+    let text = one_plane(
+        r#"[precondition]
+mode = "none"
+[[job]]
+name = "fill"
+rw = "write"
+bs = "8KiB"
+size = "64KiB"
+bw_avg_time = 1
+[[job]]
+name = "check"
+rw = "read"
+bs = "8KiB"
+size = "64KiB"
+stonewall = true
+"#,
+    );
+    let r = run_in(&text, Path::new("."));
+    let (fill, check) = (&r.jobs[0], &r.jobs[1]);
+    let fill_end = 8 * WRITE_NS; // 2,404,592
+    let end = fill_end + 8 * READ_NS; // 3,409,184
+    assert_eq!((fill.ssdlab.start_ns, fill.ssdlab.last_completion_ns), (0, fill_end));
+    assert_eq!(
+        (check.ssdlab.start_ns, check.ssdlab.last_completion_ns),
+        (fill_end, end)
+    );
+    assert_eq!((fill.groupid, check.groupid), (0, 1));
+    assert_eq!(
+        (fill.write.clat_ns.mean, check.read.clat_ns.mean),
+        (WRITE_NS as f64, READ_NS as f64)
+    );
+    // Every request was issued with only itself outstanding.
+    for j in [fill, check] {
+        assert_eq!(j.iodepth_level.0[0], ("1".to_string(), 100.0), "{}", j.jobname);
+    }
+    // Bandwidth samples of 1 ms: the writes complete at 300,574 ns × k, three in each of the
+    // two windows the job covers in full, 24 KiB in 1 ms = 24,000 KiB/s each. The group's
+    // bandwidth: 65,536 B × 1e9 / 2,404,592 ns = 27,254,519 B/s = 26,615 KiB/s (rounded down);
+    // 100 × 24,000 / 26,615 = 90.174714 %.
+    assert_eq!((fill.write.bw_samples, fill.write.bw_mean), (2, 24_000.0));
+    assert_eq!(fill.write.bw_agg, 90.174714);
+    // Always a request outstanding from 0 to the end; latency sums 2,404,592 ns of writes
+    // and 1,004,592 ns of reads, in whole ms 2 and 1.
+    let du = &r.disk_util[0];
+    assert_eq!((du.util, du.write_ticks, du.read_ticks, du.in_queue), (1.0, 2, 1, 3));
+    // One sample at the end: the mean of the 16 latencies, 3,409,184 / 16 = 213,074 ns, and
+    // the 8 pages programmed for 8 units written.
+    assert_eq!(r.ssd.latency_over_time, [(end, 213_074.0)]);
+    assert_eq!(r.ssd.waf_over_time, [(end, 1.0)]);
+    // 16 requests and 65,536 bytes each way over 3,409,184 ns.
+    let busy = &r.ssd.throughput["busy_span"];
+    assert_eq!(busy["iops"], 4_693.205); // 16e9 / 3,409,184 = 4,693.2052
+    assert_eq!(busy["write_bytes_per_s"], 19_223_368.407); // 65,536e9 / 3,409,184
+    assert_eq!(busy["read_bytes_per_s"], 19_223_368.407);
+    // Busy time over the 3,409,184 ns: the link 16 × 18,654 ns = 298,464 (0.0875), the channel
+    // 16 pages of 81,920 ns = 1,310,720 (0.3845), the plane 8 tPROG and 8 tR = 1,800,000
+    // (0.5280).
+    let u = &r.ssd.utilisation;
+    assert_eq!([&u["host_link"], &u["channels"], &u["planes"]], [0.088, 0.384, 0.528]);
+}
+
+/// Replayed at its timestamps: page 0 written at 0, page 1 at T = 10 ms, page 0 read at
+/// T + 150 us while page 1's program runs [T + 100,574, T + 300,574]. `scheduler` goes in the
+/// `[device.scheduler]` table, `jobs` after the replay job.
+fn read_behind_a_program(scheduler: &str, jobs: &str) -> ssdlab_core::RunResult {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("t.mqsim"),
+        "0 0 0 16 0\n10000000 0 16 16 0\n10150000 0 0 16 1\n",
+    )
+    .unwrap();
+    let text = one_plane(&format!(
+        r#"[device.scheduler]
+{scheduler}
+[precondition]
+mode = "none"
+[[job]]
+name = "replay"
+[job.trace]
+file = "t.mqsim"
+format = "mqsim"
+{jobs}"#
+    ));
+    run_in(&text, dir.path())
+}
+
+#[test]
+fn a_read_behind_a_program_reports_its_wait() {
+    // First come, first served: the read waits for the program, 150,574 ns, then takes
+    // 125,574 ns: 276,148 ns in all.
+    let r = read_behind_a_program("policy = \"fcfs\"", "");
+    let i = &r.ssd.interference;
+    assert_eq!(
+        (i["conflicting_reads"].as_u64(), i["conflict_wait_ns"].as_u64()),
+        (Some(1), Some(150_574))
+    );
+    assert_eq!(i["mean_conflict_wait_ns"], 150_574.0);
+    assert_eq!(i["suspensions"], 0);
+    assert_eq!(r.jobs[0].read.clat_ns.mean, 276_148.0);
+    // Fewer than 1,000 requests: the first and the last 1,000 are the same three,
+    // (300,574 + 300,574 + 276,148) / 3 = 292,432 ns.
+    let o = r.jobs[0].ssdlab.open_loop.as_ref().unwrap();
+    assert_eq!((o.first_mean_lat_ns, o.last_mean_lat_ns), (292_432.0, 292_432.0));
+}
+
+#[test]
+fn a_read_that_suspends_a_program_reports_the_suspension() {
+    // The read suspends the program at T + 150 us (150,574 ns of it left): 20 us to suspend,
+    // then the read's 125,574 ns; the program resumes when the read's tR ends, at
+    // T + 195,000, for 5 us + 150,574 ns: the write of page 1 ends at T + 350,574.
+    let r = read_behind_a_program(
+        "policy = \"fcfs\"\nsuspend = [\"program\"]\nprogram_suspend_time = \"20us\"\nresume_time = \"5us\"",
+        "",
+    );
+    let i = &r.ssd.interference;
+    assert_eq!(
+        (i["conflicting_reads"].as_u64(), i["conflict_wait_ns"].as_u64()),
+        (Some(1), Some(20_000))
+    );
+    assert_eq!(
+        (&i["suspensions"], &i["per_die"]["suspensions"]),
+        (&1.into(), &[1].into())
+    );
+    assert_eq!(r.jobs[0].read.clat_ns.mean, 145_574.0);
+    assert_eq!(r.jobs[0].write.clat_ns.max, 350_574);
+}
+
+#[test]
+fn a_trace_job_reports_its_trace_and_only_it() {
+    // The replay job and a generated one writing a page.
+    let r = read_behind_a_program(
+        "policy = \"fcfs\"",
+        "[[job]]\nname = \"gen\"\nrw = \"write\"\nbs = \"8KiB\"\nnumber_ios = 1\n",
+    );
+    let (replay, gen) = (&r.jobs[0], &r.jobs[1]);
+    assert_eq!((replay.jobname.as_str(), gen.jobname.as_str()), ("replay", "gen"));
+    let t = replay.ssdlab.trace.as_ref().expect("the replay job's trace report");
+    assert_eq!(
+        (&t["file"], &t["format"], &t["replayed"]),
+        (&"t.mqsim".into(), &"mqsim".into(), &3.into())
+    );
+    assert_eq!(gen.ssdlab.trace, None);
+}
+
+#[test]
+fn no_background_collection_starts_once_the_host_is_done() {
+    // Blocks of 4 pages; background GC below 10 free blocks after 1 ms of idle time. 232
+    // writes over 8 pages fill 58 of the 64 blocks, the first 56 of them wholly invalid: a
+    // collection is wanted, but the host never leaves the plane idle for 1 ms, and when it is
+    // done the device starts nothing new.
+    let text = one_plane(
+        r#"bg_gc_threshold = 10
+bg_gc_idle = "1ms"
+[precondition]
+mode = "none"
+[[job]]
+rw = "write"
+bs = "8KiB"
+size = "64KiB"
+io_size = "1856KiB"
+"#,
+    )
+    .replace("pages_per_block = 16", "pages_per_block = 4");
+    let r = run_in(&text, Path::new("."));
+    assert_eq!(r.jobs[0].write.total_ios, 232);
+    assert_eq!(r.ssd.gc["runs"], 0);
+    assert_eq!(r.ssd.flash["erases"], 0);
+    let span = &r.ssd.span;
+    assert_eq!(span["last_host_completion_ns"], 232 * WRITE_NS);
+    assert_eq!(span["last_flash_activity_ns"], 232 * WRITE_NS);
+}
+
+#[test]
+fn an_empty_measured_window_has_no_utilisation() {
+    // Two writes done by 601,148 ns; statistics from 1 s on: the window is empty.
+    let text = one_plane(
+        r#"[precondition]
+mode = "none"
+[[job]]
+rw = "write"
+bs = "8KiB"
+number_ios = 2
+ramp_time = "1s"
+"#,
+    );
+    let r = run_in(&text, Path::new("."));
+    assert!(r
+        .ssd
+        .warnings
+        .iter()
+        .any(|w| w.contains("the measured window is empty")));
+    for k in ["host_link", "channels", "planes"] {
+        assert_eq!(r.ssd.utilisation[k], 0.0, "{k}");
+    }
 }

@@ -1,6 +1,7 @@
 //! The `ssdlab` command: a thin layer over `ssdlab-core`.
 
 mod bench;
+mod experiment_cmd;
 mod lifetime_cmd;
 mod lint_cmd;
 mod plot;
@@ -76,6 +77,8 @@ enum Cmd {
     Trace(trace_cmd::TraceCmd),
     /// Speed and memory benchmarks of the engine (see BENCHMARKS.md).
     Bench(bench::BenchArgs),
+    /// Seed reproductions: `ssdlab experiment list`, `ssdlab experiment NAME [--quick]`.
+    Experiment(experiment_cmd::ExperimentArgs),
     /// How long the flash lasts: capacity x P/E cycles / (host write rate x WAF), from flags
     /// or from a run's JSON result.
     Lifetime(lifetime_cmd::LifetimeArgs),
@@ -149,6 +152,7 @@ fn main() -> ExitCode {
         }
         Cmd::Trace(t) => trace_cmd::run(t),
         Cmd::Bench(b) => bench::run(b),
+        Cmd::Experiment(a) => experiment_cmd::run(a),
         Cmd::Lifetime(a) => lifetime_cmd::run(a),
         Cmd::Lint(a) => lint_cmd::run(a),
     };

@@ -6,15 +6,22 @@ use ssdlab_core::metrics::RunResult;
 use ssdlab_core::{Error, Result};
 
 /// One line of a plot.
-struct Line {
-    label: String,
-    points: Vec<(f64, f64)>,
+pub struct Line {
+    pub label: String,
+    pub points: Vec<(f64, f64)>,
 }
 
 const COLOURS: [RGBColor; 4] = [BLUE, RED, GREEN, MAGENTA];
 
 /// Draw `lines` into `path` as an SVG line chart.
 fn chart(path: &str, title: &str, x_label: &str, y_label: &str, lines: &[Line]) -> Result<()> {
+    chart_with(path, title, (x_label, false), y_label, lines, false)
+}
+
+/// Draw `lines` into `path` as an SVG line chart, the x axis logarithmic if `x.1`, each
+/// point marked if `marks`.
+pub fn chart_with(path: &str, title: &str, x: (&str, bool), y_label: &str, lines: &[Line], marks: bool) -> Result<()> {
+    let (x_label, log_x) = x;
     let fail = |e: String| Error::Invalid(format!("{path}: drawing the plot failed: {e}"));
     let all = lines.iter().flat_map(|l| l.points.iter());
     let (mut x0, mut x1, mut y1) = (f64::MAX, f64::MIN, 0.0f64);
@@ -32,33 +39,77 @@ fn chart(path: &str, title: &str, x_label: &str, y_label: &str, lines: &[Line]) 
     let y1 = if y1 > 0.0 { y1 * 1.05 } else { 1.0 };
     let root = SVGBackend::new(path, (900, 540)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| fail(e.to_string()))?;
-    let mut c = ChartBuilder::on(&root)
+    let mut builder = ChartBuilder::on(&root);
+    builder
         .caption(title, ("sans-serif", 22))
         .margin(12)
         .x_label_area_size(44)
-        .y_label_area_size(72)
-        .build_cartesian_2d(x0..x1, 0.0..y1)
-        .map_err(|e| fail(e.to_string()))?;
-    c.configure_mesh()
-        .x_desc(x_label)
-        .y_desc(y_label)
-        .draw()
-        .map_err(|e| fail(e.to_string()))?;
+        .y_label_area_size(72);
+    if log_x && x0 > 0.0 {
+        let mut c = builder
+            .build_cartesian_2d((x0..x1).log_scale(), 0.0..y1)
+            .map_err(|e| fail(e.to_string()))?;
+        c.configure_mesh()
+            .x_desc(x_label)
+            .y_desc(y_label)
+            .draw()
+            .map_err(|e| fail(e.to_string()))?;
+        series(&mut c, lines, marks).map_err(fail)?;
+        legend(&mut c, lines).map_err(fail)?;
+    } else {
+        let mut c = builder
+            .build_cartesian_2d(x0..x1, 0.0..y1)
+            .map_err(|e| fail(e.to_string()))?;
+        c.configure_mesh()
+            .x_desc(x_label)
+            .y_desc(y_label)
+            .draw()
+            .map_err(|e| fail(e.to_string()))?;
+        series(&mut c, lines, marks).map_err(fail)?;
+        legend(&mut c, lines).map_err(fail)?;
+    }
+    root.present().map_err(|e| fail(e.to_string()))?;
+    Ok(())
+}
+
+/// Each line (and its points, if `marks`) with its legend entry.
+fn series<'a, X>(
+    c: &mut ChartContext<'a, SVGBackend<'a>, Cartesian2d<X, plotters::coord::types::RangedCoordf64>>,
+    lines: &[Line],
+    marks: bool,
+) -> std::result::Result<(), String>
+where
+    X: Ranged<ValueType = f64>,
+{
     for (i, l) in lines.iter().enumerate() {
         let colour = COLOURS[i % COLOURS.len()];
         c.draw_series(LineSeries::new(l.points.iter().copied(), &colour))
-            .map_err(|e| fail(e.to_string()))?
+            .map_err(|e| e.to_string())?
             .label(l.label.clone())
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], colour));
+        if marks {
+            c.draw_series(l.points.iter().map(|&p| Circle::new(p, 3, colour.filled())))
+                .map_err(|e| e.to_string())?;
+        }
     }
+    Ok(())
+}
+
+/// The legend box, when there is more than one line.
+fn legend<'a, X>(
+    c: &mut ChartContext<'a, SVGBackend<'a>, Cartesian2d<X, plotters::coord::types::RangedCoordf64>>,
+    lines: &[Line],
+) -> std::result::Result<(), String>
+where
+    X: Ranged<ValueType = f64>,
+{
     if lines.len() > 1 {
         c.configure_series_labels()
             .border_style(BLACK)
             .background_style(WHITE)
             .draw()
-            .map_err(|e| fail(e.to_string()))?;
+            .map_err(|e| e.to_string())?;
     }
-    root.present().map_err(|e| fail(e.to_string()))?;
     Ok(())
 }
 

@@ -248,6 +248,18 @@ fn command_line_errors_are_one_line() {
         (&["run", "--seed", "x"][..], "--seed: invalid value 'x': "),
         (&["run", "--set"][..], "--set: "),
         (&[][..], "missing command; expected one of run, config, trace, bench"),
+        (
+            &["experiment", "nope"][..],
+            "NAME: unknown experiment 'nope'; expected one of friendly",
+        ),
+        (
+            &["experiment", "friendly", "--threads", "0"][..],
+            "--threads: invalid value '0': ",
+        ),
+        (
+            &["experiment", "friendly", "--quick", "--max-memory", "1MiB"][..],
+            "--threads: ",
+        ),
     ] {
         refused(d.path(), args, prefix);
     }

@@ -1184,7 +1184,8 @@ gc_threshold = 2
     fn a_collection_copies_the_valid_units_page_by_page() {
         // Plane 0: block A holds logical units 0..8 (pages of two units), then 1, 2, 3 and 5
         // are overwritten. A keeps 0 | - - | 4 - | 6 7: three pages to read, page 1 skipped.
-        let mut f = ftl("greedy");
+        // MLC times: page types alternate (25 / 50 us reads, 200 / 900 us programs).
+        let mut f = ftl_with("greedy", false, vec![25_000, 50_000], vec![200_000, 900_000]);
         for lpn in [0, 1, 2, 3, 4, 5, 6, 7, 1, 2, 3, 5] {
             f.append_host(0, lpn).unwrap();
         }
@@ -1198,13 +1199,15 @@ gc_threshold = 2
             array_ns,
             program_ns,
         };
-        // The GC frontier fills a page with units 0 and 4, a second with 6 and 7.
+        // The GC frontier fills its page 0 with units 0 and 4 (A's pages 0 and 2 read: page
+        // type 0), its page 1 with 6 and 7 (A's page 3 read: type 1): each program has the
+        // type of the destination page it completes.
         assert_eq!(
             f.gc_ops,
             [
                 op(GcOpKind::Read, 1, 25_000, 0),
                 op(GcOpKind::Copy, 1, 25_000, 200_000),
-                op(GcOpKind::Copy, 2, 25_000, 200_000),
+                op(GcOpKind::Copy, 2, 50_000, 900_000),
                 op(GcOpKind::Erase, 0, 1_500_000, 0),
             ]
         );
@@ -1350,6 +1353,99 @@ gc_threshold = 2
         assert_eq!((f.stats.padded_units, f.stats.gc_pages_programmed), (1, 1));
         assert_eq!(f.open_page_fill(0), 0);
         assert_eq!(f.lookup(0), f.lookup(8) + 4);
+        f.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn a_shared_frontier_left_page_aligned_or_absent_is_not_padded() {
+        let mlc = || ftl_with("greedy", true, vec![25_000, 50_000], vec![200_000, 900_000]);
+        let op = |kind, units, array_ns, program_ns| GcOp {
+            plane: 0,
+            kind,
+            units,
+            array_ns,
+            program_ns,
+        };
+        // Block A: units 0..8, all but units 0 and 1 (A's page 0) trimmed; block B: host
+        // units 8..12 (pages 0, 1). Units 0 and 1 fill B's page 2 (type 0: 200 us): the
+        // frontier ends page-aligned and nothing is padded.
+        let mut f = mlc();
+        for lpn in 0..12 {
+            f.append_host(0, lpn).unwrap();
+        }
+        for lpn in 2..8 {
+            f.trim(lpn);
+        }
+        f.gc_ops.clear();
+        assert!(f.gc_once(0).unwrap());
+        assert_eq!(
+            f.gc_ops,
+            [
+                op(GcOpKind::Copy, 2, 25_000, 200_000),
+                op(GcOpKind::Erase, 0, 1_500_000, 0),
+            ]
+        );
+        assert_eq!((f.stats.padded_units, f.stats.gc_pages_programmed), (0, 1));
+        assert_eq!([f.lookup(0), f.lookup(1)], [f.lookup(8) + 4, f.lookup(8) + 5]);
+        f.check_invariants().unwrap();
+        // Plane 0's 16 blocks: 15 filled with units 0..120, block A (units 0..8) then trimmed
+        // whole. The next unit closes the full host block, leaving no host frontier, and with
+        // one free block foreground GC takes A: nothing to copy, nothing to pad, an erase.
+        let mut f = mlc();
+        for lpn in 0..120 {
+            f.append_host(0, lpn).unwrap();
+        }
+        for lpn in 0..8 {
+            f.trim(lpn);
+        }
+        f.gc_ops.clear();
+        assert_eq!(f.free_blocks(0), 1);
+        f.append_host(0, 120).unwrap();
+        assert_eq!(f.gc_ops, [op(GcOpKind::Erase, 0, 1_500_000, 0)]);
+        assert_eq!((f.stats.gc_runs_foreground, f.stats.padded_units), (1, 0));
+        assert_eq!(f.open_page_fill(0), 1);
+        f.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn foreground_gc_that_frees_nothing_gives_up() {
+        // Plane 0 holds 11 blocks of valid data only (88 units), 5 blocks free.
+        let mut f = ftl("greedy");
+        for lpn in 0..88 {
+            f.append_host(0, lpn).unwrap();
+        }
+        assert_eq!(f.free_blocks(0), 5);
+        // With 8 free blocks wanted, every collection copies a whole block into a free one and
+        // erases its victim: 5 free blocks still. It gives up after more than
+        // 4 × 16 blocks per plane + 16 collections.
+        f.set_gc_threshold(8);
+        let e = f.append_host(0, 88).unwrap_err().to_string();
+        assert!(e.contains("plane 0 makes no progress"), "{e}");
+        assert_eq!(f.stats.gc_runs_foreground, 4 * 16 + 16 + 1);
+        assert_eq!(f.free_blocks(0), 5);
+    }
+
+    #[test]
+    fn wear_leveling_moves_the_first_of_the_least_erased_blocks() {
+        let mut f = ftl("greedy");
+        f.params.static_wl_threshold = 1;
+        // Cold data in plane 0's first two blocks (units 0..16), never erased; hot data
+        // rewritten after them until the first migration, due after 64 erases (the wear
+        // leveling interval of a device this small).
+        for lpn in 0..16 {
+            f.append_host(0, lpn).unwrap();
+        }
+        let cold = [f.lookup(0) / 8, f.lookup(8) / 8].map(|b| b as usize);
+        let mut lpn = 16;
+        while f.stats.wl_migrations == 0 {
+            f.append_host(0, lpn).unwrap();
+            lpn = if lpn == 23 { 16 } else { lpn + 1 };
+        }
+        assert!(f.stats.erases >= 64);
+        // Both cold blocks are the least erased full blocks (0 erases): the first one moves.
+        assert_eq!([f.erase_count(cold[0]), f.erase_count(cold[1])], [1, 0]);
+        assert_eq!(f.stats.wl_units_copied, 8);
+        assert_ne!(f.lookup(0) as usize / 8, cold[0]);
         f.check_invariants().unwrap();
     }
 }

@@ -1,0 +1,144 @@
+//! `ssdlab experiment`: run a seed reproduction, write its result folder, print its claims.
+
+use crate::plot::{chart_with, Line};
+use clap::{Args, ValueEnum};
+use ssdlab_core::experiment::{self, ExperimentResult, Scale};
+use ssdlab_core::{Error, Result};
+use std::io::IsTerminal;
+use std::path::Path;
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// The claims table on standard output.
+    Normal,
+    /// `result.json` on standard output.
+    Json,
+}
+
+#[derive(Args)]
+pub struct ExperimentArgs {
+    /// An experiment's name, or `list` to list them.
+    name: String,
+    /// The reduced version (under a minute): smaller devices, shorter runs.
+    #[arg(long)]
+    quick: bool,
+    /// Output folder (default: results/NAME).
+    #[arg(long, value_name = "DIR")]
+    out: Option<String>,
+    #[arg(long, value_enum, default_value = "normal")]
+    output_format: Format,
+    /// Points run at once (default: one per core). The result does not depend on it.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    threads: Option<u32>,
+    /// No progress bar.
+    #[arg(long, short)]
+    quiet: bool,
+    /// Refuse an experiment whose points running at once need more memory than this
+    /// (default: three quarters of physical memory).
+    #[arg(long, value_name = "SIZE", value_parser = crate::parse_size_arg)]
+    max_memory: Option<u64>,
+}
+
+pub fn run(a: ExperimentArgs) -> Result<()> {
+    if a.name == "list" {
+        for e in experiment::REGISTRY {
+            println!("{:12} {} (seed {})", e.name(), e.title(), e.seed_document());
+        }
+        return Ok(());
+    }
+    let exp = experiment::find(&a.name)?;
+    let scale = if a.quick { Scale::Quick } else { Scale::Full };
+    let threads = a
+        .threads
+        .map(|t| t as usize)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    if let Some(limit) = a.max_memory.or_else(crate::default_memory_limit) {
+        let need = experiment::memory_estimate(&exp.points(scale)?, threads)?;
+        if need > limit {
+            let gib = |b: u64| format!("{:.2} GiB", b as f64 / (1u64 << 30) as f64);
+            return Err(Error::Invalid(format!(
+                "--threads: {threads} points at once need about {} of memory, above the limit of {}; expected fewer --threads or a higher --max-memory",
+                gib(need),
+                gib(limit)
+            )));
+        }
+    }
+    let bar = (!a.quiet && std::io::stderr().is_terminal()).then(|| {
+        let b = indicatif::ProgressBar::new(0);
+        b.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} points, ETA {eta}",
+            )
+            .expect("template"),
+        );
+        b
+    });
+    let res = experiment::run(exp, scale, threads, &|done, total| {
+        if let Some(b) = &bar {
+            b.set_length(total as u64);
+            b.set_position(done as u64);
+        }
+    })?;
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    let out = a.out.unwrap_or_else(|| format!("results/{}", exp.name()));
+    write_folder(&res, &out)?;
+    match a.output_format {
+        Format::Json => println!("{}", json(&res)),
+        Format::Normal => print!("{}", summary(&res, &out)),
+    }
+    Ok(())
+}
+
+fn json(res: &ExperimentResult) -> String {
+    serde_json::to_string_pretty(res).expect("serialisable")
+}
+
+/// `result.json`, `table.md`, `table.csv` and one SVG per figure into `dir`.
+pub fn write_folder(res: &ExperimentResult, dir: &str) -> Result<()> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    let path = |name: &str| Path::new(dir).join(name).to_string_lossy().into_owned();
+    let write = |name: &str, text: String| {
+        let p = path(name);
+        std::fs::write(&p, text).map_err(|e| Error::io(&p, e))
+    };
+    write("result.json", json(res) + "\n")?;
+    write("table.md", experiment::table_md(res))?;
+    write("table.csv", experiment::table_csv(&res.runs))?;
+    for f in &res.figures {
+        let lines: Vec<Line> = f
+            .series
+            .iter()
+            .map(|s| Line {
+                label: s.name.clone(),
+                points: s.points.clone(),
+            })
+            .collect();
+        chart_with(
+            &path(&format!("{}.svg", f.id)),
+            &f.title,
+            (&f.x_label, f.log_x),
+            &f.y_label,
+            &lines,
+            true,
+        )?;
+    }
+    Ok(())
+}
+
+/// The claims table and where the rest went.
+fn summary(res: &ExperimentResult, dir: &str) -> String {
+    let ok = res.claims.iter().filter(|c| c.reproduced).count();
+    format!(
+        "{}: {}\n{}\n\n{}\n{} of {} claims reproduced; {} points in {:.1} s. Tables, plots and the full result in {dir}/\n",
+        res.experiment,
+        res.title,
+        res.scale.note,
+        experiment::claims_md(&res.claims),
+        ok,
+        res.claims.len(),
+        res.scale.points,
+        res.scale.wall_time_s
+    )
+}
