@@ -49,38 +49,33 @@ pub fn chart_with(path: &str, title: &str, x: (&str, bool), y_label: &str, lines
         let mut c = builder
             .build_cartesian_2d((x0..x1).log_scale(), 0.0..y1)
             .map_err(|e| fail(e.to_string()))?;
-        c.configure_mesh()
-            .x_desc(x_label)
-            .y_desc(y_label)
-            .draw()
-            .map_err(|e| fail(e.to_string()))?;
-        series(&mut c, lines, marks).map_err(fail)?;
-        legend(&mut c, lines).map_err(fail)?;
+        contents(&mut c, (x_label, y_label), lines, marks).map_err(fail)?;
     } else {
         let mut c = builder
             .build_cartesian_2d(x0..x1, 0.0..y1)
             .map_err(|e| fail(e.to_string()))?;
-        c.configure_mesh()
-            .x_desc(x_label)
-            .y_desc(y_label)
-            .draw()
-            .map_err(|e| fail(e.to_string()))?;
-        series(&mut c, lines, marks).map_err(fail)?;
-        legend(&mut c, lines).map_err(fail)?;
+        contents(&mut c, (x_label, y_label), lines, marks).map_err(fail)?;
     }
     root.present().map_err(|e| fail(e.to_string()))?;
     Ok(())
 }
 
-/// Each line (and its points, if `marks`) with its legend entry.
-fn series<'a, X>(
+/// The mesh with its axis labels, each line (and its points, if `marks`), and the legend
+/// when there is more than one line: the same on a linear or a logarithmic x axis.
+fn contents<'a, X>(
     c: &mut ChartContext<'a, SVGBackend<'a>, Cartesian2d<X, plotters::coord::types::RangedCoordf64>>,
+    (x_label, y_label): (&str, &str),
     lines: &[Line],
     marks: bool,
 ) -> std::result::Result<(), String>
 where
-    X: Ranged<ValueType = f64>,
+    X: Ranged<ValueType = f64> + plotters::coord::ranged1d::ValueFormatter<f64>,
 {
+    c.configure_mesh()
+        .x_desc(x_label)
+        .y_desc(y_label)
+        .draw()
+        .map_err(|e| e.to_string())?;
     for (i, l) in lines.iter().enumerate() {
         let colour = COLOURS[i % COLOURS.len()];
         c.draw_series(LineSeries::new(l.points.iter().copied(), &colour))
@@ -92,17 +87,6 @@ where
                 .map_err(|e| e.to_string())?;
         }
     }
-    Ok(())
-}
-
-/// The legend box, when there is more than one line.
-fn legend<'a, X>(
-    c: &mut ChartContext<'a, SVGBackend<'a>, Cartesian2d<X, plotters::coord::types::RangedCoordf64>>,
-    lines: &[Line],
-) -> std::result::Result<(), String>
-where
-    X: Ranged<ValueType = f64>,
-{
     if lines.len() > 1 {
         c.configure_series_labels()
             .border_style(BLACK)
