@@ -207,6 +207,12 @@ pub struct HostConfig {
     pub bandwidth: Option<Rate>,
     /// Link time taken by each command besides its data.
     pub command_overhead: Duration,
+    /// Host DMA speed by transfer size, as `[size, rate]` points in increasing size: a
+    /// transfer's rate is interpolated linearly in size between the two points around it
+    /// (the first or last point's rate outside them). Empty: the link's bandwidth for every
+    /// size.
+    #[serde(default)]
+    pub dma: Vec<(Size, Rate)>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -257,6 +263,75 @@ pub struct FtlConfig {
     /// never share a block. 1: every write shares one frontier.
     #[serde(default = "one")]
     pub streams: u32,
+    /// Firmware design (`crate::firmware::REGISTRY`): "page" (the engine's page-mapped FTL
+    /// with its write buffer, the default), "cosmos-original", "openssd", "scheme-one".
+    #[serde(default = "default_design")]
+    pub design: String,
+    /// Read cache of the designs that keep one (page-sized units; 0 = none).
+    #[serde(default)]
+    pub read_cache: Size,
+    /// Designs with a read cache: on a read, how many logical units on each side of it to
+    /// prefetch when their page sits on an idle channel (0 = no prefetch).
+    #[serde(default)]
+    pub prefetch: u32,
+    /// Write-buffer replacement of the designs that choose one: "lru", "cflru", "bplru".
+    #[serde(default = "default_buffer_policy")]
+    pub buffer_policy: String,
+    /// When one plane needs foreground GC, every plane with a candidate collects one block
+    /// at the same time (seed 002's parallel GC).
+    #[serde(default)]
+    pub parallel_gc: bool,
+}
+
+fn default_design() -> String {
+    "page".into()
+}
+
+fn default_buffer_policy() -> String {
+    "lru".into()
+}
+
+/// The controller's embedded CPU(s) running the firmware, and how many host commands the
+/// firmware takes at once. All zero (the default): firmware time is not modelled.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ControllerConfig {
+    /// CPUs running firmware code; each piece of work goes to the one free first.
+    #[serde(default = "one")]
+    pub cpus: u32,
+    /// CPU time per host command (fetch, decode, completion), before its flash work is issued.
+    #[serde(default)]
+    pub command_time: Duration,
+    /// CPU time per mapping unit of a command (map lookups and updates, buffer bookkeeping).
+    #[serde(default)]
+    pub unit_time: Duration,
+    /// CPU time per flash operation issued (host, GC, prefetch).
+    #[serde(default)]
+    pub flash_op_time: Duration,
+    /// Speed of a copy inside the controller's DRAM (`memcpy`), for designs that copy from the
+    /// DMA area into their buffer; unset: such designs are refused.
+    #[serde(default)]
+    pub memcpy_rate: Option<Rate>,
+    /// Host commands the firmware works on at once (0 = no limit): with 1, a command starts
+    /// only when the previous one has completed (a host interface without command queueing).
+    #[serde(default)]
+    pub queue_depth: u32,
+    /// Where the numbers come from.
+    #[serde(default)]
+    pub source: String,
+}
+
+impl Default for ControllerConfig {
+    fn default() -> Self {
+        toml::from_str("").expect("defaults")
+    }
+}
+
+impl ControllerConfig {
+    /// Whether any of it changes a run (otherwise the device takes its direct path).
+    pub fn active(&self) -> bool {
+        self.command_time.0 > 0 || self.unit_time.0 > 0 || self.flash_op_time.0 > 0 || self.queue_depth > 0
+    }
 }
 
 impl Default for FtlConfig {
@@ -324,6 +399,8 @@ pub struct DeviceConfig {
     pub ftl: FtlConfig,
     #[serde(default)]
     pub scheduler: SchedulerConfig,
+    #[serde(default)]
+    pub controller: ControllerConfig,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -984,7 +1061,51 @@ impl DeviceConfig {
                 "got 0; expected a positive rate",
             ));
         }
+        let mut last = 0u64;
+        for (i, &(Size(sz), Rate(r))) in self.host.dma.iter().enumerate() {
+            if sz == 0 || sz <= last || r < 1_000_000 {
+                return Err(Error::config(
+                    f,
+                    &format!("device.host.dma[{i}]"),
+                    format!(
+                        "got [{sz} bytes, {r} bytes/s]; expected sizes above 0 in increasing order and rates of at least 1MB/s"
+                    ),
+                ));
+            }
+            last = sz;
+        }
+        let c = &self.controller;
+        if c.cpus == 0 || c.cpus > 64 {
+            return Err(Error::config(
+                f,
+                "device.controller.cpus",
+                format!("got {}; expected 1 to 64", c.cpus),
+            ));
+        }
+        for (key, d) in [
+            ("command_time", c.command_time),
+            ("unit_time", c.unit_time),
+            ("flash_op_time", c.flash_op_time),
+        ] {
+            if d.0 > 10_000_000 {
+                return Err(Error::config(
+                    f,
+                    &format!("device.controller.{key}"),
+                    format!("got {} ns; expected at most 10ms", d.0),
+                ));
+            }
+        }
+        if let Some(Rate(r)) = c.memcpy_rate {
+            if r < 1_000_000 {
+                return Err(Error::config(
+                    f,
+                    "device.controller.memcpy_rate",
+                    format!("got {r} bytes/s; expected at least 1MB/s"),
+                ));
+            }
+        }
         let t = &self.ftl;
+        crate::firmware::check(self).map_err(|(key, m)| Error::config(f, &format!("device.ftl.{key}"), m))?;
         crate::ftl::gc::check_policy_name(&t.gc_policy).map_err(|m| Error::config(f, "device.ftl.gc_policy", m))?;
         if t.gc_frontier != "separate" && t.gc_frontier != "shared" {
             return Err(Error::config(

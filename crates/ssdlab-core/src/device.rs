@@ -20,6 +20,8 @@
 //! has been idle for `bg_gc_idle`, and only while it stays free of host work.
 
 use crate::config::{Allocation, DeviceConfig, Suspendable};
+use crate::controller::{Cpu, Dma};
+use crate::firmware::{self, Firmware};
 use crate::ftl::{FtlParams, FtlStats, GcOpKind, PageDone, NONE};
 use crate::geometry::Geometry;
 use crate::request::{Op, Request};
@@ -27,7 +29,8 @@ use crate::scheduler::{self, Class, Kind, Notice, OpSpec, Scheduler, UnitStats};
 use crate::timeline::{self, Timeline};
 use crate::{ftl::Ftl, Error, Result};
 use serde::Serialize;
-use std::collections::VecDeque;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
 
 /// Counters of the device layer (the FTL and the scheduler keep their own).
 #[derive(Clone, Debug, Default, Serialize, PartialEq, Eq)]
@@ -74,6 +77,10 @@ pub struct Snapshot {
     pub unit_stats: Vec<UnitStats>,
     pub channel_busy: Vec<u64>,
     pub link_busy: Vec<u64>,
+    /// Busy time per controller CPU (empty when firmware time is not modelled).
+    pub cpu_busy: Vec<u64>,
+    /// The firmware design's own counters.
+    pub firmware: Vec<(&'static str, u64)>,
 }
 
 /// Where the pages of one host write frontier go (see [`Allocation`]).
@@ -98,7 +105,7 @@ struct WriteBuffer {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Stage {
+pub enum Stage {
     /// A read waiting for its flash pages.
     Read,
     /// A write waiting for its read-modify-write reads (or for buffer space).
@@ -107,14 +114,51 @@ enum Stage {
     Through,
 }
 
+/// A host request under way.
 #[derive(Clone, Copy, Debug)]
-struct Pending {
-    tag: u64,
-    req: Request,
-    stage: Stage,
-    remaining: u32,
+pub struct Pending {
+    pub tag: u64,
+    pub req: Request,
+    pub stage: Stage,
+    /// Flash operations (or other parts) still to finish.
+    pub remaining: u32,
     /// Latest completion of the parts done so far.
-    ready: u64,
+    pub ready: u64,
+}
+
+/// Whom a flash operation's completion is reported to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Token {
+    /// A part of pending request `pid`.
+    Request(u32),
+    /// A page of the engine's write buffer (its first physical unit).
+    Page(u32),
+    /// The firmware design's own operation.
+    Firmware(u32),
+}
+
+impl Token {
+    fn split(self) -> (u32, u8) {
+        match self {
+            Token::Request(t) => (t, scheduler::TAG_REQUEST),
+            Token::Page(t) => (t, scheduler::TAG_PAGE),
+            Token::Firmware(t) => (t, scheduler::TAG_FIRMWARE),
+        }
+    }
+}
+
+/// The controller model's state: firmware CPUs, command admission, commands waiting for
+/// their CPU time.
+struct Control {
+    cpu: Cpu,
+    /// Commands the firmware works on at once (0: no limit).
+    queue_depth: u32,
+    active: u32,
+    /// Commands waiting for the firmware to take them, in arrival order.
+    waiting: VecDeque<u32>,
+    /// Commands whose CPU time ends at a time: (time, sequence, pending id).
+    due: BinaryHeap<Reverse<(u64, u64, u32)>>,
+    seq: u64,
 }
 
 pub struct Device {
@@ -125,8 +169,11 @@ pub struct Device {
     read_ns: Vec<u64>,
     program_ns: Vec<u64>,
     channel_rate: u64,
-    link_rate: u64,
     overhead_ns: u64,
+    dma: Dma,
+    /// Firmware time and command admission; None: commands act at arrival.
+    control: Option<Control>,
+    firmware: Option<Box<dyn Firmware>>,
     /// [host→device, device→host]; one shared timeline when half duplex.
     links: Vec<Timeline>,
     duplex: bool,
@@ -227,14 +274,26 @@ impl Device {
             geo.channels,
         );
         let blocks_tracked = if wb > 0 { geo.blocks } else { 0 };
+        let fw = firmware::make(cfg)?;
+        let control =
+            (cfg.controller.active() || fw.is_some() || cfg.controller.memcpy_rate.is_some()).then(|| Control {
+                cpu: Cpu::new(&cfg.controller),
+                queue_depth: cfg.controller.queue_depth,
+                active: 0,
+                waiting: VecDeque::new(),
+                due: BinaryHeap::new(),
+                seq: 0,
+            });
         Ok(Device {
             name: cfg.name.clone(),
             sched,
             read_ns,
             program_ns,
             channel_rate: cfg.nand.channel_rate.0,
-            link_rate: cfg.link_bandwidth(),
             overhead_ns: cfg.host.command_overhead.0,
+            dma: Dma::from_config(cfg),
+            control,
+            firmware: fw,
             links: vec![Timeline::default(); if duplex { 2 } else { 1 }],
             duplex,
             plane_parallel,
@@ -312,11 +371,27 @@ impl Device {
     /// Time of the next device event, if any.
     #[inline]
     pub fn next_event(&self) -> Option<u64> {
-        self.sched.next_event()
+        let s = self.sched.next_event();
+        match self.control.as_ref().and_then(|c| c.due.peek()) {
+            Some(Reverse((t, _, _))) => Some(s.map_or(*t, |s| s.min(*t))),
+            None => s,
+        }
     }
 
     /// Process the earliest device event. Returns false when there is none.
     pub fn step(&mut self) -> Result<bool> {
+        // A command whose CPU time ends first (flash events at the same time go first).
+        if let Some(c) = self.control.as_mut() {
+            if let Some(&Reverse((t, _, pid))) = c.due.peek() {
+                if self.sched.next_event().is_none_or(|s| t < s) {
+                    c.due.pop();
+                    self.now = self.now.max(t);
+                    self.act(pid)?;
+                    self.handle_notices()?;
+                    return Ok(true);
+                }
+            }
+        }
         if let Some(t) = self.sched.next_event() {
             self.now = self.now.max(t);
         }
@@ -329,7 +404,7 @@ impl Device {
 
     /// Process every event up to and including time `t`.
     pub fn advance_to(&mut self, t: u64) -> Result<()> {
-        while self.sched.next_event().is_some_and(|e| e <= t) {
+        while self.next_event().is_some_and(|e| e <= t) {
             self.step()?;
         }
         Ok(())
@@ -367,7 +442,8 @@ impl Device {
     /// End of the last flash operation, channel transfer or link transfer booked.
     pub fn last_activity(&self) -> u64 {
         let links = self.links.iter().map(Timeline::last_end).max().unwrap_or(0);
-        links.max(self.sched.last_busy()).max(self.last_host_done)
+        let cpu = self.control.as_ref().map_or(0, |c| c.cpu.last_end());
+        links.max(self.sched.last_busy()).max(self.last_host_done).max(cpu)
     }
 
     /// Every counter and busy time at `t` (no event after `t` processed yet).
@@ -381,6 +457,8 @@ impl Device {
             unit_stats: (0..units).map(|u| self.sched.unit_stats(u)).collect(),
             channel_busy: self.sched.channels.iter().map(|c| c.busy_ns).collect(),
             link_busy: self.links.iter().map(|l| l.busy_ns).collect(),
+            cpu_busy: self.control.as_ref().map_or(Vec::new(), |c| c.cpu.busy()),
+            firmware: self.firmware.as_ref().map_or(Vec::new(), |f| f.counters()),
         }
     }
 
@@ -401,28 +479,135 @@ impl Device {
                 req.offset, req.len
             )));
         }
-        match req.op {
-            Op::Read => self.read(now, req, tag),
-            Op::Write => self.write(now, req, tag),
-            Op::Trim => {
-                self.trim(req);
-                let c = self.link(0, now, 0);
-                self.complete(tag, c);
-                Ok(())
+        let stage = match req.op {
+            Op::Read => Stage::Read,
+            _ => Stage::Rmw,
+        };
+        let pid = self.new_pending(tag, req, stage, now);
+        match self.control.as_mut() {
+            None => self.act(pid)?,
+            Some(c) => {
+                if c.queue_depth == 0 || c.active < c.queue_depth {
+                    c.active += 1;
+                    self.start_command(pid, now);
+                } else {
+                    c.waiting.push_back(pid);
+                }
             }
-        }?;
+        }
         self.handle_notices()
     }
 
-    #[inline]
-    fn complete(&mut self, tag: u64, t: u64) {
-        self.last_host_done = self.last_host_done.max(t);
-        self.completions.push((tag, t));
+    /// The firmware takes command `pid` at `t`: its CPU time is booked, and it acts on the
+    /// command when that time ends (through the device's event queue).
+    fn start_command(&mut self, pid: u32, t: u64) {
+        let units = self.units_of(&self.pending[pid as usize].req);
+        let now = self.now;
+        let c = self.control.as_mut().expect("controller model");
+        let cost = c.cpu.command_cost(units);
+        let end = c.cpu.book(now, t, cost);
+        c.seq += 1;
+        c.due.push(Reverse((end, c.seq, pid)));
     }
 
+    /// Act on command `pid` now: by the firmware design, or the engine's own FTL.
+    fn act(&mut self, pid: u32) -> Result<()> {
+        self.pending[pid as usize].ready = self.now;
+        if let Some(mut fw) = self.firmware.take() {
+            let r = fw.command(self, pid);
+            self.firmware = Some(fw);
+            return r;
+        }
+        let req = self.pending[pid as usize].req;
+        match req.op {
+            Op::Read => self.read(pid),
+            Op::Write => self.write(pid),
+            Op::Trim => {
+                self.trim(&req);
+                let c = self.link(0, self.now, 0);
+                self.free_pending.push(pid);
+                self.complete(self.pending[pid as usize].tag, c);
+                Ok(())
+            }
+        }
+    }
+
+    /// Report request `tag` complete at `t`; with the controller model, the firmware takes
+    /// the next waiting command.
     #[inline]
-    fn link(&mut self, dir: usize, earliest: u64, bytes: u64) -> u64 {
-        let d = self.overhead_ns + xfer_ns(bytes, self.link_rate);
+    pub fn complete(&mut self, tag: u64, t: u64) {
+        self.last_host_done = self.last_host_done.max(t);
+        self.completions.push((tag, t));
+        if let Some(c) = self.control.as_mut() {
+            if c.queue_depth > 0 {
+                match c.waiting.pop_front() {
+                    Some(next) => self.start_command(next, t),
+                    None => c.active -= 1,
+                }
+            }
+        }
+    }
+
+    /// The request of pending id `pid`.
+    pub fn pending(&self, pid: u32) -> &Pending {
+        &self.pending[pid as usize]
+    }
+    pub fn pending_mut(&mut self, pid: u32) -> &mut Pending {
+        &mut self.pending[pid as usize]
+    }
+
+    /// Request `pid` is done at `t`: its id is freed and its completion reported.
+    pub fn finish_request(&mut self, pid: u32, t: u64) {
+        let tag = self.pending[pid as usize].tag;
+        self.free_pending.push(pid);
+        self.complete(tag, t);
+    }
+
+    /// A read's data, in the controller at `ready`, crosses the host link; the request
+    /// completes when it has.
+    pub fn deliver(&mut self, pid: u32, ready: u64) {
+        let len = self.pending[pid as usize].req.len;
+        let c = self.link(1, ready, len);
+        self.finish_request(pid, c);
+    }
+
+    /// Book `dur` ns of firmware CPU work at or after `earliest`; returns its end (`earliest`
+    /// without the controller model).
+    pub fn cpu(&mut self, earliest: u64, dur: u64) -> u64 {
+        let now = self.now;
+        match self.control.as_mut() {
+            Some(c) => c.cpu.book(now, earliest, dur),
+            None => earliest,
+        }
+    }
+
+    /// Book a DRAM copy of `bytes` at or after `earliest`; returns its end.
+    pub fn memcpy(&mut self, earliest: u64, bytes: u64) -> u64 {
+        let now = self.now;
+        match self.control.as_mut() {
+            Some(c) => c.cpu.memcpy(now, earliest, bytes),
+            None => earliest,
+        }
+    }
+
+    /// CPU time of issuing one flash operation now; returns when it ends.
+    #[inline]
+    fn flash_op_cpu(&mut self) -> u64 {
+        let now = self.now;
+        match self.control.as_mut() {
+            Some(c) if c.cpu.flash_op_ns > 0 => {
+                let d = c.cpu.flash_op_ns;
+                c.cpu.book(now, now, d)
+            }
+            _ => now,
+        }
+    }
+
+    /// Host data of `bytes` crosses the link host→device (dir 0) or device→host (dir 1) at or
+    /// after `earliest`; returns when it has.
+    #[inline]
+    pub fn link(&mut self, dir: usize, earliest: u64, bytes: u64) -> u64 {
+        let d = self.overhead_ns + self.dma.ns(bytes);
         let idx = if self.duplex { dir } else { 0 };
         let (s, _) = self.links[idx].reserve(self.now, earliest, d, timeline::XFER);
         s + d
@@ -448,22 +633,17 @@ impl Device {
         }
     }
 
-    /// Queue a host operation on a plane's unit. `token` names a pending request, or with
-    /// `page` set the first unit of a buffered page.
+    /// Queue a host operation on a plane's unit; its completion goes to `token`.
     #[inline]
-    #[allow(clippy::too_many_arguments)]
-    fn host_op(
-        &mut self,
-        plane: usize,
-        kind: Kind,
-        array_ns: u64,
-        xfer_bytes: u64,
-        data_ready: u64,
-        token: u32,
-        page: bool,
-    ) {
+    pub fn host_op(&mut self, plane: usize, kind: Kind, array_ns: u64, xfer_bytes: u64, data_ready: u64, token: Token) {
         let unit = self.unit_of(plane);
         self.bg_active[unit] = false;
+        let data_ready = if self.control.is_some() {
+            data_ready.max(self.flash_op_cpu())
+        } else {
+            data_ready
+        };
+        let (token, tag) = token.split();
         let spec = OpSpec {
             kind,
             class: Class::Host,
@@ -473,19 +653,24 @@ impl Device {
             xfer_ns: xfer_ns(xfer_bytes, self.channel_rate),
             data_ready,
             token,
-            tag: page,
+            tag,
         };
         self.sched.submit(self.now, spec);
     }
 
     /// Queue the flash operations garbage collection (or wear leveling) has recorded.
     #[inline]
-    fn queue_gc_ops(&mut self) {
+    pub fn queue_gc_ops(&mut self) {
         if self.ftl.gc_ops.is_empty() {
             return;
         }
         let ops = std::mem::take(&mut self.ftl.gc_ops);
         for o in &ops {
+            let data_ready = if self.control.is_some() {
+                self.flash_op_cpu()
+            } else {
+                self.now
+            };
             let data = o.units as u64 * self.geo.unit_size;
             let (kind, out) = match o.kind {
                 GcOpKind::Read => (Kind::Read, data),
@@ -504,9 +689,9 @@ impl Device {
                 } else {
                     xfer_ns(out, self.channel_rate)
                 },
-                data_ready: self.now,
+                data_ready,
                 token: 0,
-                tag: false,
+                tag: scheduler::TAG_REQUEST,
             };
             self.sched.submit(self.now, spec);
         }
@@ -518,7 +703,7 @@ impl Device {
     /// True when the unit `pun` is still in the write buffer: in the page being filled, or in
     /// a page handed to the flash whose program has not ended.
     #[inline]
-    fn buffered(&self, pun: u32) -> bool {
+    pub fn buffered(&self, pun: u32) -> bool {
         if self.wbuf.is_none() {
             return false;
         }
@@ -531,19 +716,26 @@ impl Device {
     }
 
     /// Queue a flash read of `units` units of the page holding `pun` for pending request `pid`.
-    fn read_page(&mut self, pid: u32, pun: u32, units: u64) {
-        let plane = self.geo.plane_of_block(self.geo.block_of_unit(pun));
-        let tr = self.read_ns[self.page_type(pun)];
-        self.host_op(plane, Kind::Read, tr, units * self.geo.unit_size, self.now, pid, false);
+    pub fn read_page(&mut self, pid: u32, pun: u32, units: u64) {
+        self.flash_read(pun, units, Token::Request(pid));
         self.pending[pid as usize].remaining += 1;
     }
 
-    fn read(&mut self, now: u64, req: &Request, tag: u64) -> Result<()> {
+    /// Queue a host-class flash read of `units` units of the page holding `pun`, reported to
+    /// `token`.
+    pub fn flash_read(&mut self, pun: u32, units: u64, token: Token) {
+        let plane = self.geo.plane_of_block(self.geo.block_of_unit(pun));
+        let tr = self.read_ns[self.page_type(pun)];
+        let now = self.now;
+        self.host_op(plane, Kind::Read, tr, units * self.geo.unit_size, now, token);
+    }
+
+    fn read(&mut self, pid: u32) -> Result<()> {
+        let req = self.pending[pid as usize].req;
         let us = self.geo.unit_size;
         let first = req.offset / us;
         let last = (req.offset + req.len - 1) / us;
         let upp = self.geo.units_per_page as u64;
-        let pid = self.new_pending(tag, req, Stage::Read, now);
         let mut cur_page = u64::MAX;
         let mut cur_first = 0u32;
         let mut cur_units = 0u64;
@@ -582,7 +774,7 @@ impl Device {
     }
 
     /// The plane that receives the next page of host frontier `stream`.
-    fn choose_plane(&mut self, stream: usize) -> usize {
+    pub fn choose_plane(&mut self, stream: usize) -> usize {
         let a = &mut self.alloc[stream];
         let n = self.geo.planes;
         match self.allocation {
@@ -645,22 +837,29 @@ impl Device {
     /// Queue the program of a completed host page whose data is in the controller at `ready`;
     /// its completion is reported for pending request `pid`, or (buffered) as the page's.
     fn program_page(&mut self, page: PageDone, ready: u64, pid: Option<u32>) {
-        let plane = self.geo.plane_of_block(self.geo.block_of_unit(page.first_unit));
-        let tp = self.program_ns[self.page_type(page.first_unit)];
-        let (token, buffered) = match pid {
-            Some(p) => (p, false),
-            None => (page.first_unit, true),
+        let token = match pid {
+            Some(p) => Token::Request(p),
+            None => Token::Page(page.first_unit),
         };
-        self.host_op(plane, Kind::Program, tp, self.geo.page_size, ready, token, buffered);
+        self.flash_program(page, ready, token);
     }
 
-    fn write(&mut self, now: u64, req: &Request, tag: u64) -> Result<()> {
+    /// Queue the program of a page whose data is in the controller at `ready`, reported to
+    /// `token`.
+    pub fn flash_program(&mut self, page: PageDone, ready: u64, token: Token) {
+        let plane = self.geo.plane_of_block(self.geo.block_of_unit(page.first_unit));
+        let tp = self.program_ns[self.page_type(page.first_unit)];
+        self.host_op(plane, Kind::Program, tp, self.geo.page_size, ready, token);
+    }
+
+    fn write(&mut self, pid: u32) -> Result<()> {
+        let req = self.pending[pid as usize].req;
         let us = self.geo.unit_size;
         let first = req.offset / us;
         let last = (req.offset + req.len - 1) / us;
         self.counters.host_write_units += last - first + 1;
-        let ready = self.link(0, now, req.len);
-        let pid = self.new_pending(tag, req, Stage::Rmw, ready);
+        let ready = self.link(0, self.now, req.len);
+        self.pending[pid as usize].ready = ready;
         // Read-modify-write of partially written mapping units that hold data.
         let head_partial = !req.offset.is_multiple_of(us);
         let tail_partial = !(req.offset + req.len).is_multiple_of(us);
@@ -703,7 +902,8 @@ impl Device {
         }
     }
 
-    fn units_of(&self, req: &Request) -> u64 {
+    /// Mapping units a request touches.
+    pub fn units_of(&self, req: &Request) -> u64 {
         let us = self.geo.unit_size;
         (req.offset + req.len - 1) / us - req.offset / us + 1
     }
@@ -791,12 +991,13 @@ impl Device {
     /// Every part of pending request `pid` is done.
     fn finish(&mut self, pid: u32) -> Result<()> {
         let p = self.pending[pid as usize];
+        if let Some(mut fw) = self.firmware.take() {
+            let r = fw.parts_done(self, pid, p.ready);
+            self.firmware = Some(fw);
+            return r;
+        }
         match p.stage {
-            Stage::Read => {
-                let c = self.link(1, p.ready, p.req.len);
-                self.free_pending.push(pid);
-                self.complete(p.tag, c);
-            }
+            Stage::Read => self.deliver(pid, p.ready),
             Stage::Rmw => self.admit(pid, p.ready)?,
             Stage::Through => {
                 self.free_pending.push(pid);
@@ -806,7 +1007,8 @@ impl Device {
         Ok(())
     }
 
-    fn trim(&mut self, req: &Request) {
+    /// Drop the map entries of the whole mapping units a trim covers.
+    pub fn trim(&mut self, req: &Request) {
         let us = self.geo.unit_size;
         // Only whole mapping units are dropped.
         let first = req.offset.div_ceil(us);
@@ -843,8 +1045,14 @@ impl Device {
         Ok(())
     }
 
-    fn op_done(&mut self, token: u32, page: bool, time: u64) -> Result<()> {
-        if page {
+    fn op_done(&mut self, token: u32, tag: u8, time: u64) -> Result<()> {
+        if tag == scheduler::TAG_FIRMWARE {
+            let mut fw = self.firmware.take().expect("a firmware operation without a design");
+            let r = fw.op_done(self, token, time);
+            self.firmware = Some(fw);
+            return r;
+        }
+        if tag == scheduler::TAG_PAGE {
             // A buffered page is programmed: its buffer space is free.
             let first_unit = token;
             let b = self.geo.block_of_unit(first_unit);

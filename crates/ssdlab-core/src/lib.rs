@@ -7,11 +7,13 @@
 
 pub mod analytic;
 pub mod config;
+pub mod controller;
 pub mod device;
 pub mod error;
 pub mod experiment;
 pub mod fiohist;
 pub mod fiolog;
+pub mod firmware;
 pub mod ftl;
 pub mod geometry;
 pub mod hdd;

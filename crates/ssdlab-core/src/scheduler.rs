@@ -100,14 +100,22 @@ pub struct OpSpec {
     pub data_ready: u64,
     /// Returned in [`Notice::Done`] (host operations only), with `tag`.
     pub token: u32,
-    pub tag: bool,
+    /// What the token names, for the device: [`TAG_REQUEST`], [`TAG_PAGE`], [`TAG_FIRMWARE`].
+    pub tag: u8,
 }
+
+/// [`OpSpec::tag`]: the token is a pending request.
+pub const TAG_REQUEST: u8 = 0;
+/// [`OpSpec::tag`]: the token is a buffered page of the engine's write buffer.
+pub const TAG_PAGE: u8 = 1;
+/// [`OpSpec::tag`]: the token belongs to the firmware design.
+pub const TAG_FIRMWARE: u8 = 2;
 
 /// What the scheduler tells the device.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Notice {
     /// A host operation finished: a read's data reached the controller, or a program ended.
-    Done { token: u32, tag: bool, time: u64 },
+    Done { token: u32, tag: u8, time: u64 },
     /// A unit has nothing left to do.
     Idle { unit: usize, time: u64 },
     /// A timer set with [`Scheduler::set_timer`] fired while its unit was idle.
@@ -139,8 +147,9 @@ struct Op {
 const CONFLICTING: u8 = 1;
 /// `Op::flags`: the program's data is already in the die's cache register (cache program).
 const PRELOADED: u8 = 2;
-/// `Op::flags`: the token's tag.
-const TAG: u8 = 4;
+/// `Op::flags`: the token's tag ([`OpSpec::tag`]) in these two bits.
+const TAG_SHIFT: u8 = 2;
+const TAG_BITS: u8 = 3 << TAG_SHIFT;
 
 impl Op {
     /// Array time of the whole operation.
@@ -325,7 +334,7 @@ impl Scheduler {
         let mut op = Op {
             kind: s.kind,
             class: s.class,
-            flags: if s.tag { TAG } else { 0 },
+            flags: (s.tag << TAG_SHIFT) & TAG_BITS,
             suspensions: 0,
             seq: self.seq as u32,
             token: s.token,
@@ -594,7 +603,7 @@ impl Scheduler {
         match op.class {
             Class::Host => self.notices.push(Notice::Done {
                 token: op.token,
-                tag: op.has(TAG),
+                tag: (op.flags & TAG_BITS) >> TAG_SHIFT,
                 time: done,
             }),
             Class::Internal => {
@@ -713,7 +722,7 @@ mod tests {
             xfer_ns: 0,
             data_ready: 0,
             token,
-            tag: false,
+            tag: TAG_REQUEST,
         }
     }
 

@@ -1,0 +1,168 @@
+//! The controller as resources besides the flash: its embedded CPU(s) running firmware code,
+//! the host DMA whose speed depends on the transfer size, and a copy inside its DRAM.
+//!
+//! CPU work is booked on one gap-filling timeline per CPU (the one that can start first), as
+//! the flash channels and the host link are: a command's own time (`command_time` +
+//! `unit_time` per mapping unit) before the firmware acts on it, `flash_op_time` for every
+//! flash operation it issues, and any `memcpy`. A design that waits for work in the CPU
+//! gets the time it ends.
+
+use crate::config::{ControllerConfig, DeviceConfig};
+use crate::device::xfer_ns;
+use crate::timeline::{self, Timeline};
+
+/// Host DMA time by transfer size: a table of (size, bytes/s) interpolated linearly in size,
+/// or one rate for every size.
+#[derive(Clone, Debug)]
+pub struct Dma {
+    points: Vec<(u64, u64)>,
+    rate: u64,
+}
+
+impl Dma {
+    pub fn new(points: Vec<(u64, u64)>, rate: u64) -> Dma {
+        Dma { points, rate }
+    }
+
+    pub fn from_config(cfg: &DeviceConfig) -> Dma {
+        Dma::new(
+            cfg.host.dma.iter().map(|&(s, r)| (s.0, r.0)).collect(),
+            cfg.link_bandwidth(),
+        )
+    }
+
+    /// Rate (bytes/s) of a transfer of `bytes`.
+    pub fn rate(&self, bytes: u64) -> u64 {
+        let p = &self.points;
+        let Some(&(s0, r0)) = p.first() else {
+            return self.rate;
+        };
+        if bytes <= s0 {
+            return r0;
+        }
+        let i = p.partition_point(|&(s, _)| s < bytes);
+        if i == p.len() {
+            return p[i - 1].1;
+        }
+        let (sa, ra) = p[i - 1];
+        let (sb, rb) = p[i];
+        // ra + (rb - ra) * (bytes - sa) / (sb - sa), in i128 (rates may fall with size).
+        let r = ra as i128 + (rb as i128 - ra as i128) * (bytes - sa) as i128 / (sb - sa) as i128;
+        r as u64
+    }
+
+    /// Time (ns) of a transfer of `bytes`, rounded up.
+    pub fn ns(&self, bytes: u64) -> u64 {
+        if bytes == 0 {
+            return 0;
+        }
+        xfer_ns(bytes, self.rate(bytes))
+    }
+}
+
+/// The firmware's CPUs.
+#[derive(Clone, Debug)]
+pub struct Cpu {
+    cpus: Vec<Timeline>,
+    pub command_ns: u64,
+    pub unit_ns: u64,
+    pub flash_op_ns: u64,
+    /// DRAM copy rate, bytes/s (0: none).
+    pub memcpy_rate: u64,
+}
+
+impl Cpu {
+    pub fn new(c: &ControllerConfig) -> Cpu {
+        Cpu {
+            cpus: vec![Timeline::default(); c.cpus.max(1) as usize],
+            command_ns: c.command_time.0,
+            unit_ns: c.unit_time.0,
+            flash_op_ns: c.flash_op_time.0,
+            memcpy_rate: c.memcpy_rate.map_or(0, |r| r.0),
+        }
+    }
+
+    /// Book `dur` ns of CPU work at or after `earliest` (`now` is the device time) on the CPU
+    /// that can start it first; returns when it ends (`earliest` for no work).
+    pub fn book(&mut self, now: u64, earliest: u64, dur: u64) -> u64 {
+        if dur == 0 {
+            return earliest;
+        }
+        // The CPU whose booked work ends first; work fills gaps on it in timeline order.
+        let i = (0..self.cpus.len())
+            .min_by_key(|&i| (self.cpus[i].last_end().max(earliest), i))
+            .expect("at least one CPU");
+        let (s, _) = self.cpus[i].reserve(now, earliest, dur, timeline::XFER);
+        s + dur
+    }
+
+    /// CPU time of a command of `units` mapping units.
+    pub fn command_cost(&self, units: u64) -> u64 {
+        self.command_ns + self.unit_ns * units
+    }
+
+    /// Book a copy of `bytes` inside DRAM at or after `earliest`; returns its end.
+    pub fn memcpy(&mut self, now: u64, earliest: u64, bytes: u64) -> u64 {
+        let d = if self.memcpy_rate == 0 {
+            0
+        } else {
+            xfer_ns(bytes, self.memcpy_rate)
+        };
+        self.book(now, earliest, d)
+    }
+
+    /// Busy time per CPU.
+    pub fn busy(&self) -> Vec<u64> {
+        self.cpus.iter().map(|c| c.busy_ns).collect()
+    }
+
+    /// End of the last work booked.
+    pub fn last_end(&self) -> u64 {
+        self.cpus.iter().map(Timeline::last_end).max().unwrap_or(0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dma_rate_is_interpolated_in_size_and_clamped_outside_the_table() {
+        let d = Dma::new(
+            vec![(4096, 60_000_000), (8192, 90_000_000), (131072, 170_000_000)],
+            4_000_000_000,
+        );
+        assert_eq!(d.rate(512), 60_000_000);
+        assert_eq!(d.rate(4096), 60_000_000);
+        assert_eq!(d.rate(6144), 75_000_000);
+        assert_eq!(d.rate(8192), 90_000_000);
+        // 8192 + (131072 - 8192) / 2 = 69632: half way from 90 to 170 MB/s.
+        assert_eq!(d.rate(69632), 130_000_000);
+        assert_eq!(d.rate(1 << 20), 170_000_000);
+        // 4 KiB at 60 MB/s: 68,267 ns (rounded up).
+        assert_eq!(d.ns(4096), 68_267);
+        assert_eq!(d.ns(0), 0);
+        let flat = Dma::new(vec![], 4_000_000_000);
+        assert_eq!(flat.rate(4096), 4_000_000_000);
+        assert_eq!(flat.ns(4096), 1_024);
+    }
+
+    #[test]
+    fn cpu_work_goes_to_the_cpu_free_first_and_queues_behind_earlier_work() {
+        let cfg = ControllerConfig {
+            cpus: 2,
+            ..Default::default()
+        };
+        let mut c = Cpu::new(&cfg);
+        assert_eq!(c.book(0, 0, 100), 100);
+        assert_eq!(c.book(0, 0, 100), 100, "the second CPU is free");
+        assert_eq!(c.book(0, 0, 50), 150, "both busy until 100");
+        assert_eq!(c.book(0, 500, 10), 510);
+        assert_eq!(c.book(0, 7, 0), 7, "no work: no wait");
+        assert_eq!(c.busy().iter().sum::<u64>(), 260);
+        c.memcpy_rate = 60_000_000;
+        // 4 KiB at 60 MB/s is 68,267 ns, on the CPU free first (the second, busy until 100).
+        assert_eq!(c.memcpy(0, 0, 4096), 100 + 68_267);
+        assert_eq!(c.command_cost(2), 0);
+    }
+}

@@ -1,0 +1,79 @@
+//! Firmware designs: how a controller turns host commands into flash work, beyond the
+//! engine's own page-mapped FTL with its write buffer (the design "page", which is
+//! `device.rs` itself).
+//!
+//! A design implements [`Firmware`] and is built on the device's mechanisms: the FTL's map,
+//! frontiers, free pools and GC ([`crate::ftl::Ftl`]), plane choice, the flash scheduler
+//! (`Device::flash_read`, `Device::flash_program`, `Device::queue_gc_ops`), the host link
+//! (`Device::link`, `Device::deliver`) and the controller's CPU (`Device::cpu`,
+//! `Device::memcpy`). The device calls it when a command's CPU time has ended
+//! ([`Firmware::command`]), when a request's flash parts are all done
+//! ([`Firmware::parts_done`]) and when one of the design's own flash operations ends
+//! ([`Firmware::op_done`]). One file per design, one line in [`REGISTRY`].
+
+use crate::config::DeviceConfig;
+use crate::device::Device;
+use crate::Result;
+
+/// A firmware design.
+pub trait Firmware: Send {
+    fn name(&self) -> &'static str;
+    /// Act on host command `pid` (read, write or trim; `Device::pending`) at the device's
+    /// current time. The design completes it (`Device::deliver`, `Device::finish_request`)
+    /// now or later.
+    fn command(&mut self, dev: &mut Device, pid: u32) -> Result<()>;
+    /// Every flash operation queued for request `pid` with `Token::Request` (e.g. by
+    /// `Device::read_page`) is done; the last ended at `ready`.
+    fn parts_done(&mut self, dev: &mut Device, pid: u32, ready: u64) -> Result<()>;
+    /// A flash operation queued with `Token::Firmware(token)` ended at `time`.
+    fn op_done(&mut self, dev: &mut Device, token: u32, time: u64) -> Result<()>;
+    /// The design's own invariants (its buffers and caches against the FTL's map).
+    fn check(&self, _dev: &Device) -> std::result::Result<(), String> {
+        Ok(())
+    }
+    /// The design's counters, cumulative (a run reports their difference over its window).
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        Vec::new()
+    }
+}
+
+/// A design's constructor: the device configuration it runs in.
+type Make = fn(&DeviceConfig) -> Result<Box<dyn Firmware>>;
+
+/// Check a configuration for a design: `Err((key under device.ftl, message))`.
+type Check = fn(&DeviceConfig) -> std::result::Result<(), (String, String)>;
+
+/// Designs by name ("page" is the engine's own and needs no entry).
+pub const REGISTRY: &[(&str, Make, Check)] = &[];
+
+/// Names of every design.
+pub fn names() -> Vec<&'static str> {
+    std::iter::once("page").chain(REGISTRY.iter().map(|r| r.0)).collect()
+}
+
+/// Validate `device.ftl.design` and the keys the design reads.
+pub fn check(cfg: &DeviceConfig) -> std::result::Result<(), (String, String)> {
+    let d = &cfg.ftl.design;
+    if d == "page" {
+        return Ok(());
+    }
+    match REGISTRY.iter().find(|r| r.0 == d) {
+        Some(r) => (r.2)(cfg),
+        None => Err((
+            "design".into(),
+            format!("got \"{d}\"; expected one of {}", names().join(", ")),
+        )),
+    }
+}
+
+/// The design a device configuration names (None: the engine's own).
+pub fn make(cfg: &DeviceConfig) -> Result<Option<Box<dyn Firmware>>> {
+    let d = &cfg.ftl.design;
+    if d == "page" {
+        return Ok(None);
+    }
+    match REGISTRY.iter().find(|r| r.0 == d) {
+        Some(r) => (r.1)(cfg).map(Some),
+        None => Err(crate::Error::Invalid(format!("unknown firmware design '{d}'"))),
+    }
+}
