@@ -180,6 +180,7 @@ pub struct Device {
     plane_parallel: bool,
     copyback: bool,
     allocation: Allocation,
+    parallel_gc: bool,
     /// Per host write frontier (stream), where its pages go: each stream is spread evenly
     /// over the planes on its own, so that every plane's GC sees its share of each stream.
     alloc: Vec<PlaneAlloc>,
@@ -299,6 +300,7 @@ impl Device {
             plane_parallel,
             copyback: cfg.nand.copyback,
             allocation: cfg.ftl.allocation,
+            parallel_gc: cfg.ftl.parallel_gc,
             alloc: vec![
                 PlaneAlloc {
                     cursor: 0,
@@ -900,6 +902,45 @@ impl Device {
             self.counters.buffer_stalls += 1;
             Ok(())
         }
+    }
+
+    /// Write logical units `lpns` (at most a page of them) as one page at plane `plane`'s
+    /// frontier of `stream`, padding what they leave of the page, with their data in the
+    /// controller at `ready`; the program is reported to `token`. Foreground GC the page
+    /// needs is queued ahead of it; with `parallel_gc`, every other plane with a candidate
+    /// collects one block at the same time.
+    pub fn program_units(
+        &mut self,
+        plane: usize,
+        stream: usize,
+        lpns: &[u64],
+        ready: u64,
+        token: Token,
+    ) -> Result<PageDone> {
+        debug_assert!(!lpns.is_empty() && lpns.len() <= self.geo.units_per_page);
+        let fg = self.ftl.stats.gc_runs_foreground;
+        let mut page = None;
+        for &l in lpns {
+            page = self.ftl.append_stream(plane, stream, l)?;
+        }
+        let page = match page {
+            Some(p) => p,
+            None => self.ftl.pad_stream(plane, stream).ok_or_else(|| {
+                Error::Invalid(format!(
+                    "plane {plane}: page neither completed nor open (FTL frontier out of step)"
+                ))
+            })?,
+        };
+        if self.parallel_gc && self.ftl.stats.gc_runs_foreground > fg {
+            for p in 0..self.geo.planes {
+                if p != plane && self.ftl.gc_candidates(p) > 0 {
+                    self.ftl.gc_once(p)?;
+                }
+            }
+        }
+        self.queue_gc_ops();
+        self.flash_program(page, ready, token);
+        Ok(page)
     }
 
     /// Mapping units a request touches.
