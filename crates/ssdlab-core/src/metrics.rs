@@ -443,6 +443,8 @@ pub struct SsdResult {
     pub physical_bytes: u64,
     pub alpha: f64,
     pub gc_policy: String,
+    /// The firmware design (`device.ftl.design`) and its own counters over the window.
+    pub firmware: serde_json::Value,
     /// P/E cycles a block takes before it is retired (`device.nand.endurance`).
     pub endurance: u32,
     pub host: serde_json::Value,

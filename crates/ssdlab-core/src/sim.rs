@@ -837,6 +837,14 @@ impl Simulation {
             physical_bytes: g.physical_bytes(),
             alpha: (g.alpha() * 10000.0).round() / 10000.0,
             gc_policy: d.ftl.policy_name().to_string(),
+            firmware: {
+                let mut o = serde_json::Map::new();
+                o.insert("design".into(), json!(self.cfg.device.ftl.design));
+                for ((k, v), (_, v0)) in now.firmware.iter().zip(&w0.firmware) {
+                    o.insert((*k).into(), json!(v - v0));
+                }
+                serde_json::Value::Object(o)
+            },
             endurance: self.cfg.device.nand.endurance,
             scheduler: json!({
                 "policy": sc.policy, "suspend": sc.suspend, "max_write_wait_ns": sc.max_write_wait.0,
@@ -881,6 +889,7 @@ impl Simulation {
                 "host_link": util(&now.link_busy, &w0.link_busy),
                 "channels": util(&now.channel_busy, &w0.channel_busy),
                 "planes": util(&now.unit_busy, &w0.unit_busy),
+                "controller_cpus": util(&now.cpu_busy, &w0.cpu_busy),
             }),
             span: json!({
                 "measured_from_ns": w0.time,

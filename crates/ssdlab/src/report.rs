@@ -191,13 +191,25 @@ pub fn normal(r: &RunResult) -> String {
         g(&s.wear, "erase_max"),
         g(&s.wear, "retired_blocks")
     );
+    let cpu = match s.utilisation["controller_cpus"].as_f64() {
+        Some(c) if c > 0.0 => format!(", controller CPUs {c}"),
+        _ => String::new(),
+    };
     let _ = writeln!(
         out,
-        "  utilisation: host link {}, channels {}, planes {}",
+        "  utilisation: host link {}, channels {}, planes {}{cpu}",
         g(&s.utilisation, "host_link"),
         g(&s.utilisation, "channels"),
         g(&s.utilisation, "planes")
     );
+    if let Some(o) = s.firmware.as_object().filter(|o| o.len() > 1) {
+        let counters: Vec<String> = o
+            .iter()
+            .filter(|(k, _)| *k != "design")
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        let _ = writeln!(out, "  firmware {}: {}", s.firmware["design"], counters.join(", "));
+    }
     let busy = &s.throughput["busy_span"];
     let f = |v: &serde_json::Value, k: &str| v[k].as_f64().unwrap_or(0.0);
     let _ = writeln!(

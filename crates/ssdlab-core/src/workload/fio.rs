@@ -233,8 +233,38 @@ fn size_or_share(val: &str, kb_base: u64) -> std::result::Result<SizeOrShare, St
     }
 }
 
-/// Parse fio job-file text into jobs. `file` names it in errors.
+/// Synchronous engines: fio ignores `iodepth` for them (one request at a time per job).
+const SYNC_ENGINES: &[&str] = &["sync", "psync", "vsync", "pvsync", "pvsync2"];
+
+/// fio's `${VAR}` expansion in an option value, from `env`.
+fn expand_env(val: &str, env: &dyn Fn(&str) -> Option<String>) -> std::result::Result<String, String> {
+    let mut out = String::new();
+    let mut rest = val;
+    while let Some(i) = rest.find("${") {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 2..];
+        let j = after
+            .find('}')
+            .ok_or_else(|| format!("'{val}': '${{' without a closing '}}'; expected ${{VARNAME}}"))?;
+        let name = &after[..j];
+        let v = env(name).ok_or_else(|| {
+            format!("${{{name}}} is not set in the environment; expected it set (job files expand ${{VARNAME}} from the environment)")
+        })?;
+        out.push_str(&v);
+        rest = &after[j + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// Parse fio job-file text into jobs, expanding `${VAR}` from the process environment.
+/// `file` names it in errors.
 pub fn parse_job_file(text: &str, file: &str) -> Result<Vec<JobConfig>> {
+    parse_job_file_env(text, file, &|k| std::env::var(k).ok())
+}
+
+/// As [`parse_job_file`], with `${VAR}` expanded from `env`.
+pub fn parse_job_file_env(text: &str, file: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<Vec<JobConfig>> {
     let mut global = JobConfig::default();
     let mut jobs: Vec<(JobConfig, usize)> = Vec::new();
     // fio's kb_base of [global] and of the current job section.
@@ -242,6 +272,9 @@ pub fn parse_job_file(text: &str, file: &str) -> Result<Vec<JobConfig>> {
     let mut kb = 1024u64;
     let mut in_global = false;
     let mut seen_section = false;
+    // Whether [global] and each job use a synchronous engine.
+    let mut global_sync = false;
+    let mut sync: Vec<Option<bool>> = Vec::new();
     for (i, raw) in text.lines().enumerate() {
         let line_no = i + 1;
         let line = raw.trim();
@@ -268,6 +301,7 @@ pub fn parse_job_file(text: &str, file: &str) -> Result<Vec<JobConfig>> {
                 let mut j = global.clone();
                 j.name = name.to_string();
                 jobs.push((j, line_no));
+                sync.push(None);
             }
             continue;
         }
@@ -281,6 +315,16 @@ pub fn parse_job_file(text: &str, file: &str) -> Result<Vec<JobConfig>> {
             Some((k, v)) => (k.trim(), v.trim()),
             None => (line, ""),
         };
+        let expanded = expand_env(v, env).map_err(|m| err(format!("{k}: {m}")))?;
+        let v = expanded.as_str();
+        if k == "ioengine" {
+            let s = SYNC_ENGINES.contains(&v);
+            if in_global {
+                global_sync = s;
+            } else {
+                *sync.last_mut().expect("a job section") = Some(s);
+            }
+        }
         let target = if in_global {
             &mut global
         } else {
@@ -312,13 +356,53 @@ pub fn parse_job_file(text: &str, file: &str) -> Result<Vec<JobConfig>> {
             "{file}: no job section; expected at least one [jobname]"
         )));
     }
-    Ok(jobs.into_iter().map(|(j, _)| j).collect())
+    Ok(jobs
+        .into_iter()
+        .zip(sync)
+        .map(|((mut j, _), s)| {
+            if s.unwrap_or(global_sync) {
+                j.iodepth = 1;
+            }
+            j
+        })
+        .collect())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn expands_environment_variables_and_runs_sync_engines_at_depth_one() {
+        // Seed 002's job file (section 5.1), as its runs set BS and NUMJOBS.
+        let text = "[rand-write]\nioengine=sync\nfilename=/dev/pcissda\nrw=randwrite\nbs=${BS}\ndirect=1\nsize=4 g\nnumjobs=${NUMJOBS}\niodepth=32\nruntime=300\ngroup_reporting\n";
+        let env = |k: &str| match k {
+            "BS" => Some("4k".to_string()),
+            "NUMJOBS" => Some("256".to_string()),
+            _ => None,
+        };
+        let j = &parse_job_file_env(text, "seed.fio", &env).unwrap()[0];
+        assert_eq!(j.bs.0, 4096);
+        assert_eq!(j.numjobs, 256);
+        assert_eq!(j.iodepth, 1, "a synchronous engine keeps one request per job");
+        assert_eq!(j.size, Some(SizeOrShare::Bytes(Size(4 << 30))));
+        assert_eq!(j.runtime, Some(Duration(300_000_000_000)));
+        // libaio keeps its depth; a [global] sync engine applies to the jobs; a job's own
+        // engine overrides it.
+        let t2 = "[global]\nioengine=psync\niodepth=8\n[a]\nrw=read\n[b]\nioengine=libaio\nrw=read\n";
+        let js = parse_job_file_env(t2, "t.fio", &env).unwrap();
+        assert_eq!((js[0].iodepth, js[1].iodepth), (1, 8));
+        let e = parse_job_file_env("[a]\nbs=${NOPE}k\n", "t.fio", &env)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("t.fio:2") && e.contains("${NOPE} is not set"), "{e}");
+        let e = parse_job_file_env("[a]\nbs=${BS\n", "t.fio", &env)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("without a closing"), "{e}");
+        assert_eq!(expand_env("x${BS}y${BS}", &env).unwrap(), "x4ky4k");
+    }
 
     #[test]
     fn reads_a_typical_job_file() {
