@@ -1194,6 +1194,16 @@ impl Device {
         }
     }
 
+    /// The FTL's invariants, then the firmware design's own (its buffers and caches against
+    /// the map).
+    pub fn check_invariants(&self) -> std::result::Result<(), String> {
+        self.ftl.check_invariants()?;
+        match &self.firmware {
+            Some(f) => f.check(self).map_err(|m| format!("{} design: {m}", f.name())),
+            None => Ok(()),
+        }
+    }
+
     /// Free blocks in the whole device.
     pub fn free_blocks(&self) -> usize {
         self.ftl.total_free_blocks()

@@ -645,9 +645,8 @@ impl Simulation {
         }
         if cfg!(debug_assertions) {
             self.device
-                .ftl
                 .check_invariants()
-                .map_err(|m| Error::Invalid(format!("FTL invariant violated: {m}")))?;
+                .map_err(|m| Error::Invalid(format!("invariant violated: {m}")))?;
         }
         progress(Progress {
             requests: done,

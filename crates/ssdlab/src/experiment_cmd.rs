@@ -1,6 +1,6 @@
 //! `ssdlab experiment`: run a seed reproduction, write its result folder, print its claims.
 
-use crate::plot::{chart_with, Line};
+use crate::plot::{bars, chart_with, Line};
 use clap::{Args, ValueEnum};
 use ssdlab_core::experiment::{self, ExperimentResult, Scale};
 use ssdlab_core::{Error, Result};
@@ -115,14 +115,12 @@ pub fn write_folder(res: &ExperimentResult, dir: &str) -> Result<()> {
                 points: s.points.clone(),
             })
             .collect();
-        chart_with(
-            &path(&format!("{}.svg", f.id)),
-            &f.title,
-            (&f.x_label, f.log_x),
-            &f.y_label,
-            &lines,
-            true,
-        )?;
+        let file = path(&format!("{}.svg", f.id));
+        if f.categories.is_empty() {
+            chart_with(&file, &f.title, (&f.x_label, f.log_x), &f.y_label, &lines, true)?;
+        } else {
+            bars(&file, &f.title, &f.categories, &f.y_label, &lines)?;
+        }
     }
     Ok(())
 }

@@ -348,9 +348,8 @@ fn run(
     }
     if check {
         sim.device
-            .ftl
             .check_invariants()
-            .map_err(|m| Error::Invalid(format!("FTL invariant violated: {m}")))?;
+            .map_err(|m| Error::Invalid(format!("invariant violated: {m}")))?;
     }
     if let Some(dir) = plot {
         plot::draw(&result, &dir)?;

@@ -60,6 +60,63 @@ pub fn chart_with(path: &str, title: &str, x: (&str, bool), y_label: &str, lines
     Ok(())
 }
 
+/// Draw a grouped bar chart into `path`: one group per category, in each a bar per line (x
+/// of a line's point = its category's index), with the legend.
+pub fn bars(path: &str, title: &str, categories: &[String], y_label: &str, lines: &[Line]) -> Result<()> {
+    let fail = |e: String| Error::Invalid(format!("{path}: drawing the plot failed: {e}"));
+    let y1 = lines
+        .iter()
+        .flat_map(|l| l.points.iter().map(|p| p.1))
+        .fold(0.0f64, f64::max);
+    let y1 = if y1 > 0.0 { y1 * 1.1 } else { 1.0 };
+    let n = categories.len().max(1);
+    let root = SVGBackend::new(path, (900, 540)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| fail(e.to_string()))?;
+    let mut c = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 22))
+        .margin(12)
+        .x_label_area_size(44)
+        .y_label_area_size(72)
+        .build_cartesian_2d(-0.5..n as f64 - 0.5, 0.0..y1)
+        .map_err(|e| fail(e.to_string()))?;
+    let names = categories.to_vec();
+    c.configure_mesh()
+        .disable_x_mesh()
+        .x_labels(n)
+        .x_label_formatter(&|x: &f64| {
+            let i = x.round();
+            if (x - i).abs() < 1e-6 && i >= 0.0 {
+                names.get(i as usize).cloned().unwrap_or_default()
+            } else {
+                String::new()
+            }
+        })
+        .y_desc(y_label)
+        .draw()
+        .map_err(|e| fail(e.to_string()))?;
+    let k = lines.len().max(1) as f64;
+    let width = 0.8 / k;
+    for (i, l) in lines.iter().enumerate() {
+        let colour = COLOURS[i % COLOURS.len()];
+        let left = -0.4 + i as f64 * width;
+        c.draw_series(
+            l.points
+                .iter()
+                .map(|&(x, y)| Rectangle::new([(x + left, 0.0), (x + left + width * 0.9, y)], colour.filled())),
+        )
+        .map_err(|e| fail(e.to_string()))?
+        .label(l.label.clone())
+        .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], colour.filled()));
+    }
+    c.configure_series_labels()
+        .border_style(BLACK)
+        .background_style(WHITE)
+        .draw()
+        .map_err(|e| fail(e.to_string()))?;
+    root.present().map_err(|e| fail(e.to_string()))?;
+    Ok(())
+}
+
 /// The mesh with its axis labels, each line (and its points, if `marks`), and the legend
 /// when there is more than one line: the same on a linear or a logarithmic x axis.
 fn contents<'a, X>(

@@ -4,7 +4,7 @@
 //! project root), each followed by the output expected: every line must appear in the output
 //! (standard output, then standard error), in order; `...` stands for any number of lines and
 //! `[..]` inside a line for any text. A `? N` line right after the command expects exit status
-//! N (otherwise 0).
+//! N (otherwise 0). `NAME=value` words before `ssdlab` set environment variables.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -17,6 +17,7 @@ struct Case {
     file: String,
     line: usize,
     args: Vec<String>,
+    env: Vec<(String, String)>,
     status: i32,
     expected: Vec<String>,
 }
@@ -64,12 +65,21 @@ fn cases(file: &Path) -> Vec<Case> {
             continue;
         }
         if let Some(cmd) = l.strip_prefix("$ ") {
-            let w = words(cmd);
+            let mut w = words(cmd);
+            let mut env = Vec::new();
+            while let Some((k, v)) = w[0]
+                .split_once('=')
+                .filter(|(k, _)| !k.is_empty() && k.chars().all(|c| c.is_ascii_uppercase() || c == '_'))
+            {
+                env.push((k.to_string(), v.to_string()));
+                w.remove(0);
+            }
             assert_eq!(w[0], "ssdlab", "{name}:{}: console blocks show ssdlab commands", i + 1);
             out.push(Case {
                 file: name.clone(),
                 line: i + 1,
                 args: w[1..].to_vec(),
+                env,
                 status: 0,
                 expected: vec![],
             });
@@ -106,6 +116,7 @@ fn matches(pattern: &str, line: &str) -> bool {
 fn check(c: &Case) -> Result<(), String> {
     let o = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
         .args(&c.args)
+        .envs(c.env.iter().map(|(k, v)| (k, v)))
         .current_dir(root())
         .output()
         .unwrap();

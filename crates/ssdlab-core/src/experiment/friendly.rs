@@ -339,6 +339,7 @@ impl Experiment for Friendly {
             x_label: "threads".into(),
             y_label: "MB/s".into(),
             log_x: false,
+            categories: vec![],
             series: vec![
                 series("ssdlab", &small),
                 series("seed (approx.)", &[115.0, 230.0, 460.0, 500.0]),
@@ -350,6 +351,7 @@ impl Experiment for Friendly {
             x_label: "threads".into(),
             y_label: "MB/s".into(),
             log_x: false,
+            categories: vec![],
             series: vec![series("ssdlab", &large), series("seed", &LARGE_SEED)],
         });
 
@@ -380,6 +382,7 @@ impl Experiment for Friendly {
             x_label: "request size (KiB)".into(),
             y_label: "MB/s".into(),
             log_x: true,
+            categories: vec![],
             series: vec![Series {
                 name: "ssdlab".into(),
                 points: sweep,
@@ -503,6 +506,7 @@ impl Experiment for Friendly {
             x_label: "utilisation A (%)".into(),
             y_label: "blocks".into(),
             log_x: false,
+            categories: vec![],
             series: gc_series,
         });
         // The lifetime formula's two examples.

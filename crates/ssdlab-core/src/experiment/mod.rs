@@ -7,6 +7,7 @@
 //! declared order, so the result does not depend on the thread count.
 
 pub mod friendly;
+pub mod openssd;
 
 use crate::metrics::RunResult;
 use crate::workload::job::JobConfig;
@@ -16,7 +17,7 @@ use serde::Serialize;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Every experiment, by name.
-pub const REGISTRY: &[&dyn Experiment] = &[&friendly::Friendly];
+pub const REGISTRY: &[&dyn Experiment] = &[&friendly::Friendly, &openssd::OpenSsd];
 
 /// The experiment called `name`.
 pub fn find(name: &str) -> Result<&'static dyn Experiment> {
@@ -212,6 +213,8 @@ pub enum Rule {
     AtLeast,
     /// ours ≤ seed.
     AtMost,
+    /// seed / factor ≤ ours ≤ seed × factor (both positive).
+    Factor { factor: f64 },
 }
 
 impl Rule {
@@ -224,6 +227,7 @@ impl Rule {
             Rule::Absolute { tolerance } => (ours - seed).abs() <= tolerance,
             Rule::AtLeast => ours >= seed,
             Rule::AtMost => ours <= seed,
+            Rule::Factor { factor } => seed > 0.0 && ours >= seed / factor && ours <= seed * factor,
         }
     }
     /// The rule as the claims table prints it.
@@ -233,6 +237,7 @@ impl Rule {
             Rule::Absolute { tolerance } => format!("within ±{tolerance}"),
             Rule::AtLeast => "at least the seed's".into(),
             Rule::AtMost => "at most the seed's".into(),
+            Rule::Factor { factor } => format!("within a factor of {factor}"),
         }
     }
 }
@@ -295,6 +300,10 @@ pub struct Figure {
     pub y_label: String,
     pub log_x: bool,
     pub series: Vec<Series>,
+    /// A bar chart when not empty: x of a series' point is the index of its category here,
+    /// and each series is one bar per category, side by side.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub categories: Vec<String>,
 }
 
 /// What an experiment concludes from its points.
@@ -548,6 +557,10 @@ mod tests {
         assert!(abs.holds(10.0, 12.0) && abs.holds(10.0, 8.0) && !abs.holds(10.0, 12.01));
         assert!(Rule::AtLeast.holds(1.0, 1.0) && Rule::AtLeast.holds(1.0, 1.5) && !Rule::AtLeast.holds(1.0, 0.99));
         assert!(Rule::AtMost.holds(1.0, 1.0) && Rule::AtMost.holds(1.0, 0.5) && !Rule::AtMost.holds(1.0, 1.01));
+        let f = Rule::Factor { factor: 2.0 };
+        assert!(f.holds(100.0, 50.0) && f.holds(100.0, 200.0) && f.holds(100.0, 120.0));
+        assert!(!f.holds(100.0, 49.9) && !f.holds(100.0, 200.1) && !f.holds(0.0, 0.0));
+        assert_eq!(f.describe(), "within a factor of 2");
         for r in [rel, abs, Rule::AtLeast, Rule::AtMost] {
             assert!(!r.holds(1.0, f64::NAN) && !r.holds(f64::INFINITY, 1.0));
         }

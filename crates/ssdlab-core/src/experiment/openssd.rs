@@ -1,0 +1,559 @@
+//! Seed 002: an FTL for the Cosmos OpenSSD board against the board's original one.
+//!
+//! Device: the `cosmos-openssd` preset (4 channels × 4 ways of MLC, 8 KiB pages, the seed's
+//! DMA curve, one firmware CPU taking one command at a time), its flash shrunk to
+//! `BLOCKS` blocks per die; the seed's 4 GiB job region and the read cache shrink by the
+//! same factor (the region stays 1/32 of the drive, the cache 1/16 of the region).
+//!
+//! Designs (`device.ftl.design`): `cosmos-original` (8 KiB pages mapped whole, static
+//! allocation, write-through with read-modify-write), `openssd` (the seed's scheme two: FIFO
+//! write buffer, LRU read cache, prefetch, parallel GC) and `scheme-one` with LRU, CFLRU and
+//! BPLRU (a memcpy from the DMA area into the buffer).
+//!
+//! Jobs as the seed's section 5: fio's `sync` engine, `direct=1`, 4 KiB random and 120 KiB
+//! sequential, 1 and 256 threads; "no GC" on a fresh drive, "GC" after a sequential fill of
+//! the whole logical space (every write then needs a collection); random reads over the
+//! region (few cache hits) and over a region half the cache's size after a warm-up (all
+//! hits). Figure 5 (flash read and write speed against channels and ways) is measured on the
+//! flash alone: the engine's own FTL without buffer, no firmware time, a fast link.
+
+use super::{Analysis, Claim, Experiment, Figure, Point, PointResult, Rule, Scale, Series, Work};
+use crate::Result;
+
+pub struct OpenSsd;
+
+const PRESET: &str = "cosmos-openssd";
+
+/// Blocks per die (the board's dies have 4096).
+fn blocks(scale: Scale) -> u32 {
+    match scale {
+        Scale::Full => 256,
+        Scale::Quick => 128,
+    }
+}
+
+/// The job region: the seed's 4 GiB on a 128 GiB board, the same 1/32 of the drive here.
+fn region_mib(scale: Scale) -> u64 {
+    // 16 dies × blocks × 256 pages × 8 KiB = blocks × 32 MiB raw; 1/32 of it.
+    blocks(scale) as u64
+}
+
+/// (ramp, measured runtime).
+fn durations(scale: Scale) -> (&'static str, &'static str) {
+    match scale {
+        Scale::Full => ("1s", "5s"),
+        Scale::Quick => ("100ms", "400ms"),
+    }
+}
+
+/// The designs the seed compares.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Design {
+    Original,
+    Optimised,
+    SchemeOne(&'static str),
+}
+
+impl Design {
+    fn label(self) -> String {
+        match self {
+            Design::Original => "cosmos-original".into(),
+            Design::Optimised => "openssd".into(),
+            Design::SchemeOne(p) => format!("scheme-one-{p}"),
+        }
+    }
+    fn overrides(self, scale: Scale) -> Vec<String> {
+        let mut o = vec![
+            format!("device.geometry.blocks_per_plane={}", blocks(scale)),
+            // The board's 256 MiB read cache against its 4 GiB region: 1/16 of the region.
+            format!("device.ftl.read_cache={}MiB", region_mib(scale) / 16),
+        ];
+        match self {
+            Design::Original => o.extend(
+                [
+                    "device.ftl.design=cosmos-original",
+                    "device.geometry.mapping_unit=8KiB",
+                    "device.ftl.write_buffer=0",
+                    "device.ftl.read_cache=0",
+                    "device.ftl.prefetch=0",
+                    "device.ftl.parallel_gc=false",
+                ]
+                .map(String::from),
+            ),
+            Design::Optimised => o.push("device.ftl.design=openssd".into()),
+            Design::SchemeOne(p) => o.extend([
+                "device.ftl.design=scheme-one".to_string(),
+                format!("device.ftl.buffer_policy={p}"),
+                "device.ftl.read_cache=0".into(),
+                "device.ftl.prefetch=0".into(),
+            ]),
+        }
+        o
+    }
+}
+
+/// A workload of the seed's section 5.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+struct Load {
+    id: &'static str,
+    rw: &'static str,
+    bs: &'static str,
+    threads: u32,
+    /// Start from a sequentially filled drive (writes then need GC; reads find data).
+    filled: bool,
+    /// Reads over a region half the read cache's size, after a warm-up: all hits.
+    hits: bool,
+}
+
+const fn load(id: &'static str, rw: &'static str, bs: &'static str, threads: u32, filled: bool, hits: bool) -> Load {
+    Load {
+        id,
+        rw,
+        bs,
+        threads,
+        filled,
+        hits,
+    }
+}
+
+/// The seed's comparisons: workload, text, original's and optimised figure, unit.
+const PAIRS: [(Load, &str, f64, f64, &str); 11] = [
+    (
+        load("randwrite-1t", "randwrite", "4k", 1, false, false),
+        "4 KiB random writes, 1 thread, no GC",
+        602.0,
+        7007.0,
+        "IOPS",
+    ),
+    (
+        load("randwrite-256t", "randwrite", "4k", 256, false, false),
+        "4 KiB random writes, 256 threads, no GC",
+        636.0,
+        7538.0,
+        "IOPS",
+    ),
+    (
+        load("randwrite-1t-gc", "randwrite", "4k", 1, true, false),
+        "4 KiB random writes, 1 thread, GC",
+        596.0,
+        6014.0,
+        "IOPS",
+    ),
+    (
+        load("randwrite-256t-gc", "randwrite", "4k", 256, true, false),
+        "4 KiB random writes, 256 threads, GC",
+        631.0,
+        6241.0,
+        "IOPS",
+    ),
+    (
+        load("seqwrite-1t", "write", "120k", 1, false, false),
+        "120 KiB sequential writes, 1 thread, no GC",
+        27908.0,
+        56374.0,
+        "KB/s",
+    ),
+    (
+        load("seqwrite-256t", "write", "120k", 256, false, false),
+        "120 KiB sequential writes, 256 threads, no GC",
+        39090.0,
+        195336.0,
+        "KB/s",
+    ),
+    (
+        load("seqwrite-1t-gc", "write", "120k", 1, true, false),
+        "120 KiB sequential writes, 1 thread, GC",
+        25802.0,
+        41385.0,
+        "KB/s",
+    ),
+    (
+        load("seqwrite-256t-gc", "write", "120k", 256, true, false),
+        "120 KiB sequential writes, 256 threads, GC",
+        35734.0,
+        167748.0,
+        "KB/s",
+    ),
+    (
+        load("randread-1t", "randread", "4k", 1, true, false),
+        "4 KiB random reads, 1 thread, few cache hits",
+        2700.0,
+        3902.0,
+        "IOPS",
+    ),
+    (
+        load("randread-1t-hits", "randread", "4k", 1, true, true),
+        "4 KiB random reads, 1 thread, all cache hits",
+        2700.0,
+        16482.0,
+        "IOPS",
+    ),
+    (
+        load("randread-256t", "randread", "4k", 256, true, false),
+        "4 KiB random reads, 256 threads",
+        3148.0,
+        3847.0,
+        "IOPS",
+    ),
+];
+
+/// Scheme one's replacement policies (Figure 14).
+const POLICIES: [&str; 3] = ["lru", "cflru", "bplru"];
+
+/// Figure 5's geometries: (channels, ways).
+const GEOMETRIES: [(u32, u32); 5] = [(1, 1), (1, 2), (1, 4), (2, 1), (4, 1)];
+
+fn fio(l: Load, scale: Scale) -> String {
+    let (ramp, runtime) = durations(scale);
+    // All hits: a region half the read cache (1/32 of the job region), warmed for a second.
+    let (size, ramp) = if l.hits {
+        (
+            format!("{}m", (region_mib(scale) / 32).max(1)),
+            if scale == Scale::Full { "2s" } else { "300ms" },
+        )
+    } else {
+        (format!("{}m", region_mib(scale)), ramp)
+    };
+    format!(
+        "[{id}]\nioengine=sync\ndirect=1\nrw={rw}\nbs={bs}\nsize={size}\nnumjobs={t}\niodepth=1\nramp_time={ramp}\nruntime={runtime}\ntime_based\ngroup_reporting\n",
+        id = l.id,
+        rw = l.rw,
+        bs = l.bs,
+        t = l.threads,
+    )
+}
+
+fn point(d: Design, l: Load, scale: Scale) -> Result<Point> {
+    let id = format!("{}/{}", l.id, d.label());
+    let mut o = d.overrides(scale);
+    if l.filled {
+        o.push("precondition.mode=sequential".into());
+        o.push("precondition.utilisation=1.0".into());
+    }
+    let mut config = crate::config::load_config_with(PRESET, &o)?;
+    config.set_jobs_from_fio(&format!("experiment openssd, point {id}"), &fio(l, scale))?;
+    Ok(Point {
+        id,
+        labels: vec![
+            ("device".into(), PRESET.into()),
+            ("scheme".into(), d.label()),
+            ("workload".into(), l.id.into()),
+            ("threads".into(), l.threads.to_string()),
+            ("gc".into(), if l.filled { "yes" } else { "no" }.into()),
+        ],
+        work: Work::Ssd(Box::new(config)),
+    })
+}
+
+/// Figure 5: the flash alone, `channels` × `ways`, 8 KiB random reads or writes at depth 32.
+fn flash_point(rw: &str, channels: u32, ways: u32, scale: Scale) -> Result<Point> {
+    let id = format!("flash-{rw}/{channels}ch{ways}w");
+    let o: Vec<String> = [
+        format!("device.geometry.channels={channels}"),
+        format!("device.geometry.ways={ways}"),
+        format!("device.geometry.blocks_per_plane={}", blocks(scale)),
+        "device.ftl.write_buffer=0".into(),
+        "device.ftl.read_cache=0".into(),
+        "device.ftl.prefetch=0".into(),
+        "device.ftl.design=page".into(),
+        "device.host.dma=[]".into(),
+        "device.controller.command_time=0us".into(),
+        "device.controller.unit_time=0us".into(),
+        "device.controller.flash_op_time=0us".into(),
+        "device.controller.queue_depth=0".into(),
+    ]
+    .into();
+    let mut o = o;
+    if rw == "read" {
+        // Reads need data; writes go to a fresh drive (no GC).
+        o.push("precondition.mode=sequential".into());
+        o.push("precondition.utilisation=1.0".into());
+    }
+    let mut config = crate::config::load_config_with(PRESET, &o)?;
+    let (ramp, runtime) = match scale {
+        Scale::Full => ("100ms", "1s"),
+        Scale::Quick => ("20ms", "200ms"),
+    };
+    let job = format!(
+        "[{id}]\nioengine=libaio\nrw=rand{rw}\nbs=8k\niodepth=32\nsize=50%\nramp_time={ramp}\nruntime={runtime}\ntime_based\n"
+    );
+    config.set_jobs_from_fio(&format!("experiment openssd, point {id}"), &job)?;
+    Ok(Point {
+        id,
+        labels: vec![
+            (
+                "device".into(),
+                format!("{PRESET} flash, {channels} channels × {ways} ways"),
+            ),
+            ("scheme".into(), "flash only".into()),
+            ("workload".into(), format!("8 KiB random {rw}s, QD32")),
+            ("threads".into(), "1".into()),
+            ("gc".into(), "no".into()),
+        ],
+        work: Work::Ssd(Box::new(config)),
+    })
+}
+
+fn find<'a>(runs: &'a [PointResult], id: &str) -> &'a PointResult {
+    runs.iter()
+        .find(|r| r.id == id)
+        .unwrap_or_else(|| panic!("point {id} declared"))
+}
+
+/// The figure the seed reports for a workload: IOPS, or KB/s (fio's KB = 1024 bytes).
+fn value(r: &PointResult, unit: &str, dir: &str) -> f64 {
+    match unit {
+        "KB/s" => r.metric(&format!("{dir}_mb_s")) * 1e6 / 1024.0,
+        _ => r.metric(&format!("{dir}_iops")),
+    }
+}
+
+fn dir_of(l: Load) -> &'static str {
+    if l.rw.contains("read") {
+        "read"
+    } else {
+        "write"
+    }
+}
+
+const FACTOR: Rule = Rule::Factor { factor: 2.0 };
+const RATIO: Rule = Rule::Relative { tolerance: 0.35 };
+
+impl Experiment for OpenSsd {
+    fn name(&self) -> &'static str {
+        "openssd"
+    }
+    fn title(&self) -> &'static str {
+        "An FTL for the Cosmos OpenSSD board against the board's original one"
+    }
+    fn seed_document(&self) -> &'static str {
+        "002_989b305e125aad39.txt"
+    }
+    fn scale_note(&self, scale: Scale) -> String {
+        let (ramp, runtime) = durations(scale);
+        let b = blocks(scale);
+        format!(
+            "Board: the {PRESET} preset with {b} of 4096 blocks per die ({} GiB of flash instead of 128); the seed's 4 GiB job region scaled by the same factor to {} MiB and the read cache to 1/16 of it. Each job: {ramp} ramp, {runtime} measured (the seed ran 300 s). 'GC': after a sequential fill of the whole logical space.",
+            b / 32,
+            region_mib(scale)
+        )
+    }
+
+    fn points(&self, scale: Scale) -> Result<Vec<Point>> {
+        let mut points = Vec::new();
+        for (l, ..) in PAIRS {
+            for d in [Design::Original, Design::Optimised] {
+                points.push(point(d, l, scale)?);
+            }
+        }
+        for p in POLICIES {
+            points.push(point(Design::SchemeOne(p), PAIRS[0].0, scale)?);
+        }
+        for rw in ["read", "write"] {
+            for (c, w) in GEOMETRIES {
+                points.push(flash_point(rw, c, w, scale)?);
+            }
+        }
+        Ok(points)
+    }
+
+    fn analyse(&self, _scale: Scale, runs: &[PointResult]) -> Analysis {
+        let mut claims = Vec::new();
+        let mut ours = Vec::new();
+        for (l, text, seed_orig, seed_opt, unit) in PAIRS {
+            let dir = dir_of(l);
+            let orig = value(find(runs, &format!("{}/cosmos-original", l.id)), unit, dir);
+            let opt = value(find(runs, &format!("{}/openssd", l.id)), unit, dir);
+            ours.push((orig, opt));
+            let note = format!("{} points {}/cosmos-original and {}/openssd", dir, l.id, l.id);
+            claims.push(Claim::new(
+                &format!("{}/original", l.id),
+                &format!("{text}: original FTL"),
+                seed_orig,
+                orig,
+                unit,
+                FACTOR,
+                note.clone(),
+            ));
+            claims.push(Claim::new(
+                &format!("{}/optimised", l.id),
+                &format!("{text}: optimised FTL"),
+                seed_opt,
+                opt,
+                unit,
+                FACTOR,
+                note.clone(),
+            ));
+            claims.push(Claim::new(
+                &format!("{}/direction", l.id),
+                &format!("{text}: the optimised FTL is faster"),
+                1.0,
+                opt / orig,
+                "×",
+                Rule::AtLeast,
+                note.clone(),
+            ));
+            claims.push(Claim::new(
+                &format!("{}/ratio", l.id),
+                &format!("{text}: optimised / original"),
+                seed_opt / seed_orig,
+                opt / orig,
+                "×",
+                RATIO,
+                note,
+            ));
+        }
+        // Figure 14: scheme one's policies below scheme two on 4 KiB random writes.
+        let two = value(find(runs, "randwrite-1t/openssd"), "IOPS", "write");
+        let mut fig14 = vec![(0.0, two)];
+        for (i, p) in POLICIES.iter().enumerate() {
+            let v = value(find(runs, &format!("randwrite-1t/scheme-one-{p}")), "IOPS", "write");
+            fig14.push(((i + 1) as f64, v));
+            claims.push(Claim::new(
+                &format!("figure14/{p}"),
+                &format!(
+                    "4 KiB random writes, 1 thread: scheme one with {} below scheme two",
+                    p.to_uppercase()
+                ),
+                1.0,
+                v / two,
+                "× scheme two",
+                Rule::AtMost,
+                format!("write IOPS of randwrite-1t/scheme-one-{p} over randwrite-1t/openssd"),
+            ));
+        }
+        // Figure 5: the flash alone.
+        let mbs = |rw: &str, c: u32, w: u32| find(runs, &format!("flash-{rw}/{c}ch{w}w")).metric(&format!("{rw}_mb_s"));
+        for (id, text, (a, b), rule, seed) in [
+            (
+                "figure5/read-channels",
+                "flash reads: 4 channels over 1 (\"a great gain\")",
+                (("read", 4, 1), ("read", 1, 1)),
+                Rule::AtLeast,
+                2.0,
+            ),
+            (
+                "figure5/read-ways",
+                "flash reads: 4 ways on one channel over 1 (\"almost none\")",
+                (("read", 1, 4), ("read", 1, 1)),
+                Rule::AtMost,
+                1.25,
+            ),
+            (
+                "figure5/write-ways",
+                "flash writes: 4 ways on one channel over 1 (\"a great gain\")",
+                (("write", 1, 4), ("write", 1, 1)),
+                Rule::AtLeast,
+                2.0,
+            ),
+        ] {
+            let v = mbs(a.0, a.1, a.2) / mbs(b.0, b.1, b.2);
+            claims.push(Claim::new(
+                id,
+                text,
+                seed,
+                v,
+                "×",
+                rule,
+                "the seed gives the trend in words (section 2, Figure 5); the bound is our reading of them".into(),
+            ));
+        }
+
+        let mut figures = Vec::new();
+        let pair_figure = |id: &str, title: &str, unit: &str, range: std::ops::Range<usize>, cats: &[&str]| {
+            let pick = |f: &dyn Fn(usize) -> f64| -> Vec<(f64, f64)> {
+                range.clone().enumerate().map(|(k, i)| (k as f64, f(i))).collect()
+            };
+            Figure {
+                id: id.into(),
+                title: title.into(),
+                x_label: String::new(),
+                y_label: unit.into(),
+                log_x: false,
+                series: vec![
+                    Series {
+                        name: "original (ssdlab)".into(),
+                        points: pick(&|i| ours[i].0),
+                    },
+                    Series {
+                        name: "optimised (ssdlab)".into(),
+                        points: pick(&|i| ours[i].1),
+                    },
+                    Series {
+                        name: "original (seed)".into(),
+                        points: pick(&|i| PAIRS[i].2),
+                    },
+                    Series {
+                        name: "optimised (seed)".into(),
+                        points: pick(&|i| PAIRS[i].3),
+                    },
+                ],
+                categories: cats.iter().map(|c| c.to_string()).collect(),
+            }
+        };
+        let wcats = ["1 thread", "256 threads", "1 thread, GC", "256 threads, GC"];
+        figures.push(pair_figure(
+            "figure11_random_write",
+            "Figure 11: 4 KiB random writes",
+            "IOPS",
+            0..4,
+            &wcats,
+        ));
+        figures.push(pair_figure(
+            "figure12_sequential_write",
+            "Figure 12: 120 KiB sequential writes",
+            "KB/s",
+            4..8,
+            &wcats,
+        ));
+        figures.push(pair_figure(
+            "figure13_random_read",
+            "Figure 13: 4 KiB random reads",
+            "IOPS",
+            8..11,
+            &["1 thread", "1 thread, all hits", "256 threads"],
+        ));
+        figures.push(Figure {
+            id: "figure14_scheme_one".into(),
+            title: "Figure 14: 4 KiB random writes, 1 thread, scheme one against scheme two".into(),
+            x_label: String::new(),
+            y_label: "IOPS".into(),
+            log_x: false,
+            series: vec![Series {
+                name: "ssdlab".into(),
+                points: fig14,
+            }],
+            categories: ["scheme two", "LRU", "CFLRU", "BPLRU"].map(String::from).to_vec(),
+        });
+        let curve = |rw: &str, ways: bool| Series {
+            name: format!(
+                "{rw}s, {}",
+                if ways {
+                    "ways on 1 channel"
+                } else {
+                    "channels, 1 way each"
+                }
+            ),
+            points: GEOMETRIES
+                .iter()
+                .filter(|(c, w)| if ways { *c == 1 } else { *w == 1 })
+                .map(|&(c, w)| ((c * w) as f64, mbs(rw, c, w)))
+                .collect(),
+        };
+        figures.push(Figure {
+            id: "figure5_flash_parallelism".into(),
+            title: "Figure 5: flash speed against channels and ways (8 KiB, QD32)".into(),
+            x_label: "channels or ways".into(),
+            y_label: "MB/s".into(),
+            log_x: false,
+            series: vec![
+                curve("read", false),
+                curve("read", true),
+                curve("write", false),
+                curve("write", true),
+            ],
+            categories: vec![],
+        });
+        Analysis { claims, figures }
+    }
+}
