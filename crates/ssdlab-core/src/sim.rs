@@ -167,7 +167,7 @@ pub fn memory_estimate(cfg: &Config) -> Result<u64> {
     } else {
         0
     };
-    let device = tracked + 64 * geo.planes as u64;
+    let device = tracked + 64 * geo.planes as u64 + crate::firmware::memory_estimate(&cfg.device);
     // Per clone: the stream, `iodepth` in-flight records; per job: three latency histograms
     // (3 significant digits up to 2^63 ns, about 40 KiB each) and the latency windows.
     let jobs: u64 = cfg

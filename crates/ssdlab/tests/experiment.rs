@@ -26,6 +26,28 @@ fn ours(r: &Value, id: &str) -> f64 {
     claim(r, id)["our_value"].as_f64().unwrap()
 }
 
+/// Every claim judged by its rule, never by hand, and printed with its mark.
+fn claims_judged_by_their_rules(r: &Value, stdout: &str) {
+    for c in r["claims"].as_array().unwrap() {
+        let (seed, our) = (c["seed_value"].as_f64().unwrap(), c["our_value"].as_f64().unwrap());
+        let rule = &c["rule"];
+        let holds = match rule["kind"].as_str().unwrap() {
+            "relative" => (our - seed).abs() <= rule["tolerance"].as_f64().unwrap() * seed.abs(),
+            "absolute" => (our - seed).abs() <= rule["tolerance"].as_f64().unwrap(),
+            "at_least" => our >= seed,
+            "at_most" => our <= seed,
+            "factor" => {
+                let f = rule["factor"].as_f64().unwrap();
+                our >= seed / f && our <= seed * f
+            }
+            k => panic!("rule {k}"),
+        };
+        assert_eq!(c["reproduced"].as_bool().unwrap(), holds, "{c}");
+        let mark = if holds { "✔" } else { "✘" };
+        assert!(stdout.contains(&format!("| {} |", mark)) && stdout.contains(c["id"].as_str().unwrap()));
+    }
+}
+
 #[test]
 fn experiments_are_listed() {
     let o = ssdlab(&["experiment", "list"]);
@@ -74,21 +96,7 @@ fn friendly_quick_reproduces_the_seed_s_measurements() {
     let csv = std::fs::read_to_string(out.join("table.csv")).unwrap();
     assert_eq!(csv.lines().count(), runs.len() + 1);
 
-    // Every claim judged by its rule, never by hand.
-    for c in r["claims"].as_array().unwrap() {
-        let (seed, our) = (c["seed_value"].as_f64().unwrap(), c["our_value"].as_f64().unwrap());
-        let rule = &c["rule"];
-        let holds = match rule["kind"].as_str().unwrap() {
-            "relative" => (our - seed).abs() <= rule["tolerance"].as_f64().unwrap() * seed.abs(),
-            "absolute" => (our - seed).abs() <= rule["tolerance"].as_f64().unwrap(),
-            "at_least" => our >= seed,
-            "at_most" => our <= seed,
-            k => panic!("rule {k}"),
-        };
-        assert_eq!(c["reproduced"].as_bool().unwrap(), holds, "{c}");
-        let mark = if holds { "✔" } else { "✘" };
-        assert!(stdout.contains(&format!("| {} |", mark)) && stdout.contains(c["id"].as_str().unwrap()));
-    }
+    claims_judged_by_their_rules(&r, &stdout);
 
     // Principle 5: random victims clean 1/(1 − A) blocks per block freed (5 and 20) within
     // 10 %; greedy and FIFO clean fewer, as their analytic models at α = 1/A say: within 6 %

@@ -66,6 +66,19 @@ pub fn check(cfg: &DeviceConfig) -> std::result::Result<(), (String, String)> {
     }
 }
 
+/// Memory a design allocates besides the FTL, in bytes (an upper bound): per buffer slot and
+/// per read-cache unit an entry in its list and in its index (about 64 bytes each).
+pub fn memory_estimate(cfg: &DeviceConfig) -> u64 {
+    if cfg.ftl.design == "page" {
+        return 0;
+    }
+    let unit = cfg.geometry.mapping_unit.0.max(1);
+    let page = cfg.geometry.page_size.0.max(1);
+    let slots = cfg.ftl.write_buffer.0 / unit;
+    let cache_units = cfg.ftl.read_cache.0 / page;
+    slots * 64 + cache_units * (page / unit) * 64 + 4096
+}
+
 /// The design a device configuration names (None: the engine's own).
 pub fn make(cfg: &DeviceConfig) -> Result<Option<Box<dyn Firmware>>> {
     let d = &cfg.ftl.design;
