@@ -558,6 +558,30 @@ impl Device {
         &mut self.pending[pid as usize]
     }
 
+    /// The firmware design, if the device runs one (None while one of its own calls runs).
+    pub fn firmware(&self) -> Option<&dyn Firmware> {
+        self.firmware.as_deref()
+    }
+    pub fn firmware_mut(&mut self) -> Option<&mut dyn Firmware> {
+        self.firmware.as_deref_mut()
+    }
+
+    /// The firmware design's invariants against the device ([`Firmware::check`]).
+    pub fn check_firmware(&self) -> std::result::Result<(), String> {
+        match self.firmware.as_deref() {
+            Some(f) => f.check(self),
+            None => Ok(()),
+        }
+    }
+
+    /// Nothing is booked on channel `ch` after now and every flash unit on it is idle.
+    pub fn channel_idle(&self, ch: usize) -> bool {
+        self.sched.channels[ch].last_end() <= self.now
+            && (ch..self.sched.units())
+                .step_by(self.geo.channels)
+                .all(|u| self.sched.is_idle(u))
+    }
+
     /// Request `pid` is done at `t`: its id is freed and its completion reported.
     pub fn finish_request(&mut self, pid: u32, t: u64) {
         let tag = self.pending[pid as usize].tag;

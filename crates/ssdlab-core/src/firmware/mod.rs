@@ -11,12 +11,15 @@
 //! ([`Firmware::parts_done`]) and when one of the design's own flash operations ends
 //! ([`Firmware::op_done`]). One file per design, one line in [`REGISTRY`].
 
+pub mod openssd;
+
 use crate::config::DeviceConfig;
 use crate::device::Device;
 use crate::Result;
 
-/// A firmware design.
-pub trait Firmware: Send {
+/// A firmware design. `Any`: a test (or a tool) can reach a design's own state through
+/// `Device::firmware` (`&dyn Firmware` coerces to `&dyn Any`).
+pub trait Firmware: Send + std::any::Any {
     fn name(&self) -> &'static str;
     /// Act on host command `pid` (read, write or trim; `Device::pending`) at the device's
     /// current time. The design completes it (`Device::deliver`, `Device::finish_request`)
@@ -44,7 +47,7 @@ type Make = fn(&DeviceConfig) -> Result<Box<dyn Firmware>>;
 type Check = fn(&DeviceConfig) -> std::result::Result<(), (String, String)>;
 
 /// Designs by name ("page" is the engine's own and needs no entry).
-pub const REGISTRY: &[(&str, Make, Check)] = &[];
+pub const REGISTRY: &[(&str, Make, Check)] = &[("openssd", openssd::make, openssd::check_config)];
 
 /// Names of every design.
 pub fn names() -> Vec<&'static str> {

@@ -203,6 +203,20 @@ pub struct Ftl {
     pub gc_ops: Vec<GcOp>,
     /// Record GC operations (off while preconditioning, which has no timing).
     pub record_ops: bool,
+    /// Units GC and wear leveling moved since a design last took them (recorded when
+    /// `record_moves` and `record_ops`): a design that keeps copies of flash data (a read
+    /// cache) follows its units with them.
+    pub moves: Vec<Move>,
+    pub record_moves: bool,
+}
+
+/// A valid unit GC or wear leveling copied: logical unit `lpn` moved from physical unit
+/// `from` to `to`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Move {
+    pub lpn: u32,
+    pub from: u32,
+    pub to: u32,
 }
 
 /// A vector of `n` copies of `v`, or an error (not an abort) when memory runs out.
@@ -289,6 +303,8 @@ impl Ftl {
             geo,
             gc_ops: Vec::new(),
             record_ops: true,
+            moves: Vec::new(),
+            record_moves: false,
         })
     }
 
@@ -422,6 +438,32 @@ impl Ftl {
         self.p2l[pun as usize] = lpn;
         self.bits[(pun >> 6) as usize] |= 1u64 << (pun & 63);
         self.valid[pun as usize / self.geo.units_per_block] += 1;
+    }
+
+    /// Drop the map entry of a logical unit whose data the host rewrites into a design's
+    /// buffer (not a trim: `trimmed_units` is not counted). Returns whether it was mapped.
+    pub fn unmap(&mut self, lpn: u64) -> bool {
+        let old = self.l2p[lpn as usize];
+        if old == NONE {
+            return false;
+        }
+        self.invalidate(old);
+        self.l2p[lpn as usize] = NONE;
+        true
+    }
+
+    /// Logical unit whose valid data physical unit `pun` holds, or [`NONE`].
+    #[inline]
+    pub fn owner(&self, pun: u32) -> u32 {
+        self.p2l[pun as usize]
+    }
+
+    /// A plane's free blocks as (erase count, block), in the order they will be taken (least
+    /// erased first, then lowest block number).
+    pub fn free_pool(&self, plane: usize) -> Vec<(u32, u32)> {
+        let mut v: Vec<(u32, u32)> = self.planes[plane].free.iter().map(|r| r.0).collect();
+        v.sort_unstable();
+        v
     }
 
     /// TRIM one logical unit.
@@ -722,6 +764,13 @@ impl Ftl {
                 self.set_gc_frontier(plane, g);
                 self.invalidate(pun);
                 self.map(lpn, dst);
+                if self.record_moves && self.record_ops {
+                    self.moves.push(Move {
+                        lpn,
+                        from: pun,
+                        to: dst,
+                    });
+                }
                 copied += 1;
                 if g.next.is_multiple_of(upp) {
                     // At most one destination page completes per victim page copied.
