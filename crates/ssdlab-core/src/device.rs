@@ -558,6 +558,11 @@ impl Device {
         &mut self.pending[pid as usize]
     }
 
+    /// The firmware design's own invariants ([`Firmware::check`]); Ok without a design.
+    pub fn check_firmware(&self) -> std::result::Result<(), String> {
+        self.firmware.as_ref().map_or(Ok(()), |f| f.check(self))
+    }
+
     /// Request `pid` is done at `t`: its id is freed and its completion reported.
     pub fn finish_request(&mut self, pid: u32, t: u64) {
         let tag = self.pending[pid as usize].tag;
