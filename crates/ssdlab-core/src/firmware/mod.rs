@@ -11,6 +11,7 @@
 //! ([`Firmware::parts_done`]) and when one of the design's own flash operations ends
 //! ([`Firmware::op_done`]). One file per design, one line in [`REGISTRY`].
 
+pub mod cosmos_original;
 pub mod replacement;
 pub mod scheme_one;
 
@@ -47,7 +48,10 @@ type Make = fn(&DeviceConfig) -> Result<Box<dyn Firmware>>;
 type Check = fn(&DeviceConfig) -> std::result::Result<(), (String, String)>;
 
 /// Designs by name ("page" is the engine's own and needs no entry).
-pub const REGISTRY: &[(&str, Make, Check)] = &[("scheme-one", scheme_one::make, scheme_one::check)];
+pub const REGISTRY: &[(&str, Make, Check)] = &[
+    ("cosmos-original", cosmos_original::make, cosmos_original::check),
+    ("scheme-one", scheme_one::make, scheme_one::check),
+];
 
 /// Names of every design.
 pub fn names() -> Vec<&'static str> {
