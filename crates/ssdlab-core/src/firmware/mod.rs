@@ -11,7 +11,10 @@
 //! ([`Firmware::parts_done`]) and when one of the design's own flash operations ends
 //! ([`Firmware::op_done`]). One file per design, one line in [`REGISTRY`].
 
+pub mod cosmos_original;
 pub mod openssd;
+pub mod replacement;
+pub mod scheme_one;
 
 use crate::config::DeviceConfig;
 use crate::device::Device;
@@ -47,7 +50,11 @@ type Make = fn(&DeviceConfig) -> Result<Box<dyn Firmware>>;
 type Check = fn(&DeviceConfig) -> std::result::Result<(), (String, String)>;
 
 /// Designs by name ("page" is the engine's own and needs no entry).
-pub const REGISTRY: &[(&str, Make, Check)] = &[("openssd", openssd::make, openssd::check_config)];
+pub const REGISTRY: &[(&str, Make, Check)] = &[
+    ("cosmos-original", cosmos_original::make, cosmos_original::check),
+    ("openssd", openssd::make, openssd::check_config),
+    ("scheme-one", scheme_one::make, scheme_one::check),
+];
 
 /// Names of every design.
 pub fn names() -> Vec<&'static str> {
