@@ -24,25 +24,39 @@ pub struct OpenSsd;
 
 const PRESET: &str = "cosmos-openssd";
 
-/// Blocks per die (the board's dies have 4096).
+/// Blocks per die: the board's 4096 in the full run.
 fn blocks(scale: Scale) -> u32 {
     match scale {
-        Scale::Full => 256,
+        Scale::Full => 4096,
         Scale::Quick => 128,
     }
 }
 
-/// The job region: the seed's 4 GiB on a 128 GiB board, the same 1/32 of the drive here.
+/// The job region: the seed's 4 GiB on the 128 GiB board (1/32 of the flash; the same share
+/// in quick mode).
 fn region_mib(scale: Scale) -> u64 {
     // 16 dies × blocks × 256 pages × 8 KiB = blocks × 32 MiB raw; 1/32 of it.
     blocks(scale) as u64
 }
 
-/// (ramp, measured runtime).
-fn durations(scale: Scale) -> (&'static str, &'static str) {
+/// The region of the all-hits reads (a small share of the read cache, so that a warm-up
+/// brings all of it in).
+fn hits_mib(scale: Scale) -> u64 {
     match scale {
-        Scale::Full => ("1s", "5s"),
-        Scale::Quick => ("100ms", "400ms"),
+        Scale::Full => 8,
+        Scale::Quick => 2,
+    }
+}
+
+/// (ramp, measured runtime) of a load. With 256 threads taking turns at a device that takes
+/// one command at a time, each thread waits for the 255 others: the ramp covers that, so
+/// that the measured requests are issued in steady turn-taking.
+fn durations(scale: Scale, l: Load) -> (&'static str, &'static str) {
+    match (scale, l.threads > 1 || l.hits) {
+        (Scale::Full, false) => ("1s", "10s"),
+        (Scale::Full, true) => ("4s", "10s"),
+        (Scale::Quick, false) => ("200ms", "1s"),
+        (Scale::Quick, true) => ("1s", "1s"),
     }
 }
 
@@ -204,16 +218,8 @@ const POLICIES: [&str; 3] = ["lru", "cflru", "bplru"];
 const GEOMETRIES: [(u32, u32); 5] = [(1, 1), (1, 2), (1, 4), (2, 1), (4, 1)];
 
 fn fio(l: Load, scale: Scale) -> String {
-    let (ramp, runtime) = durations(scale);
-    // All hits: a region half the read cache (1/32 of the job region), warmed for a second.
-    let (size, ramp) = if l.hits {
-        (
-            format!("{}m", (region_mib(scale) / 32).max(1)),
-            if scale == Scale::Full { "2s" } else { "300ms" },
-        )
-    } else {
-        (format!("{}m", region_mib(scale)), ramp)
-    };
+    let (ramp, runtime) = durations(scale, l);
+    let size = format!("{}m", if l.hits { hits_mib(scale) } else { region_mib(scale) });
     format!(
         "[{id}]\nioengine=sync\ndirect=1\nrw={rw}\nbs={bs}\nsize={size}\nnumjobs={t}\niodepth=1\nramp_time={ramp}\nruntime={runtime}\ntime_based\ngroup_reporting\n",
         id = l.id,
@@ -226,9 +232,22 @@ fn fio(l: Load, scale: Scale) -> String {
 fn point(d: Design, l: Load, scale: Scale) -> Result<Point> {
     let id = format!("{}/{}", l.id, d.label());
     let mut o = d.overrides(scale);
-    if l.filled {
+    let logical = crate::geometry::Geometry::from_config(&crate::config::load_config_with(PRESET, &o)?.device, PRESET)?
+        .logical_bytes();
+    let share = (region_mib(scale) << 20) as f64 / logical as f64;
+    if l.rw.contains("read") {
+        // Reads find the region written.
         o.push("precondition.mode=sequential".into());
-        o.push("precondition.utilisation=1.0".into());
+        o.push(format!("precondition.utilisation={share}"));
+    } else if l.filled {
+        // GC: the region filled and overwritten at random until GC runs at a steady rate
+        // (the rest of the drive holds no data, as in the seed's 4 GiB jobs on the board).
+        // Overwriting the region 40 times writes more than the whole flash, so every block
+        // has been used and GC is what frees the next one.
+        o.push("precondition.mode=steady".into());
+        o.push(format!("precondition.utilisation={share}"));
+        o.push("precondition.min_overwrites=40".into());
+        o.push("precondition.max_overwrites=48".into());
     }
     let mut config = crate::config::load_config_with(PRESET, &o)?;
     config.set_jobs_from_fio(&format!("experiment openssd, point {id}"), &fio(l, scale))?;
@@ -251,7 +270,7 @@ fn flash_point(rw: &str, channels: u32, ways: u32, scale: Scale) -> Result<Point
     let o: Vec<String> = [
         format!("device.geometry.channels={channels}"),
         format!("device.geometry.ways={ways}"),
-        format!("device.geometry.blocks_per_plane={}", blocks(scale)),
+        format!("device.geometry.blocks_per_plane={}", blocks(scale).min(256)),
         "device.ftl.write_buffer=0".into(),
         "device.ftl.read_cache=0".into(),
         "device.ftl.prefetch=0".into(),
@@ -330,12 +349,17 @@ impl Experiment for OpenSsd {
         "002_989b305e125aad39.txt"
     }
     fn scale_note(&self, scale: Scale) -> String {
-        let (ramp, runtime) = durations(scale);
+        let one = durations(scale, PAIRS[0].0);
+        let many = durations(scale, PAIRS[1].0);
         let b = blocks(scale);
         format!(
-            "Board: the {PRESET} preset with {b} of 4096 blocks per die ({} GiB of flash instead of 128); the seed's 4 GiB job region scaled by the same factor to {} MiB and the read cache to 1/16 of it. Each job: {ramp} ramp, {runtime} measured (the seed ran 300 s). 'GC': after a sequential fill of the whole logical space.",
+            "Board: the {PRESET} preset with {b} of 4096 blocks per die ({} GiB of flash; the board has 128); job region {} MiB (the seed's 4 GiB is 1/32 of the board), read cache 1/16 of it, all-hit reads over {} MiB. Jobs: {} ramp and {} measured with 1 thread, {} ramp with 256 (the seed ran 300 s). 'GC': the region filled and overwritten at random until GC runs at a steady rate; reads: the region filled.",
             b / 32,
-            region_mib(scale)
+            region_mib(scale),
+            hits_mib(scale),
+            one.0,
+            one.1,
+            many.0,
         )
     }
 
