@@ -274,8 +274,10 @@ impl Device {
             unit_channel,
             geo.channels,
         );
-        let blocks_tracked = if wb > 0 { geo.blocks } else { 0 };
         let fw = firmware::make(cfg)?;
+        // A design keeps its own buffer: the engine's is for the "page" design only.
+        let wb = if fw.is_some() { 0 } else { wb };
+        let blocks_tracked = if wb > 0 { geo.blocks } else { 0 };
         let control =
             (cfg.controller.active() || fw.is_some() || cfg.controller.memcpy_rate.is_some()).then(|| Control {
                 cpu: Cpu::new(&cfg.controller),
@@ -572,6 +574,12 @@ impl Device {
             Some(f) => f.check(self),
             None => Ok(()),
         }
+    }
+
+    /// The plane the firmware design always writes logical unit `lpn` to (static
+    /// allocation), if it has one.
+    pub fn home_plane(&self, lpn: u64) -> Option<usize> {
+        self.firmware.as_deref().and_then(|f| f.home_plane(&self.geo, lpn))
     }
 
     /// Nothing is booked on channel `ch` after now and every flash unit on it is idle.

@@ -38,20 +38,29 @@ pub struct PreconditionReport {
 
 /// Writes units to planes a page at a time, round robin, as a buffered drive striping pages
 /// would; each stream (host write frontier) goes round the planes on its own.
+/// A design with a fixed plane per logical unit (static allocation) has its units written
+/// there instead.
 pub struct Placement {
     plane: Vec<usize>,
+    fixed: bool,
 }
 
 impl Placement {
     pub fn new(dev: &Device) -> Placement {
         Placement {
             plane: vec![0; dev.ftl.streams()],
+            fixed: dev.home_plane(0).is_some(),
         }
     }
 
     /// Write logical unit `lpn` of host write frontier `stream`.
     #[inline]
     pub fn put(&mut self, dev: &mut Device, stream: usize, lpn: u64) -> Result<()> {
+        if self.fixed {
+            let p = dev.home_plane(lpn).expect("a fixed plane for every unit");
+            dev.ftl.append_stream(p, stream, lpn)?;
+            return Ok(());
+        }
         let p = &mut self.plane[stream];
         if dev.ftl.append_stream(*p, stream, lpn)?.is_some() {
             *p += 1;
@@ -199,10 +208,20 @@ pub fn precondition(
         // number of synchronized GC rounds. A random number of pages (under one block) more
         // per plane puts each at its own point of the cycle, as on a drive in use.
         let upp = dev.geo.units_per_page;
+        let planes = dev.geo.planes as u64;
         for p in 0..dev.geo.planes {
             let pages = rng.gen_range(0..dev.geo.pages_per_block);
             for _ in 0..pages * upp {
-                dev.ftl.append_host(p, rng.gen_range(0..n))?;
+                let lpn = if f.fixed {
+                    // Static allocation: a unit whose home is this plane.
+                    match rng.gen_range(0..n.div_ceil(planes)) * planes + p as u64 {
+                        l if l < n && dev.home_plane(l) == Some(p) => l,
+                        _ => continue,
+                    }
+                } else {
+                    rng.gen_range(0..n)
+                };
+                dev.ftl.append_host(p, lpn)?;
             }
         }
     }

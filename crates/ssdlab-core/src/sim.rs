@@ -162,7 +162,7 @@ fn check_time(t: u64, what: &str) -> Result<u64> {
 pub fn memory_estimate(cfg: &Config) -> Result<u64> {
     let geo = crate::geometry::Geometry::from_config(&cfg.device, &cfg.file)?;
     let ftl = crate::ftl::Ftl::memory_estimate(&geo);
-    let tracked = if cfg.device.ftl.write_buffer.0 > 0 {
+    let tracked = if cfg.device.ftl.write_buffer.0 > 0 && cfg.device.ftl.design == "page" {
         8 * geo.blocks as u64
     } else {
         0

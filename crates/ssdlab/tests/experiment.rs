@@ -54,6 +54,10 @@ fn experiments_are_listed() {
     assert!(o.status.success());
     let text = String::from_utf8(o.stdout).unwrap();
     assert!(text.starts_with("friendly "), "{text}");
+    assert!(
+        text.contains("\nopenssd ") && text.contains("(seed 002_989b305e125aad39.txt)"),
+        "{text}"
+    );
     assert!(text.contains("(seed 003_9d68ddde2e69269e.txt)"), "{text}");
 }
 
@@ -132,4 +136,83 @@ fn friendly_quick_reproduces_the_seed_s_measurements() {
     // Principle 1: random updates are not slower than in-place ones on the SSD.
     assert!(claim(&r, "p1-ssd-random-vs-inplace")["reproduced"].as_bool().unwrap());
     assert!(stdout.contains("claims reproduced; 30 points"), "{stdout}");
+}
+
+#[test]
+fn openssd_quick_reproduces_the_seed_s_comparisons() {
+    let dir = tempfile::Builder::new().prefix("ssdlab-exp-").tempdir().unwrap();
+    let out = dir.path().join("openssd");
+    let out_s = out.to_str().unwrap();
+    let o = ssdlab(&["experiment", "openssd", "--quick", "--out", out_s, "-q"]);
+    let stdout = String::from_utf8_lossy(&o.stdout).to_string();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for f in [
+        "result.json",
+        "table.md",
+        "table.csv",
+        "figure11_random_write.svg",
+        "figure12_sequential_write.svg",
+        "figure13_random_read.svg",
+        "figure14_scheme_one.svg",
+        "figure5_flash_parallelism.svg",
+    ] {
+        assert!(out.join(f).is_file(), "{f} written");
+    }
+    let svg = std::fs::read_to_string(out.join("figure11_random_write.svg")).unwrap();
+    assert!(
+        svg.contains("256 threads, GC") && svg.contains("optimised (seed)"),
+        "bars with their categories and legend"
+    );
+    let r: Value = serde_json::from_str(&std::fs::read_to_string(out.join("result.json")).unwrap()).unwrap();
+    assert_eq!(r["experiment"], "openssd");
+    let runs = r["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 11 * 2 + 3 + 10);
+    assert!(stdout.contains("claims reproduced; 35 points"), "{stdout}");
+    claims_judged_by_their_rules(&r, &stdout);
+
+    // The original FTL's 4 KiB write from first principles (the preset's numbers): 60 us of
+    // firmware (command + one unit), the 4 KiB DMA at 60 MB/s (68,267 ns), the page over the
+    // 100 MB/s channel (81,920 ns), tPROG 1,450 us: 1,660.2 us, 602.3 IOPS; on the filled
+    // region every write first reads its page's other half (tR 75 us + 81,920 ns): 550.3.
+    let orig = ours(&r, "randwrite-1t/original");
+    assert!((orig / 602.3 - 1.0).abs() < 0.02, "{orig}");
+    let orig_gc = ours(&r, "randwrite-1t-gc/original");
+    assert!((orig_gc / 550.3 - 1.0).abs() < 0.02, "{orig_gc}");
+    // The optimised FTL: firmware time and the DMA (128.3 us) and a little of the flush's
+    // issue time per write: about the seed's 7,007.
+    let opt = ours(&r, "randwrite-1t/optimised");
+    assert!((7000.0..7800.0).contains(&opt), "{opt}");
+    for id in [
+        "randwrite-1t/ratio",
+        "randwrite-1t-gc/ratio",
+        "seqwrite-1t/ratio",
+        "randread-256t/optimised",
+    ] {
+        assert!(
+            claim(&r, id)["reproduced"].as_bool().unwrap(),
+            "{id}: {}",
+            claim(&r, id)
+        );
+    }
+    // Every direction holds; scheme one below scheme two; the flash scales as Figure 5.
+    for c in r["claims"].as_array().unwrap() {
+        let id = c["id"].as_str().unwrap();
+        if id.ends_with("/direction") || id.starts_with("figure") {
+            assert!(c["reproduced"].as_bool().unwrap(), "{c}");
+        }
+    }
+    // 256 threads writing the same sequential offsets: the FIFO invalidates the older copies
+    // and skips the pages left with no valid data.
+    let seq = runs.iter().find(|p| p["id"] == "seqwrite-256t/openssd").unwrap();
+    let fw = &seq["result"]["ssd"]["firmware"];
+    assert_eq!(fw["design"], "openssd");
+    assert!(fw["write_buffer_hits"].as_u64().unwrap() > 1000, "{fw}");
+    assert!(
+        fw["pages_skipped"].as_u64().unwrap() > 100 * fw["pages_flushed"].as_u64().unwrap().max(1) / 10,
+        "{fw}"
+    );
+    // All-hit reads are served from the read cache.
+    let hits = runs.iter().find(|p| p["id"] == "randread-1t-hits/openssd").unwrap();
+    let fw = &hits["result"]["ssd"]["firmware"];
+    assert_eq!(fw["read_cache_misses"], 0, "{fw}");
 }

@@ -179,6 +179,10 @@ impl Firmware for CosmosOriginal {
 
     /// Static allocation holds: every mapped logical page lies on plane `lpn % planes` (GC
     /// moves data only within its plane).
+    fn home_plane(&self, geo: &crate::geometry::Geometry, lpn: u64) -> Option<usize> {
+        Some((lpn % geo.planes as u64) as usize)
+    }
+
     fn check(&self, dev: &Device) -> std::result::Result<(), String> {
         let planes = dev.geo.planes as u64;
         for lpn in 0..dev.geo.logical_units {

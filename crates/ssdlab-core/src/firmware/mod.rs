@@ -37,6 +37,11 @@ pub trait Firmware: Send + std::any::Any {
     fn check(&self, _dev: &Device) -> std::result::Result<(), String> {
         Ok(())
     }
+    /// The plane logical unit `lpn` is always written to, for a design with static
+    /// allocation (preconditioning then places it there too); None: any plane.
+    fn home_plane(&self, _geo: &crate::geometry::Geometry, _lpn: u64) -> Option<usize> {
+        None
+    }
     /// The design's counters, cumulative (a run reports their difference over its window).
     fn counters(&self) -> Vec<(&'static str, u64)> {
         Vec::new()
