@@ -52,7 +52,17 @@ impl Dma {
     }
 
     /// Time (ns) of a transfer of `bytes`, rounded up.
+    #[inline(always)]
     pub fn ns(&self, bytes: u64) -> u64 {
+        if self.points.is_empty() {
+            return xfer_ns(bytes, self.rate);
+        }
+        self.table_ns(bytes)
+    }
+
+    /// [`Dma::ns`] from the table.
+    #[inline(never)]
+    fn table_ns(&self, bytes: u64) -> u64 {
         if bytes == 0 {
             return 0;
         }

@@ -376,25 +376,20 @@ impl Device {
     #[inline]
     pub fn next_event(&self) -> Option<u64> {
         let s = self.sched.next_event();
-        match self.control.as_ref().and_then(|c| c.due.peek()) {
-            Some(Reverse((t, _, _))) => Some(s.map_or(*t, |s| s.min(*t))),
+        match &self.control {
             None => s,
+            Some(c) => match c.due.peek() {
+                Some(Reverse((t, _, _))) => Some(s.map_or(*t, |s| s.min(*t))),
+                None => s,
+            },
         }
     }
 
     /// Process the earliest device event. Returns false when there is none.
     pub fn step(&mut self) -> Result<bool> {
         // A command whose CPU time ends first (flash events at the same time go first).
-        if let Some(c) = self.control.as_mut() {
-            if let Some(&Reverse((t, _, pid))) = c.due.peek() {
-                if self.sched.next_event().is_none_or(|s| t < s) {
-                    c.due.pop();
-                    self.now = self.now.max(t);
-                    self.act(pid)?;
-                    self.handle_notices()?;
-                    return Ok(true);
-                }
-            }
+        if self.control.is_some() && self.step_due()? {
+            return Ok(true);
         }
         if let Some(t) = self.sched.next_event() {
             self.now = self.now.max(t);
@@ -402,6 +397,25 @@ impl Device {
         if !self.sched.step() {
             return Ok(false);
         }
+        self.handle_notices()?;
+        Ok(true)
+    }
+
+    /// Act on the command whose CPU time ends first, if that comes before the next flash
+    /// event; false when it does not.
+    #[cold]
+    #[inline(never)]
+    fn step_due(&mut self) -> Result<bool> {
+        let c = self.control.as_mut().expect("controller model");
+        let Some(&Reverse((t, _, pid))) = c.due.peek() else {
+            return Ok(false);
+        };
+        if self.sched.next_event().is_some_and(|s| s <= t) {
+            return Ok(false);
+        }
+        c.due.pop();
+        self.now = self.now.max(t);
+        self.act(pid)?;
         self.handle_notices()?;
         Ok(true)
     }
@@ -489,7 +503,13 @@ impl Device {
         };
         let pid = self.new_pending(tag, req, stage, now);
         match self.control.as_mut() {
-            None => self.act(pid)?,
+            // Without the controller model there is no design either (a design implies it):
+            // the engine's own FTL acts at once.
+            None => match req.op {
+                Op::Read => self.read(pid)?,
+                Op::Write => self.write(pid)?,
+                Op::Trim => self.act(pid)?,
+            },
             Some(c) => {
                 if c.queue_depth == 0 || c.active < c.queue_depth {
                     c.active += 1;
@@ -517,10 +537,8 @@ impl Device {
     /// Act on command `pid` now: by the firmware design, or the engine's own FTL.
     fn act(&mut self, pid: u32) -> Result<()> {
         self.pending[pid as usize].ready = self.now;
-        if let Some(mut fw) = self.firmware.take() {
-            let r = fw.command(self, pid);
-            self.firmware = Some(fw);
-            return r;
+        if self.firmware.is_some() {
+            return self.firmware_call(|fw, d| fw.command(d, pid));
         }
         let req = self.pending[pid as usize].req;
         match req.op {
@@ -534,6 +552,15 @@ impl Device {
                 Ok(())
             }
         }
+    }
+
+    /// Call the firmware design with the device (the design is out of the device meanwhile).
+    #[cold]
+    fn firmware_call(&mut self, f: impl FnOnce(&mut dyn Firmware, &mut Device) -> Result<()>) -> Result<()> {
+        let mut fw = self.firmware.take().expect("a firmware design");
+        let r = f(fw.as_mut(), self);
+        self.firmware = Some(fw);
+        r
     }
 
     /// Report request `tag` complete at `t`; with the controller model, the firmware takes
@@ -591,6 +618,7 @@ impl Device {
     }
 
     /// Request `pid` is done at `t`: its id is freed and its completion reported.
+    #[inline]
     pub fn finish_request(&mut self, pid: u32, t: u64) {
         let tag = self.pending[pid as usize].tag;
         self.free_pending.push(pid);
@@ -599,6 +627,7 @@ impl Device {
 
     /// A read's data, in the controller at `ready`, crosses the host link; the request
     /// completes when it has.
+    #[inline]
     pub fn deliver(&mut self, pid: u32, ready: u64) {
         let len = self.pending[pid as usize].req.len;
         let c = self.link(1, ready, len);
@@ -639,7 +668,7 @@ impl Device {
 
     /// Host data of `bytes` crosses the link host→device (dir 0) or device→host (dir 1) at or
     /// after `earliest`; returns when it has.
-    #[inline]
+    #[inline(always)]
     pub fn link(&mut self, dir: usize, earliest: u64, bytes: u64) -> u64 {
         let d = self.overhead_ns + self.dma.ns(bytes);
         let idx = if self.duplex { dir } else { 0 };
@@ -736,7 +765,7 @@ impl Device {
 
     /// True when the unit `pun` is still in the write buffer: in the page being filled, or in
     /// a page handed to the flash whose program has not ended.
-    #[inline]
+    #[inline(always)]
     pub fn buffered(&self, pun: u32) -> bool {
         if self.wbuf.is_none() {
             return false;
@@ -750,6 +779,7 @@ impl Device {
     }
 
     /// Queue a flash read of `units` units of the page holding `pun` for pending request `pid`.
+    #[inline(always)]
     pub fn read_page(&mut self, pid: u32, pun: u32, units: u64) {
         self.flash_read(pun, units, Token::Request(pid));
         self.pending[pid as usize].remaining += 1;
@@ -757,6 +787,7 @@ impl Device {
 
     /// Queue a host-class flash read of `units` units of the page holding `pun`, reported to
     /// `token`.
+    #[inline(always)]
     pub fn flash_read(&mut self, pun: u32, units: u64, token: Token) {
         let plane = self.geo.plane_of_block(self.geo.block_of_unit(pun));
         let tr = self.read_ns[self.page_type(pun)];
@@ -764,6 +795,7 @@ impl Device {
         self.host_op(plane, Kind::Read, tr, units * self.geo.unit_size, now, token);
     }
 
+    #[inline(always)]
     fn read(&mut self, pid: u32) -> Result<()> {
         let req = self.pending[pid as usize].req;
         let us = self.geo.unit_size;
@@ -1064,10 +1096,8 @@ impl Device {
     /// Every part of pending request `pid` is done.
     fn finish(&mut self, pid: u32) -> Result<()> {
         let p = self.pending[pid as usize];
-        if let Some(mut fw) = self.firmware.take() {
-            let r = fw.parts_done(self, pid, p.ready);
-            self.firmware = Some(fw);
-            return r;
+        if self.firmware.is_some() {
+            return self.firmware_call(|fw, d| fw.parts_done(d, pid, p.ready));
         }
         match p.stage {
             Stage::Read => self.deliver(pid, p.ready),
@@ -1120,10 +1150,7 @@ impl Device {
 
     fn op_done(&mut self, token: u32, tag: u8, time: u64) -> Result<()> {
         if tag == scheduler::TAG_FIRMWARE {
-            let mut fw = self.firmware.take().expect("a firmware operation without a design");
-            let r = fw.op_done(self, token, time);
-            self.firmware = Some(fw);
-            return r;
+            return self.firmware_call(|fw, d| fw.op_done(d, token, time));
         }
         if tag == scheduler::TAG_PAGE {
             // A buffered page is programmed: its buffer space is free.

@@ -208,7 +208,8 @@ pub fn normal(r: &RunResult) -> String {
             .filter(|(k, _)| *k != "design")
             .map(|(k, v)| format!("{k}={v}"))
             .collect();
-        let _ = writeln!(out, "  firmware {}: {}", s.firmware["design"], counters.join(", "));
+        let design = s.firmware["design"].as_str().unwrap_or("");
+        let _ = writeln!(out, "  firmware {design}: {}", counters.join(", "));
     }
     let busy = &s.throughput["busy_span"];
     let f = |v: &serde_json::Value, k: &str| v[k].as_f64().unwrap_or(0.0);

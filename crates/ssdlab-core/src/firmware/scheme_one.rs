@@ -18,7 +18,9 @@
 //!   page (policy order) at the plane `Device::choose_plane` gives stream 0, through the FTL
 //!   (`Device::program_units`, foreground GC ahead of the program). Their slots are freed
 //!   when the program ends; the write waits until its units fit, writes waiting in arrival
-//!   order (`buffer_stalls`). Eviction is on demand only: no background flush. A write larger
+//!   order (`buffer_stalls`). As in scheme two, once less than half the buffer is free or
+//!   being freed, 16 pages of the policy's victims are written back in the background
+//!   (buffers of at least 32 pages; smaller ones evict on demand only). A write larger
 //!   than the buffer goes in piece by piece as slots free. A mapping unit a write covers
 //!   partly, not buffered but on flash, is read first (read-modify-write) and the write
 //!   admitted once the read and the DMA are done.
@@ -38,6 +40,7 @@
 //! waited for room), `memcpy_bytes`, `read_hits` (units read from the buffer), `clean_fills`
 //! (clean copies kept).
 
+use super::openssd::FLUSH_PAGES;
 use super::replacement::{self, Replacement, Victim};
 use super::Firmware;
 use crate::config::DeviceConfig;
@@ -355,6 +358,19 @@ impl SchemeOne {
                 ));
             }
             break;
+        }
+        self.write_back(dev)
+    }
+
+    /// Proactive write-back, as scheme two flushes: once less than half of the buffer is free
+    /// or being freed, the policy's next victims, [`FLUSH_PAGES`] pages of them, are written
+    /// back in the background, so that a write seldom waits for a program. A buffer smaller
+    /// than two such batches is left to eviction on demand.
+    fn write_back(&mut self, dev: &mut Device) -> Result<()> {
+        let cap = self.slots.len();
+        let batch = FLUSH_PAGES * self.per_page;
+        if cap >= 2 * batch && self.free.len() + self.flushing < cap / 2 {
+            self.evict(dev, batch)?;
         }
         Ok(())
     }
@@ -825,6 +841,34 @@ memcpy_rate = "60MB/s"
 
     fn mapped(d: &Device, lpn: u64) -> bool {
         d.ftl.lookup(lpn) != NONE
+    }
+
+    #[test]
+    fn half_a_buffer_in_use_writes_sixteen_pages_back_in_the_background() {
+        // 64 slots of 4 KiB (32 pages): the batch is 16 pages, 32 units.
+        let mut d = device_with(2, 64, "4KiB", "256KiB", "lru", "");
+        let mut t = 0;
+        for lpn in 0..32 {
+            t = d.run_request(t, &req(Op::Write, lpn * 4 * KIB, 4 * KIB)).unwrap() + 1;
+        }
+        assert_eq!(fw(&d, "evict_dirty"), 0, "half the buffer is still free");
+        t = d.run_request(t, &req(Op::Write, 32 * 4 * KIB, 4 * KIB)).unwrap() + 1;
+        // 31 slots free: the 32 least recently written units go, 16 pages, and no write
+        // waited.
+        assert_eq!((fw(&d, "evict_dirty"), fw(&d, "pages_written")), (32, 16));
+        assert_eq!(fw(&d, "stalls"), 0);
+        d.drain().unwrap();
+        d.check_firmware().unwrap();
+        assert!(
+            (0..32).all(|l| mapped(&d, l)) && !mapped(&d, 32),
+            "the oldest units went"
+        );
+        // Their slots are free again: 31 more writes fit without another batch.
+        t = t.max(d.now());
+        for lpn in 33..64 {
+            t = d.run_request(t, &req(Op::Write, lpn * 4 * KIB, 4 * KIB)).unwrap() + 1;
+        }
+        assert_eq!(fw(&d, "evict_dirty"), 32);
     }
 
     #[test]

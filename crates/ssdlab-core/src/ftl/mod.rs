@@ -393,7 +393,7 @@ impl Ftl {
 
     /// True when `pun` lies in the partially filled page at a host frontier of its plane
     /// (data still in the controller's buffer).
-    #[inline]
+    #[inline(always)]
     pub fn in_open_page(&self, pun: u32) -> bool {
         let upb = self.geo.units_per_block as u32;
         let upp = self.geo.units_per_page as u32;
