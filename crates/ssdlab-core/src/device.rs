@@ -497,19 +497,25 @@ impl Device {
                 req.offset, req.len
             )));
         }
+        if self.control.is_none() {
+            // Without the controller model there is no design either (a design implies it):
+            // the engine's own FTL acts at once.
+            match req.op {
+                Op::Read => self.read_now(now, req, tag)?,
+                _ => {
+                    let pid = self.new_pending(tag, req, Stage::Rmw, now);
+                    self.act(pid)?;
+                }
+            }
+            return self.handle_notices();
+        }
         let stage = match req.op {
             Op::Read => Stage::Read,
             _ => Stage::Rmw,
         };
         let pid = self.new_pending(tag, req, stage, now);
         match self.control.as_mut() {
-            // Without the controller model there is no design either (a design implies it):
-            // the engine's own FTL acts at once.
-            None => match req.op {
-                Op::Read => self.read(pid)?,
-                Op::Write => self.write(pid)?,
-                Op::Trim => self.act(pid)?,
-            },
+            None => unreachable!("handled above"),
             Some(c) => {
                 if c.queue_depth == 0 || c.active < c.queue_depth {
                     c.active += 1;
@@ -569,12 +575,20 @@ impl Device {
     pub fn complete(&mut self, tag: u64, t: u64) {
         self.last_host_done = self.last_host_done.max(t);
         self.completions.push((tag, t));
-        if let Some(c) = self.control.as_mut() {
-            if c.queue_depth > 0 {
-                match c.waiting.pop_front() {
-                    Some(next) => self.start_command(next, t),
-                    None => c.active -= 1,
-                }
+        if self.control.is_some() {
+            self.command_done(t);
+        }
+    }
+
+    /// A command completed at `t`: the firmware takes the next waiting one.
+    #[cold]
+    #[inline(never)]
+    fn command_done(&mut self, t: u64) {
+        let c = self.control.as_mut().expect("controller model");
+        if c.queue_depth > 0 {
+            match c.waiting.pop_front() {
+                Some(next) => self.start_command(next, t),
+                None => c.active -= 1,
             }
         }
     }
@@ -795,9 +809,20 @@ impl Device {
         self.host_op(plane, Kind::Read, tr, units * self.geo.unit_size, now, token);
     }
 
+    /// A read arriving now, acted on at once (the engine's own FTL without firmware time).
     #[inline(always)]
+    fn read_now(&mut self, now: u64, req: &Request, tag: u64) -> Result<()> {
+        let pid = self.new_pending(tag, req, Stage::Read, now);
+        self.read_units(pid, req)
+    }
+
     fn read(&mut self, pid: u32) -> Result<()> {
         let req = self.pending[pid as usize].req;
+        self.read_units(pid, &req)
+    }
+
+    #[inline(always)]
+    fn read_units(&mut self, pid: u32, req: &Request) -> Result<()> {
         let us = self.geo.unit_size;
         let first = req.offset / us;
         let last = (req.offset + req.len - 1) / us;
@@ -1100,7 +1125,11 @@ impl Device {
             return self.firmware_call(|fw, d| fw.parts_done(d, pid, p.ready));
         }
         match p.stage {
-            Stage::Read => self.deliver(pid, p.ready),
+            Stage::Read => {
+                let c = self.link(1, p.ready, p.req.len);
+                self.free_pending.push(pid);
+                self.complete(p.tag, c);
+            }
             Stage::Rmw => self.admit(pid, p.ready)?,
             Stage::Through => {
                 self.free_pending.push(pid);
