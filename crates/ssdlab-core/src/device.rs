@@ -502,7 +502,11 @@ impl Device {
             // the engine's own FTL acts at once.
             match req.op {
                 Op::Read => self.read_now(now, req, tag)?,
-                _ => {
+                Op::Write => {
+                    let pid = self.new_pending(tag, req, Stage::Rmw, now);
+                    self.write(pid)?;
+                }
+                Op::Trim => {
                     let pid = self.new_pending(tag, req, Stage::Rmw, now);
                     self.act(pid)?;
                 }

@@ -452,6 +452,13 @@ impl Ftl {
         true
     }
 
+    /// Log a GC or wear-leveling move for a design that follows its units.
+    #[cold]
+    #[inline(never)]
+    fn record_move(&mut self, lpn: u32, from: u32, to: u32) {
+        self.moves.push(Move { lpn, from, to });
+    }
+
     /// Logical unit whose valid data physical unit `pun` holds, or [`NONE`].
     #[inline]
     pub fn owner(&self, pun: u32) -> u32 {
@@ -740,6 +747,7 @@ impl Ftl {
             }
             let mut copied = 0u32;
             let mut program_ns = 0u64;
+            let record_moves = self.record_moves && self.record_ops;
             for o in off..page_end {
                 let pun = base + o;
                 if !self.bit(pun) {
@@ -764,12 +772,8 @@ impl Ftl {
                 self.set_gc_frontier(plane, g);
                 self.invalidate(pun);
                 self.map(lpn, dst);
-                if self.record_moves && self.record_ops {
-                    self.moves.push(Move {
-                        lpn,
-                        from: pun,
-                        to: dst,
-                    });
+                if record_moves {
+                    self.record_move(lpn, pun, dst);
                 }
                 copied += 1;
                 if g.next.is_multiple_of(upp) {
