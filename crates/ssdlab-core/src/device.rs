@@ -126,6 +126,49 @@ pub struct Pending {
     pub ready: u64,
 }
 
+/// The flash reads of one read request: consecutive units of one page (in the request's
+/// order) are read with one flash read.
+#[derive(Clone, Copy, Debug)]
+pub struct PageReads {
+    page: u64,
+    first: u32,
+    units: u64,
+}
+
+impl Default for PageReads {
+    fn default() -> Self {
+        PageReads {
+            page: u64::MAX,
+            first: 0,
+            units: 0,
+        }
+    }
+}
+
+impl PageReads {
+    /// Unit `pun` is read from flash for request `pid`.
+    #[inline(always)]
+    pub fn add(&mut self, dev: &mut Device, pid: u32, pun: u32) {
+        let page = pun as u64 / dev.geo.units_per_page as u64;
+        if page == self.page {
+            self.units += 1;
+            return;
+        }
+        self.flush(dev, pid);
+        (self.page, self.first, self.units) = (page, pun, 1);
+    }
+
+    /// Queue the read of the page being gathered.
+    #[inline(always)]
+    pub fn flush(&mut self, dev: &mut Device, pid: u32) {
+        if self.units > 0 {
+            dev.counters.host_page_reads += 1;
+            dev.read_page(pid, self.first, self.units);
+            self.units = 0;
+        }
+    }
+}
+
 /// Whom a flash operation's completion is reported to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Token {
@@ -830,10 +873,7 @@ impl Device {
         let us = self.geo.unit_size;
         let first = req.offset / us;
         let last = (req.offset + req.len - 1) / us;
-        let upp = self.geo.units_per_page as u64;
-        let mut cur_page = u64::MAX;
-        let mut cur_first = 0u32;
-        let mut cur_units = 0u64;
+        let mut reads = PageReads::default();
         for lpn in first..=last {
             self.counters.host_read_units += 1;
             let pun = self.ftl.lookup(lpn);
@@ -845,23 +885,9 @@ impl Device {
                 self.counters.buffer_read_units += 1;
                 continue;
             }
-            let page = pun as u64 / upp;
-            if page == cur_page {
-                cur_units += 1;
-                continue;
-            }
-            if cur_units > 0 {
-                self.counters.host_page_reads += 1;
-                self.read_page(pid, cur_first, cur_units);
-            }
-            cur_page = page;
-            cur_first = pun;
-            cur_units = 1;
+            reads.add(self, pid, pun);
         }
-        if cur_units > 0 {
-            self.counters.host_page_reads += 1;
-            self.read_page(pid, cur_first, cur_units);
-        }
+        reads.flush(self, pid);
         if self.pending[pid as usize].remaining == 0 {
             self.finish(pid)?;
         }
@@ -1012,18 +1038,7 @@ impl Device {
     ) -> Result<PageDone> {
         debug_assert!(!lpns.is_empty() && lpns.len() <= self.geo.units_per_page);
         let fg = self.ftl.stats.gc_runs_foreground;
-        let mut page = None;
-        for &l in lpns {
-            page = self.ftl.append_stream(plane, stream, l)?;
-        }
-        let page = match page {
-            Some(p) => p,
-            None => self.ftl.pad_stream(plane, stream).ok_or_else(|| {
-                Error::Invalid(format!(
-                    "plane {plane}: page neither completed nor open (FTL frontier out of step)"
-                ))
-            })?,
-        };
+        let page = self.append_page(plane, stream, lpns.iter().copied())?;
         if self.parallel_gc && self.ftl.stats.gc_runs_foreground > fg {
             for p in 0..self.geo.planes {
                 if p != plane && self.ftl.gc_candidates(p) > 0 {
@@ -1034,6 +1049,23 @@ impl Device {
         self.queue_gc_ops();
         self.flash_program(page, ready, token);
         Ok(page)
+    }
+
+    /// Append logical units (at most a page of them) at plane `plane`'s frontier of `stream`
+    /// as one page, padding what they leave of it.
+    fn append_page(&mut self, plane: usize, stream: usize, lpns: impl Iterator<Item = u64>) -> Result<PageDone> {
+        let mut page = None;
+        for l in lpns {
+            page = self.ftl.append_stream(plane, stream, l)?;
+        }
+        match page {
+            Some(p) => Ok(p),
+            None => self.ftl.pad_stream(plane, stream).ok_or_else(|| {
+                Error::Invalid(format!(
+                    "plane {plane}: page neither completed nor open (FTL frontier out of step)"
+                ))
+            }),
+        }
     }
 
     /// Mapping units a request touches.
@@ -1102,19 +1134,8 @@ impl Device {
         while lpn <= last {
             let n = (last - lpn + 1).min(upp);
             let plane = self.choose_plane(stream);
-            let mut page = None;
-            for l in lpn..lpn + n {
-                page = self.ftl.append_stream(plane, stream, l)?;
-                self.queue_gc_ops();
-            }
-            let page = match page {
-                Some(pg) => pg,
-                None => self.ftl.pad_stream(plane, stream).ok_or_else(|| {
-                    Error::Invalid(format!(
-                        "plane {plane}: write-through page neither completed nor open (FTL frontier out of step)"
-                    ))
-                })?,
-            };
+            let page = self.append_page(plane, stream, lpn..lpn + n)?;
+            self.queue_gc_ops();
             self.pending[pid as usize].remaining += 1;
             self.program_page(page, ready, Some(pid));
             lpn += n;

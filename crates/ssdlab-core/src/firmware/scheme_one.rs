@@ -44,7 +44,7 @@ use super::openssd::FLUSH_PAGES;
 use super::replacement::{self, Replacement, Victim};
 use super::Firmware;
 use crate::config::DeviceConfig;
-use crate::device::{Device, Stage, Token};
+use crate::device::{Device, PageReads, Stage, Token};
 use crate::ftl::NONE;
 use crate::geometry::Geometry;
 use crate::request::{Op, Request};
@@ -431,12 +431,11 @@ impl SchemeOne {
     fn read(&mut self, dev: &mut Device, pid: u32) -> Result<()> {
         let req = dev.pending(pid).req;
         let us = self.unit;
-        let upp = dev.geo.units_per_page as u64;
         let (first, last) = units(&req, us);
         let now = dev.now();
         let (mut hit_bytes, mut hit_ready) = (0, now);
         let mut fills = Vec::new();
-        let (mut cur_page, mut cur_first, mut cur_units) = (u64::MAX, 0u32, 0u64);
+        let mut reads = PageReads::default();
         for lpn in first..=last {
             dev.counters.host_read_units += 1;
             if let Some(&s) = self.index.get(&lpn) {
@@ -472,21 +471,9 @@ impl SchemeOne {
             if self.policy.keeps_clean() {
                 fills.push((lpn, pun));
             }
-            let page = pun as u64 / upp;
-            if page == cur_page {
-                cur_units += 1;
-                continue;
-            }
-            if cur_units > 0 {
-                dev.counters.host_page_reads += 1;
-                dev.read_page(pid, cur_first, cur_units);
-            }
-            (cur_page, cur_first, cur_units) = (page, pun, 1);
+            reads.add(dev, pid, pun);
         }
-        if cur_units > 0 {
-            dev.counters.host_page_reads += 1;
-            dev.read_page(pid, cur_first, cur_units);
-        }
+        reads.flush(dev, pid);
         let mut ready = now;
         if hit_bytes > 0 {
             ready = if last > first {
