@@ -545,10 +545,7 @@ impl Device {
             // the engine's own FTL acts at once.
             match req.op {
                 Op::Read => self.read_now(now, req, tag)?,
-                Op::Write => {
-                    let pid = self.new_pending(tag, req, Stage::Rmw, now);
-                    self.write(pid)?;
-                }
+                Op::Write => self.write_now(now, req, tag)?,
                 Op::Trim => {
                     let pid = self.new_pending(tag, req, Stage::Rmw, now);
                     self.act(pid)?;
@@ -973,14 +970,29 @@ impl Device {
         self.host_op(plane, Kind::Program, tp, self.geo.page_size, ready, token);
     }
 
+    /// A write arriving now, acted on at once (the engine's own FTL without firmware time):
+    /// its data crosses the link first.
+    #[inline(always)]
+    fn write_now(&mut self, now: u64, req: &Request, tag: u64) -> Result<()> {
+        let ready = self.link(0, now, req.len);
+        let pid = self.new_pending(tag, req, Stage::Rmw, ready);
+        self.write_units(pid, req, ready)
+    }
+
     fn write(&mut self, pid: u32) -> Result<()> {
         let req = self.pending[pid as usize].req;
+        let ready = self.link(0, self.now, req.len);
+        self.pending[pid as usize].ready = ready;
+        self.write_units(pid, &req, ready)
+    }
+
+    /// The data of write `pid` is in the controller at `ready`.
+    #[inline(always)]
+    fn write_units(&mut self, pid: u32, req: &Request, ready: u64) -> Result<()> {
         let us = self.geo.unit_size;
         let first = req.offset / us;
         let last = (req.offset + req.len - 1) / us;
         self.counters.host_write_units += last - first + 1;
-        let ready = self.link(0, self.now, req.len);
-        self.pending[pid as usize].ready = ready;
         // Read-modify-write of partially written mapping units that hold data.
         let head_partial = !req.offset.is_multiple_of(us);
         let tail_partial = !(req.offset + req.len).is_multiple_of(us);
