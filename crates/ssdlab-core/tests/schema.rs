@@ -159,6 +159,10 @@ proptest! {
                     return Ok(());
                 }
                 let leaf = key.rsplit('.').next().unwrap();
+                // Log keys would create their files in the crate's folder: parsed, not built.
+                if leaf.ends_with("_log") {
+                    return Ok(());
+                }
                                 let mut sim = match ssdlab_core::Simulation::new(&cfg) {
                     Ok(s) => s,
                     Err(e) => {
