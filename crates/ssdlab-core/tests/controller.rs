@@ -86,6 +86,13 @@ fn issuing_a_flash_operation_takes_cpu_time_a_program_waits_for() {
     let mut d = device("command_time = \"10us\"\nflash_op_time = \"30us\"\n");
     let c = run(&mut d, &[(T, Op::Write, 0, 1)]);
     assert_eq!(c[0], T + 10_000 + 30_000 + CH + P);
+    // A read whose issue takes longer than the read itself: the device is busy (its CPU)
+    // until the issue ends, after the request has completed.
+    let mut d = device("command_time = \"10us\"\nflash_op_time = \"1ms\"\n");
+    run(&mut d, &[(0, Op::Write, 0, 1)]);
+    let c = run(&mut d, &[(T, Op::Read, 0, 1)]);
+    assert_eq!(c[0], T + 10_000 + R + CH + LINK);
+    assert_eq!(d.last_activity(), T + 10_000 + 1_000_000);
     // 5 us to issue it: the link is the longer, the CPU time is hidden.
     let mut d = device("command_time = \"10us\"\nflash_op_time = \"5us\"\n");
     let c = run(&mut d, &[(T, Op::Write, 0, 1)]);

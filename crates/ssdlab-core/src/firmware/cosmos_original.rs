@@ -178,12 +178,13 @@ impl Firmware for CosmosOriginal {
         )))
     }
 
-    /// Static allocation holds: every mapped logical page lies on plane `lpn % planes` (GC
-    /// moves data only within its plane).
+    /// Static allocation: logical page `lpn` lives on plane `lpn % planes`.
     fn home_plane(&self, geo: &crate::geometry::Geometry, lpn: u64) -> Option<usize> {
         Some((lpn % geo.planes as u64) as usize)
     }
 
+    /// Static allocation holds: every mapped logical page lies on plane `lpn % planes` (GC
+    /// moves data only within its plane).
     fn check(&self, dev: &Device) -> std::result::Result<(), String> {
         let planes = dev.geo.planes as u64;
         for lpn in 0..dev.geo.logical_units {
@@ -312,6 +313,8 @@ queue_depth = 1
         // parallel: the request ends with the last program.
         let done = d.run_request(0, &req(Op::Write, 5 * PAGE, 3 * PAGE)).unwrap();
         assert_eq!([5, 6, 7].map(|l| plane_of(&d, l)), [1, 2, 3]);
+        let counter = |d: &Device, name: &str| d.snapshot(d.now()).firmware.iter().find(|c| c.0 == name).unwrap().1;
+        assert_eq!((counter(&d, "pages_written"), counter(&d, "rmw_reads")), (3, 0));
         let link = 5_000 + 40_960; // 24 KiB at 600 MB/s
         assert_eq!(done, CMD + link + CH + P);
         // Rewritten, a page stays on its plane.
@@ -346,6 +349,63 @@ queue_depth = 1
         }
         let one = CMD + LINK8 + CH + P;
         assert_eq!(done, [one, 2 * one]);
+    }
+
+    #[test]
+    fn only_partly_written_pages_that_hold_data_are_read_first_and_every_unit_is_counted() {
+        let mut d = device();
+        let fw = |d: &Device, name: &str| d.snapshot(d.now()).firmware.iter().find(|c| c.0 == name).unwrap().1;
+        let mut t = 0;
+        let mut w = |d: &mut Device, off: u64, len: u64| {
+            t = d.run_request(t, &req(Op::Write, off, len)).unwrap() + 1;
+        };
+        w(&mut d, 0, 4 * PAGE);
+        assert_eq!(
+            (
+                d.counters.host_write_units,
+                fw(&d, "pages_written"),
+                fw(&d, "rmw_reads")
+            ),
+            (4, 4, 0)
+        );
+        // 12 KiB from page 0: page 0 whole, page 1's first half: page 1 is read first.
+        w(&mut d, 0, 12 * 1024);
+        assert_eq!((d.counters.host_write_units, fw(&d, "rmw_reads")), (6, 1));
+        // 2 KiB inside page 2 (its head and tail partial): one read, not two.
+        w(&mut d, 2 * PAGE + 2048, 2048);
+        assert_eq!((d.counters.host_write_units, fw(&d, "rmw_reads")), (7, 2));
+        // The second half of page 3 and the first of page 4 (never written): page 3 only.
+        w(&mut d, 3 * PAGE + 4096, PAGE);
+        assert_eq!((d.counters.host_write_units, fw(&d, "rmw_reads")), (9, 3));
+        assert_eq!(d.counters.rmw_page_reads, 3);
+        assert_eq!(fw(&d, "pages_written"), 4 + 2 + 1 + 2);
+        // A read of pages 1 to 4 (3 KiB short of page 4's end): four units, four page reads.
+        d.run_request(t, &req(Op::Read, PAGE, 4 * PAGE - 3072)).unwrap();
+        assert_eq!((d.counters.host_read_units, d.counters.host_page_reads), (4, 4));
+        d.check_firmware().unwrap();
+    }
+
+    #[test]
+    fn preconditioning_places_pages_on_their_static_plane_and_the_check_names_the_design() {
+        let mut d = device();
+        assert_eq!((d.home_plane(5), d.home_plane(8)), (Some(1), Some(0)));
+        let mut place = crate::precondition::Placement::new(&d);
+        for lpn in 0..12 {
+            place.put(&mut d, 0, lpn).unwrap();
+        }
+        assert!((0..12).all(|l| plane_of(&d, l) == (l % 4) as usize));
+        d.check_invariants().unwrap();
+        // A page written elsewhere breaks static allocation: the device's check says which
+        // design found it.
+        d.ftl.append_stream(2, 0, 13).unwrap();
+        let e = d.check_invariants().unwrap_err();
+        assert!(
+            e.starts_with("cosmos-original design: logical page 13 on plane 2"),
+            "{e}"
+        );
+        // The design issues no flash operation of its own: one reported to it is an error.
+        let mut fw = CosmosOriginal::default();
+        assert!(fw.op_done(&mut d, 7, 0).is_err());
     }
 
     #[test]
