@@ -377,11 +377,17 @@ queue_depth = 1
         // The second half of page 3 and the first of page 4 (never written): page 3 only.
         w(&mut d, 3 * PAGE + 4096, PAGE);
         assert_eq!((d.counters.host_write_units, fw(&d, "rmw_reads")), (9, 3));
-        assert_eq!(d.counters.rmw_page_reads, 3);
-        assert_eq!(fw(&d, "pages_written"), 4 + 2 + 1 + 2);
-        // A read of pages 1 to 4 (3 KiB short of page 4's end): four units, four page reads.
+        // The second half of page 1 and the first of page 2, both written: both read.
+        w(&mut d, PAGE + 4096, PAGE);
+        assert_eq!((d.counters.host_write_units, fw(&d, "rmw_reads")), (11, 5));
+        assert_eq!(d.counters.rmw_page_reads, 5);
+        assert_eq!(fw(&d, "pages_written"), 4 + 2 + 1 + 2 + 2);
+        // A read of pages 1 to 4 (3 KiB short of page 4's end): four units, four page reads;
+        // then exactly pages 1 and 2: two more.
         d.run_request(t, &req(Op::Read, PAGE, 4 * PAGE - 3072)).unwrap();
         assert_eq!((d.counters.host_read_units, d.counters.host_page_reads), (4, 4));
+        d.run_request(t + 10_000_000, &req(Op::Read, PAGE, 2 * PAGE)).unwrap();
+        assert_eq!((d.counters.host_read_units, d.counters.host_page_reads), (6, 6));
         d.check_firmware().unwrap();
     }
 
