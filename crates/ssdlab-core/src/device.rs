@@ -169,6 +169,19 @@ impl PageReads {
     }
 }
 
+/// The mapping units (of `unit` bytes) a write covers only partly: its first and its last,
+/// each once. A write into them reads their old data first (read-modify-write).
+#[inline]
+pub fn partial_units(req: &Request, unit: u64) -> impl Iterator<Item = u64> {
+    let first = req.offset / unit;
+    let last = (req.offset + req.len - 1) / unit;
+    let head = !req.offset.is_multiple_of(unit);
+    let tail = !(req.offset + req.len).is_multiple_of(unit);
+    [(head, first), (tail && (last != first || !head), last)]
+        .into_iter()
+        .filter_map(|(partial, lpn)| partial.then_some(lpn))
+}
+
 /// Whom a flash operation's completion is reported to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Token {
@@ -994,15 +1007,7 @@ impl Device {
         let last = (req.offset + req.len - 1) / us;
         self.counters.host_write_units += last - first + 1;
         // Read-modify-write of partially written mapping units that hold data.
-        let head_partial = !req.offset.is_multiple_of(us);
-        let tail_partial = !(req.offset + req.len).is_multiple_of(us);
-        for (partial, lpn) in [
-            (head_partial, first),
-            (tail_partial && (last != first || !head_partial), last),
-        ] {
-            if !partial {
-                continue;
-            }
+        for lpn in partial_units(req, us) {
             let pun = self.ftl.lookup(lpn);
             if pun != NONE && !self.buffered(pun) {
                 self.counters.rmw_page_reads += 1;

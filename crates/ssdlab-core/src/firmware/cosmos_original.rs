@@ -34,7 +34,7 @@
 
 use super::Firmware;
 use crate::config::DeviceConfig;
-use crate::device::{Device, Stage, Token};
+use crate::device::{partial_units, Device, Stage, Token};
 use crate::ftl::NONE;
 use crate::request::Op;
 use crate::Result;
@@ -108,11 +108,9 @@ impl CosmosOriginal {
         let ps = dev.geo.unit_size;
         let (first, last) = (req.offset / ps, (req.offset + req.len - 1) / ps);
         dev.counters.host_write_units += last - first + 1;
-        let head = !req.offset.is_multiple_of(ps);
-        let tail = !(req.offset + req.len).is_multiple_of(ps);
-        for (partial, lpn) in [(head, first), (tail && (last != first || !head), last)] {
+        for lpn in partial_units(&req, ps) {
             let pun = dev.ftl.lookup(lpn);
-            if partial && pun != NONE {
+            if pun != NONE {
                 dev.counters.rmw_page_reads += 1;
                 self.rmw_reads += 1;
                 dev.read_page(pid, pun, 1);

@@ -50,7 +50,7 @@
 
 use super::Firmware;
 use crate::config::DeviceConfig;
-use crate::device::{Device, Token};
+use crate::device::{partial_units, Device, Token};
 use crate::ftl::NONE;
 use crate::request::{Op, Request};
 use crate::units::fmt_size;
@@ -569,10 +569,8 @@ impl OpenSsd {
         dev.counters.host_write_units += last - first + 1;
         self.write_seq += 1;
         // Read-modify-write of partial units whose data is only on flash.
-        let head = !req.offset.is_multiple_of(us);
-        let tail = !(req.offset + req.len).is_multiple_of(us);
-        for (partial, lpn) in [(head, first), (tail && (last != first || !head), last)] {
-            if !partial || self.buf.index.contains_key(&lpn) || self.cache.index.contains_key(&lpn) {
+        for lpn in partial_units(req, us) {
+            if self.buf.index.contains_key(&lpn) || self.cache.index.contains_key(&lpn) {
                 continue;
             }
             let pun = dev.ftl.lookup(lpn);

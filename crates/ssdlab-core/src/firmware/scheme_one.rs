@@ -44,7 +44,7 @@ use super::openssd::FLUSH_PAGES;
 use super::replacement::{self, Replacement, Victim};
 use super::Firmware;
 use crate::config::DeviceConfig;
-use crate::device::{Device, PageReads, Stage, Token};
+use crate::device::{partial_units, Device, PageReads, Stage, Token};
 use crate::ftl::NONE;
 use crate::geometry::Geometry;
 use crate::request::{Op, Request};
@@ -246,10 +246,8 @@ impl SchemeOne {
         let link_end = dev.link(0, dev.now(), req.len);
         dev.pending_mut(pid).ready = link_end;
         // Read-modify-write of partly written units that are only on flash.
-        let head = !req.offset.is_multiple_of(us);
-        let tail = !(req.offset + req.len).is_multiple_of(us);
-        for (partial, lpn) in [(head, first), (tail && (last != first || !head), last)] {
-            if !partial || self.index.contains_key(&lpn) {
+        for lpn in partial_units(&req, us) {
+            if self.index.contains_key(&lpn) {
                 continue;
             }
             let pun = dev.ftl.lookup(lpn);
