@@ -18,8 +18,9 @@ const CH: u64 = 81_920;
 const LINK: u64 = 18_654;
 const T: u64 = 10_000_000;
 
-fn device(controller: &str) -> Device {
-    let text = r#"
+/// The test device's run file, `extra` appended (`[device.ftl]` is open before it).
+fn text(extra: &str) -> String {
+    r#"
 [device]
 name = "ctl"
 [device.geometry]
@@ -33,8 +34,11 @@ overprovisioning = 1.0
 "#
     .to_string()
         + common::SLC_TIMING
-        + "[device.controller]\n"
-        + controller;
+        + extra
+}
+
+fn device(controller: &str) -> Device {
+    let text = text(&format!("[device.controller]\n{controller}"));
     let cfg = parse_config(&text, "ctl.toml", Path::new(".")).unwrap_or_else(|e| panic!("{e}"));
     Device::new(&cfg.device, 1).unwrap()
 }
@@ -163,22 +167,9 @@ dma = [["4KiB", "40MB/s"], ["12KiB", "80MB/s"]]
 #[test]
 fn controller_settings_out_of_range_are_refused_with_their_key() {
     let bad = |ctl: &str, want: &str| {
-        let text = r#"
-[device]
-name = "ctl"
-[device.geometry]
-channels = 1
-ways = 1
-blocks_per_plane = 32
-pages_per_block = 4
-page_size = "8KiB"
-mapping_unit = "8KiB"
-overprovisioning = 1.0
-"#
-        .to_string()
-            + common::SLC_TIMING
-            + ctl;
-        let e = parse_config(&text, "ctl.toml", Path::new(".")).unwrap_err().to_string();
+        let e = parse_config(&text(ctl), "ctl.toml", Path::new("."))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains(want), "{e}\nwanted {want}");
     };
     bad(

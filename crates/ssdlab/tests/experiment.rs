@@ -48,6 +48,18 @@ fn claims_judged_by_their_rules(r: &Value, stdout: &str) {
     }
 }
 
+/// Run experiment `name --quick` into `dir/name`; check it wrote `files`; its folder and
+/// standard output.
+fn run_quick(dir: &std::path::Path, name: &str, files: &[&str]) -> (std::path::PathBuf, String) {
+    let out = dir.join(name);
+    let o = ssdlab(&["experiment", name, "--quick", "--out", out.to_str().unwrap(), "-q"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for f in files {
+        assert!(out.join(f).is_file(), "{f} written");
+    }
+    (out, String::from_utf8_lossy(&o.stdout).to_string())
+}
+
 #[test]
 fn experiments_are_listed() {
     let o = ssdlab(&["experiment", "list"]);
@@ -64,22 +76,19 @@ fn experiments_are_listed() {
 #[test]
 fn friendly_quick_reproduces_the_seed_s_measurements() {
     let dir = tempfile::Builder::new().prefix("ssdlab-exp-").tempdir().unwrap();
-    let out = dir.path().join("friendly");
-    let out_s = out.to_str().unwrap();
-    let o = ssdlab(&["experiment", "friendly", "--quick", "--out", out_s, "-q"]);
-    let stdout = String::from_utf8_lossy(&o.stdout).to_string();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    for f in [
-        "result.json",
-        "table.md",
-        "table.csv",
-        "threads_small.svg",
-        "threads_large.svg",
-        "threshold.svg",
-        "gc_cost.svg",
-    ] {
-        assert!(out.join(f).is_file(), "{f} written");
-    }
+    let (out, stdout) = run_quick(
+        dir.path(),
+        "friendly",
+        &[
+            "result.json",
+            "table.md",
+            "table.csv",
+            "threads_small.svg",
+            "threads_large.svg",
+            "threshold.svg",
+            "gc_cost.svg",
+        ],
+    );
     let r: Value = serde_json::from_str(&std::fs::read_to_string(out.join("result.json")).unwrap()).unwrap();
     assert_eq!(r["experiment"], "friendly");
     assert_eq!(r["scale"]["scale"], "quick");
@@ -141,23 +150,20 @@ fn friendly_quick_reproduces_the_seed_s_measurements() {
 #[test]
 fn openssd_quick_reproduces_the_seed_s_comparisons() {
     let dir = tempfile::Builder::new().prefix("ssdlab-exp-").tempdir().unwrap();
-    let out = dir.path().join("openssd");
-    let out_s = out.to_str().unwrap();
-    let o = ssdlab(&["experiment", "openssd", "--quick", "--out", out_s, "-q"]);
-    let stdout = String::from_utf8_lossy(&o.stdout).to_string();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    for f in [
-        "result.json",
-        "table.md",
-        "table.csv",
-        "figure11_random_write.svg",
-        "figure12_sequential_write.svg",
-        "figure13_random_read.svg",
-        "figure14_scheme_one.svg",
-        "figure5_flash_parallelism.svg",
-    ] {
-        assert!(out.join(f).is_file(), "{f} written");
-    }
+    let (out, stdout) = run_quick(
+        dir.path(),
+        "openssd",
+        &[
+            "result.json",
+            "table.md",
+            "table.csv",
+            "figure11_random_write.svg",
+            "figure12_sequential_write.svg",
+            "figure13_random_read.svg",
+            "figure14_scheme_one.svg",
+            "figure5_flash_parallelism.svg",
+        ],
+    );
     let svg = std::fs::read_to_string(out.join("figure11_random_write.svg")).unwrap();
     assert!(
         svg.contains("256 threads, GC") && svg.contains("optimised (seed)"),

@@ -225,6 +225,7 @@ mod tests {
     const PAGE: u64 = 8192;
 
     fn text(unit: &str, extra: &str) -> String {
+        let timing = crate::config::TEST_SLC_TIMING;
         format!(
             r#"
 [device]
@@ -237,19 +238,7 @@ pages_per_block = 4
 page_size = "8KiB"
 mapping_unit = "{unit}"
 overprovisioning = 0.5
-[device.nand]
-cell = "slc"
-read = "25us"
-program = "200us"
-erase = "1.5ms"
-channel_rate = "100MB/s"
-endurance = 100000
-[device.host]
-interface = "sata3"
-command_overhead = "5us"
-[device.ftl]
-gc_threshold = 2
-design = "cosmos-original"
+{timing}design = "cosmos-original"
 {extra}
 [device.controller]
 cpus = 1

@@ -756,6 +756,7 @@ mod tests {
 
     /// A scheme-one device: `channels` channels of one plane, blocks of `ppb` pages.
     fn device_with(channels: u32, ppb: u32, unit: &str, buffer: &str, policy: &str, extra: &str) -> Device {
+        let timing = crate::config::TEST_SLC_TIMING;
         let text = format!(
             r#"
 [device]
@@ -768,19 +769,7 @@ pages_per_block = {ppb}
 page_size = "8KiB"
 mapping_unit = "{unit}"
 overprovisioning = 0.5
-[device.nand]
-cell = "slc"
-read = "25us"
-program = "200us"
-erase = "1.5ms"
-channel_rate = "100MB/s"
-endurance = 100000
-[device.host]
-interface = "sata3"
-command_overhead = "5us"
-[device.ftl]
-gc_threshold = 2
-design = "scheme-one"
+{timing}design = "scheme-one"
 write_buffer = "{buffer}"
 buffer_policy = "{policy}"
 [device.controller]
