@@ -1328,10 +1328,8 @@ impl Device {
     /// the map).
     pub fn check_invariants(&self) -> std::result::Result<(), String> {
         self.ftl.check_invariants()?;
-        match &self.firmware {
-            Some(f) => f.check(self).map_err(|m| format!("{} design: {m}", f.name())),
-            None => Ok(()),
-        }
+        self.check_firmware()
+            .map_err(|m| format!("{} design: {m}", self.firmware.as_deref().map_or("", |f| f.name())))
     }
 
     /// Free blocks in the whole device.
