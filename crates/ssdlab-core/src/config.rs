@@ -401,6 +401,68 @@ pub struct DeviceConfig {
     pub scheduler: SchedulerConfig,
     #[serde(default)]
     pub controller: ControllerConfig,
+    #[serde(default)]
+    pub placement: PlacementConfig,
+}
+
+/// Data placement (`crate::placement`): which open superblock a host write goes to. The
+/// default, "plane", is the engine's per-plane frontiers (no superblocks).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlacementConfig {
+    /// "plane" (per-plane frontiers), or a superblock policy of `crate::placement::REGISTRY`:
+    /// baseline, partial-gc, multi-stream, autostream, plan-nopred-1/4, plan-nopred-1/8,
+    /// plan-pred-1/4, plan-pred-1/8.
+    #[serde(default = "default_placement")]
+    pub policy: String,
+    /// Host superblocks open at once (write classes), the same for every policy.
+    #[serde(default = "default_open_superblocks")]
+    pub open_superblocks: u32,
+    /// PLAN: a write this large, or a sequential run that reaches it, is "large sequential".
+    #[serde(default = "default_large_write")]
+    pub large_write: Size,
+    /// AutoStream: the LBA chunk whose history assigns a stream.
+    #[serde(default = "default_autostream_chunk")]
+    pub chunk: Size,
+    /// AutoStream: decay period, in host data written as a share of the logical capacity.
+    #[serde(default = "default_decay")]
+    pub decay: f64,
+    /// PLAN-Pred: the LBA chunk whose write history predicts a lifetime.
+    #[serde(default = "default_lifetime_chunk")]
+    pub lifetime_chunk: Size,
+    /// PLAN-Pred: lifetime class boundaries, in host data written between a chunk's write and
+    /// its next write or trim, as shares of the logical capacity (increasing; one fewer than
+    /// the small superblocks).
+    #[serde(default = "default_lifetime_bounds")]
+    pub lifetime_bounds: Vec<f64>,
+}
+
+fn default_placement() -> String {
+    "plane".into()
+}
+fn default_open_superblocks() -> u32 {
+    4
+}
+fn default_large_write() -> Size {
+    Size(128 << 10)
+}
+fn default_autostream_chunk() -> Size {
+    Size(1 << 20)
+}
+fn default_decay() -> f64 {
+    0.25
+}
+fn default_lifetime_chunk() -> Size {
+    Size(16 << 10)
+}
+fn default_lifetime_bounds() -> Vec<f64> {
+    vec![0.125, 0.5]
+}
+
+impl Default for PlacementConfig {
+    fn default() -> Self {
+        toml::from_str("").expect("defaults")
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -940,7 +1002,14 @@ impl Config {
         let spare = (geo.physical_units - geo.logical_units) as f64 / (geo.planes * geo.units_per_block) as f64;
         // The reserve, plus one open block per host frontier and one for GC.
         let ftl = &self.device.ftl;
-        let need = ftl.gc_threshold.max(ftl.bg_gc_threshold) as f64 + 1.0 + ftl.streams as f64;
+        let frontiers = crate::placement::host_frontiers(&self.device);
+        // Superblocks collect in the foreground only.
+        let reserve = if self.device.placement.policy == "plane" {
+            ftl.gc_threshold.max(ftl.bg_gc_threshold)
+        } else {
+            ftl.gc_threshold
+        };
+        let need = reserve as f64 + 1.0 + frontiers as f64;
         if spare < need {
             let mut keys = vec![
                 "device.geometry.overprovisioning",
@@ -1106,6 +1175,7 @@ impl DeviceConfig {
         }
         let t = &self.ftl;
         crate::firmware::check(self).map_err(|(key, m)| Error::config(f, &format!("device.ftl.{key}"), m))?;
+        crate::placement::check(self).map_err(|(key, m)| Error::config(f, &key, m))?;
         crate::ftl::gc::check_policy_name(&t.gc_policy).map_err(|m| Error::config(f, "device.ftl.gc_policy", m))?;
         if t.gc_frontier != "separate" && t.gc_frontier != "shared" {
             return Err(Error::config(

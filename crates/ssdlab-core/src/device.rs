@@ -22,8 +22,10 @@
 use crate::config::{Allocation, DeviceConfig, Suspendable};
 use crate::controller::{Cpu, Dma};
 use crate::firmware::{self, Firmware};
+use crate::ftl::superblock::SbStats;
 use crate::ftl::{FtlParams, FtlStats, GcOpKind, PageDone, NONE};
 use crate::geometry::Geometry;
+use crate::placement::Placement;
 use crate::request::{Op, Request};
 use crate::scheduler::{self, Class, Kind, Notice, OpSpec, Scheduler, UnitStats};
 use crate::timeline::{self, Timeline};
@@ -81,6 +83,10 @@ pub struct Snapshot {
     pub cpu_busy: Vec<u64>,
     /// The firmware design's own counters.
     pub firmware: Vec<(&'static str, u64)>,
+    /// The placement policy's counters.
+    pub placement: Vec<(&'static str, u64)>,
+    /// Superblock counters (None: per-plane frontiers).
+    pub superblocks: Option<SbStats>,
 }
 
 /// Where the pages of one host write frontier go (see [`Allocation`]).
@@ -230,6 +236,8 @@ pub struct Device {
     /// Firmware time and command admission; None: commands act at arrival.
     control: Option<Control>,
     firmware: Option<Box<dyn Firmware>>,
+    /// Superblock placement policy (None: per-plane frontiers).
+    placement: Option<Box<dyn Placement>>,
     /// [host→device, device→host]; one shared timeline when half duplex.
     links: Vec<Timeline>,
     duplex: bool,
@@ -293,9 +301,20 @@ impl Device {
     /// A device around an FTL built for `cfg`'s geometry (e.g. a copy of a preconditioned
     /// one); it gets `cfg`'s number of streams.
     pub fn with_ftl(cfg: &DeviceConfig, mut ftl: Ftl) -> Result<Device> {
-        if ftl.streams() != cfg.ftl.streams as usize {
-            ftl.set_streams(cfg.ftl.streams as usize);
-        }
+        let placement = match crate::placement::make(cfg, &ftl.geo) {
+            Some((policy, layout)) => {
+                if ftl.superblocks().is_none() {
+                    ftl.enable_superblocks(&layout);
+                }
+                Some(policy)
+            }
+            None => {
+                if ftl.streams() != cfg.ftl.streams as usize {
+                    ftl.set_streams(cfg.ftl.streams as usize);
+                }
+                None
+            }
+        };
         let geo = ftl.geo.clone();
         let read_ns = cfg.read_ns();
         let program_ns = cfg.program_ns();
@@ -305,7 +324,12 @@ impl Device {
         let unit_channel = (0..units).map(|u| u % geo.channels).collect();
         let wb = cfg.ftl.write_buffer.0;
         let sc = &cfg.scheduler;
-        let bg_threshold = cfg.ftl.bg_gc_threshold as usize;
+        // Superblocks collect when one is opened (foreground only).
+        let bg_threshold = if placement.is_some() {
+            0
+        } else {
+            cfg.ftl.bg_gc_threshold as usize
+        };
         let sched = Scheduler::new(
             scheduler::Params {
                 policy: sc.policy,
@@ -353,6 +377,7 @@ impl Device {
             dma: Dma::from_config(cfg),
             control,
             firmware: fw,
+            placement,
             links: vec![Timeline::default(); if duplex { 2 } else { 1 }],
             duplex,
             plane_parallel,
@@ -533,6 +558,8 @@ impl Device {
             link_busy: self.links.iter().map(|l| l.busy_ns).collect(),
             cpu_busy: self.control.as_ref().map_or(Vec::new(), |c| c.cpu.busy()),
             firmware: self.firmware.as_ref().map_or(Vec::new(), |f| f.counters()),
+            placement: self.placement.as_ref().map_or(Vec::new(), |p| p.counters()),
+            superblocks: self.ftl.superblocks().map(|s| s.stats.clone()),
         }
     }
 
@@ -1091,10 +1118,37 @@ impl Device {
         (req.offset + req.len - 1) / us - req.offset / us + 1
     }
 
-    /// The host write frontier of a request: its stream modulo the FTL's streams.
+    /// The host write frontier of a write: the placement policy's slot, or its stream modulo
+    /// the FTL's streams. Called once per write.
     #[inline]
-    fn stream_of(&self, req: &Request) -> usize {
-        req.stream as usize % self.filling.len()
+    fn stream_of(&mut self, req: &Request) -> usize {
+        match self.placement.as_mut() {
+            None => req.stream as usize % self.filling.len(),
+            Some(p) => p.route(&crate::placement::Write {
+                offset: req.offset,
+                len: req.len,
+                stream: req.stream,
+                clock: self.counters.host_write_units,
+            }),
+        }
+    }
+
+    /// The plane that receives the next page of host frontier `stream`: from the allocation
+    /// policy, or a member of the stream's open superblock.
+    #[inline]
+    fn next_plane(&mut self, stream: usize) -> Result<usize> {
+        if self.placement.is_none() {
+            return Ok(self.choose_plane(stream));
+        }
+        let etas = self.sched.etas();
+        let now = self.now;
+        let (pp, dies) = (self.plane_parallel, self.geo.dies);
+        match self.allocation {
+            Allocation::RoundRobin => self.ftl.superblock_plane(stream, |_| 0),
+            Allocation::LeastBusy => self
+                .ftl
+                .superblock_plane(stream, |p| etas[if pp { p } else { p % dies }].max(now)),
+        }
     }
 
     /// Put a write's units into the buffer's pages; the request completes at `t`.
@@ -1108,7 +1162,7 @@ impl Device {
             let plane = match self.filling[stream] {
                 Some(pl) => pl,
                 None => {
-                    let pl = self.choose_plane(stream);
+                    let pl = self.next_plane(stream)?;
                     self.filling[stream] = Some(pl);
                     pl
                 }
@@ -1150,7 +1204,7 @@ impl Device {
         let mut lpn = first;
         while lpn <= last {
             let n = (last - lpn + 1).min(upp);
-            let plane = self.choose_plane(stream);
+            let plane = self.next_plane(stream)?;
             let page = self.append_page(plane, stream, lpn..lpn + n)?;
             self.queue_gc_ops();
             self.pending[pid as usize].remaining += 1;
@@ -1187,6 +1241,9 @@ impl Device {
         // Only whole mapping units are dropped.
         let first = req.offset.div_ceil(us);
         let end = (req.offset + req.len) / us;
+        if let Some(p) = self.placement.as_mut() {
+            p.trim(req.offset, req.len, self.counters.host_write_units);
+        }
         for lpn in first..end {
             self.ftl.trim(lpn);
             self.counters.host_trim_units += 1;

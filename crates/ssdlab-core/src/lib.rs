@@ -20,6 +20,7 @@ pub mod hdd;
 pub mod lifetime;
 pub mod lint;
 pub mod metrics;
+pub mod placement;
 pub mod precondition;
 pub mod request;
 pub mod sampling;

@@ -445,6 +445,10 @@ pub struct SsdResult {
     pub gc_policy: String,
     /// The firmware design (`device.ftl.design`) and its own counters over the window.
     pub firmware: serde_json::Value,
+    /// Superblock placement (absent with per-plane frontiers): the policy, its counters and
+    /// the superblocks' over the window, the GC victims by percentage of valid units.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub placement: Option<serde_json::Value>,
     /// P/E cycles a block takes before it is retired (`device.nand.endurance`).
     pub endurance: u32,
     pub host: serde_json::Value,

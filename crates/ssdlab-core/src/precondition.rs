@@ -40,16 +40,23 @@ pub struct PreconditionReport {
 /// would; each stream (host write frontier) goes round the planes on its own.
 /// A design with a fixed plane per logical unit (static allocation) has its units written
 /// there instead.
+/// With superblocks, each stream's pages go round the members of its open superblock.
 pub struct Placement {
     plane: Vec<usize>,
     fixed: bool,
+    superblocks: bool,
 }
+
+/// No page of the stream is being filled (superblocks).
+const NO_PAGE: usize = usize::MAX;
 
 impl Placement {
     pub fn new(dev: &Device) -> Placement {
+        let superblocks = dev.ftl.superblocks().is_some();
         Placement {
-            plane: vec![0; dev.ftl.streams()],
+            plane: vec![if superblocks { NO_PAGE } else { 0 }; dev.ftl.streams()],
             fixed: dev.home_plane(0).is_some(),
+            superblocks,
         }
     }
 
@@ -59,6 +66,15 @@ impl Placement {
         if self.fixed {
             let p = dev.home_plane(lpn).expect("a fixed plane for every unit");
             dev.ftl.append_stream(p, stream, lpn)?;
+            return Ok(());
+        }
+        if self.superblocks {
+            let p = match self.plane[stream] {
+                NO_PAGE => dev.ftl.superblock_plane(stream, |_| 0)?,
+                p => p,
+            };
+            let done = dev.ftl.append_stream(p, stream, lpn)?.is_some();
+            self.plane[stream] = if done { NO_PAGE } else { p };
             return Ok(());
         }
         let p = &mut self.plane[stream];
@@ -207,9 +223,11 @@ pub fn precondition(
         // then collect in step for the whole run, and a measured window would catch a whole
         // number of synchronized GC rounds. A random number of pages (under one block) more
         // per plane puts each at its own point of the cycle, as on a drive in use.
+        // Superblocks fill their members in turn already, and take writes only through them.
         let upp = dev.geo.units_per_page;
         let planes = dev.geo.planes as u64;
-        for p in 0..dev.geo.planes {
+        let staggered = if f.superblocks { 0 } else { dev.geo.planes };
+        for p in 0..staggered {
             let pages = rng.gen_range(0..dev.geo.pages_per_block);
             for _ in 0..pages * upp {
                 let lpn = if f.fixed {

@@ -167,7 +167,17 @@ pub fn memory_estimate(cfg: &Config) -> Result<u64> {
     } else {
         0
     };
-    let device = tracked + 64 * geo.planes as u64 + crate::firmware::memory_estimate(&cfg.device);
+    // Superblocks: a superblock number per block and at most one table entry per block.
+    let superblocks = if cfg.device.placement.policy == "plane" {
+        0
+    } else {
+        4 * geo.blocks as u64 + 32 * geo.blocks as u64
+    };
+    let device = tracked
+        + 64 * geo.planes as u64
+        + crate::firmware::memory_estimate(&cfg.device)
+        + crate::placement::memory_estimate(&cfg.device, &geo)
+        + superblocks;
     // Per clone: the stream, `iodepth` in-flight records; per job: three latency histograms
     // (3 significant digits up to 2^63 ns, about 40 KiB each) and the latency windows.
     let jobs: u64 = cfg
@@ -844,6 +854,22 @@ impl Simulation {
                 }
                 serde_json::Value::Object(o)
             },
+            placement: now.superblocks.as_ref().map(|sb| {
+                let sb = sb.since(w0.superblocks.as_ref().expect("superblocks from the start"));
+                let mut o = serde_json::Map::new();
+                o.insert("policy".into(), json!(self.cfg.device.placement.policy));
+                o.insert(
+                    "open_superblocks".into(),
+                    json!(self.cfg.device.placement.open_superblocks),
+                );
+                o.insert("superblocks_opened".into(), json!(sb.superblocks_opened));
+                o.insert("victims".into(), json!(sb.victims));
+                for ((k, v), (_, v0)) in now.placement.iter().zip(&w0.placement) {
+                    o.insert((*k).into(), json!(v - v0));
+                }
+                o.insert("victim_valid_percent".into(), json!(sb.victim_valid_percent));
+                serde_json::Value::Object(o)
+            }),
             endurance: self.cfg.device.nand.endurance,
             scheduler: json!({
                 "policy": sc.policy, "suspend": sc.suspend, "max_write_wait_ns": sc.max_write_wait.0,

@@ -16,6 +16,7 @@
 //! + about 30 bytes per block, i.e. under 9 bytes per physical unit at α ≥ 1.07.
 
 pub mod gc;
+pub mod superblock;
 
 use crate::geometry::Geometry;
 use crate::{Error, Result};
@@ -150,6 +151,17 @@ struct Frontier {
 
 const NO_FRONTIER: Frontier = Frontier { block: NONE, next: 0 };
 
+/// Which block a collection takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Pick {
+    /// The victim policy's choice.
+    Policy,
+    /// A wear-leveling migration of this block (not counted as GC).
+    Wl(u32),
+    /// This block, chosen by superblock GC.
+    Gc(u32),
+}
+
 /// A collection under way in a plane.
 #[derive(Clone, Copy, Debug)]
 struct Cursor {
@@ -208,6 +220,8 @@ pub struct Ftl {
     /// cache) follows its units with them.
     pub moves: Vec<Move>,
     pub record_moves: bool,
+    /// Superblocks (placement policies other than per-plane frontiers).
+    sb: Option<Box<superblock::Superblocks>>,
 }
 
 /// A valid unit GC or wear leveling copied: logical unit `lpn` moved from physical unit
@@ -305,6 +319,7 @@ impl Ftl {
             record_ops: true,
             moves: Vec::new(),
             record_moves: false,
+            sb: None,
         })
     }
 
@@ -540,13 +555,18 @@ impl Ftl {
     /// A new block for the host frontier `hi` of `plane` (whose current state is `f`).
     #[cold]
     fn new_host_block(&mut self, plane: usize, hi: usize, f: Frontier) -> Result<Frontier> {
+        if self.sb.is_some() {
+            return Err(Error::Invalid(format!(
+                "plane {plane}: a host write outside its superblock (placement out of step)"
+            )));
+        }
         if f.block != NONE {
             self.close_block(plane, f.block);
             self.hosts[hi] = NO_FRONTIER;
         }
         let mut guard = 0;
         while self.planes[plane].free.len() < self.params.gc_threshold as usize {
-            self.collect(plane, None, false)?;
+            self.collect(plane, Pick::Policy, false)?;
             guard += 1;
             if guard > 4 * self.geo.blocks_per_plane + 16 {
                 return Err(Error::Invalid(format!(
@@ -598,7 +618,11 @@ impl Ftl {
         if self.planes[plane].cursor.is_none() && self.policy.len(plane) == 0 {
             return Ok(false);
         }
-        self.collect(plane, None, true)?;
+        if self.sb.is_some() {
+            self.reclaim(plane, true)?;
+        } else {
+            self.collect(plane, Pick::Policy, true)?;
+        }
         Ok(true)
     }
 
@@ -636,35 +660,36 @@ impl Ftl {
             if self.policy.len(plane) == 0 {
                 return Ok(false);
             }
-            self.start_collection(plane, None, true)?;
+            self.start_collection(plane, Pick::Policy, true)?;
         }
         self.collection_step(plane)?;
         Ok(true)
     }
 
     /// Reclaim a block to the end: the collection under way, or else the policy's victim, or
-    /// `forced` (wear leveling, after finishing any collection under way).
-    fn collect(&mut self, plane: usize, forced: Option<u32>, background: bool) -> Result<()> {
+    /// the block `pick` names (wear leveling or superblock GC, after finishing any collection
+    /// under way).
+    fn collect(&mut self, plane: usize, pick: Pick, background: bool) -> Result<()> {
         if self.planes[plane].cursor.is_some() {
             while !self.collection_step(plane)? {}
-            if forced.is_none() {
+            if pick == Pick::Policy {
                 return Ok(());
             }
         }
-        self.start_collection(plane, forced, background)?;
+        self.start_collection(plane, pick, background)?;
         while !self.collection_step(plane)? {}
         Ok(())
     }
 
-    /// Pick a victim (or take `forced`) and open a cursor on it.
-    fn start_collection(&mut self, plane: usize, forced: Option<u32>, background: bool) -> Result<()> {
+    /// Pick a victim (or take the one `pick` names) and open a cursor on it.
+    fn start_collection(&mut self, plane: usize, pick: Pick, background: bool) -> Result<()> {
         let upb = self.geo.units_per_block as u32;
-        let victim = match forced {
-            Some(b) => {
+        let victim = match pick {
+            Pick::Wl(b) | Pick::Gc(b) => {
                 self.policy.remove(plane, b, self.valid[b as usize]);
                 b
             }
-            None => {
+            Pick::Policy => {
                 let ctx = VictimCtx {
                     valid: &self.valid,
                     stamp: &self.stamp,
@@ -676,7 +701,11 @@ impl Ftl {
                 })?
             }
         };
-        if forced.is_none() {
+        let forced = matches!(pick, Pick::Wl(_));
+        if pick == Pick::Policy {
+            self.superblock_victim_block(self.valid[victim as usize]);
+        }
+        if !forced {
             if background {
                 self.stats.gc_runs_background += 1;
             } else {
@@ -690,7 +719,7 @@ impl Ftl {
         self.planes[plane].cursor = Some(Cursor {
             victim,
             next: 0,
-            forced: forced.is_some(),
+            forced,
         });
         Ok(())
     }
@@ -848,6 +877,9 @@ impl Ftl {
         let e = self.erase[b as usize] + 1;
         self.erase[b as usize] = e;
         self.max_erase = self.max_erase.max(e);
+        if self.sb.is_some() {
+            self.superblock_erased(b);
+        }
         if e >= self.params.endurance {
             self.state[b as usize] = BlockState::Retired;
             self.stats.retired_blocks += 1;
@@ -876,7 +908,7 @@ impl Ftl {
                 let plane = self.geo.plane_of_block(b);
                 // Counted before: the migration may wear the block out and fail the run.
                 self.stats.wl_migrations += 1;
-                self.collect(plane, Some(b as u32), false)?;
+                self.collect(plane, Pick::Wl(b as u32), false)?;
             }
         }
         Ok(())
@@ -1018,6 +1050,7 @@ impl Ftl {
         if candidates != full {
             return Err(format!("{full} full blocks but the GC policy indexes {candidates}"));
         }
+        self.check_superblocks()?;
         for (p, ps) in self.planes.iter().enumerate() {
             for Reverse((e, b)) in ps.free.iter() {
                 if self.geo.plane_of_block(*b as usize) != p || self.state[*b as usize] != BlockState::Free {

@@ -1,0 +1,537 @@
+//! Superblocks: host data written in sets of blocks over a chosen group of chips, collected
+//! whole or block by block (`crate::placement` chooses which superblock a write goes to).
+//!
+//! A superblock of width `w` (chips per channel) holds one block on every plane of `w` chips
+//! of every channel: chips `g·w .. (g+1)·w` of each channel for a group `g` (full
+//! parallelism, `w` = ways: one group, every plane). Each write class (slot) has one open
+//! superblock; its pages go to the member planes in the order the device chooses (the
+//! member that could start a program first), so that all members fill together. A new
+//! superblock is opened on the group whose planes have the most free blocks (ties: the
+//! group after the last one used), after foreground GC has given each of its planes
+//! `gc_threshold` free blocks.
+//!
+//! GC data goes to each plane's own GC block, which is a candidate on its own once full.
+//! Whole-superblock GC picks, among the candidates that hold a block of the plane short of
+//! free blocks, the one with the lowest share of valid units (a full superblock, or a GC
+//! block), and collects every block of it; block GC (`whole = false`) collects the plane's
+//! block chosen by the victim policy. Background GC is off: collections run when a
+//! superblock is opened, as on FEMU.
+
+use super::{BlockState, Frontier, Ftl, Pick, NONE, NO_FRONTIER};
+use crate::placement::Layout;
+use crate::{Error, Result};
+use serde::Serialize;
+
+/// Percent bins of the victims' valid share (0 … 100).
+pub const RATIO_BINS: usize = 101;
+
+#[derive(Clone, Debug, Default, Serialize, PartialEq, Eq)]
+pub struct SbStats {
+    pub superblocks_opened: u64,
+    /// GC victims: superblocks (whole GC) or blocks (block GC), GC blocks included.
+    pub victims: u64,
+    /// Victims by the percentage of their units still valid (floor), 101 bins.
+    pub victim_valid_percent: Vec<u64>,
+}
+
+impl SbStats {
+    pub fn since(&self, e: &SbStats) -> SbStats {
+        SbStats {
+            superblocks_opened: self.superblocks_opened - e.superblocks_opened,
+            victims: self.victims - e.victims,
+            victim_valid_percent: self
+                .victim_valid_percent
+                .iter()
+                .zip(&e.victim_valid_percent)
+                .map(|(a, b)| a - b)
+                .collect(),
+        }
+    }
+
+    fn victim(&mut self, valid: u64, capacity: u64) {
+        self.victims += 1;
+        self.victim_valid_percent[(100 * valid / capacity.max(1)) as usize] += 1;
+    }
+}
+
+#[derive(Clone, Debug)]
+struct Superblock {
+    /// Member blocks not yet erased, in plane order.
+    blocks: Vec<u32>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Superblocks {
+    /// Chips per channel of each slot.
+    widths: Vec<usize>,
+    whole: bool,
+    /// Planes of each group, per width: `groups[width] = [[planes of group 0], …]`.
+    groups: Vec<Vec<Vec<usize>>>,
+    /// Next group to prefer on a tie, per width.
+    next_group: Vec<usize>,
+    /// Superblock of each block (NONE: free, a GC block, or opened by the per-plane
+    /// frontiers before superblocks were on).
+    sb_of: Vec<u32>,
+    table: Vec<Superblock>,
+    free_ids: Vec<u32>,
+    /// Open superblock of each slot (NONE: none yet).
+    open: Vec<u32>,
+    /// Member index after the last one given a page, per slot.
+    cursor: Vec<usize>,
+    pub stats: SbStats,
+}
+
+impl Superblocks {
+    /// Whole-superblock GC (else block GC).
+    pub fn whole(&self) -> bool {
+        self.whole
+    }
+}
+
+impl Ftl {
+    /// Turn superblocks on with `layout` (slots = its widths); the FTL gets one host frontier
+    /// per slot on every plane. Blocks already written stay outside any superblock (each a
+    /// candidate on its own).
+    pub fn enable_superblocks(&mut self, layout: &Layout) {
+        self.set_streams(layout.widths.len());
+        let g = &self.geo;
+        let way_of = |p: usize| (p / g.channels) % g.ways;
+        let mut groups = vec![Vec::new(); g.ways + 1];
+        for &w in &layout.widths {
+            if groups[w].is_empty() {
+                groups[w] = (0..g.ways / w)
+                    .map(|k| (0..g.planes).filter(|&p| way_of(p) / w == k).collect())
+                    .collect();
+            }
+        }
+        let slots = layout.widths.len();
+        self.sb = Some(Box::new(Superblocks {
+            widths: layout.widths.clone(),
+            whole: layout.whole,
+            next_group: vec![0; g.ways + 1],
+            groups,
+            sb_of: vec![NONE; g.blocks],
+            table: Vec::new(),
+            free_ids: Vec::new(),
+            open: vec![NONE; slots],
+            cursor: vec![0; slots],
+            stats: SbStats {
+                victim_valid_percent: vec![0; RATIO_BINS],
+                ..Default::default()
+            },
+        }));
+    }
+
+    /// Superblocks are on.
+    #[inline]
+    pub fn superblocks(&self) -> Option<&Superblocks> {
+        self.sb.as_deref()
+    }
+
+    /// The plane that gets the next page of slot `slot`: the member of its open superblock
+    /// with room whose `cost` is lowest (ties: the next in turn), opening a new superblock
+    /// first when the open one is full.
+    pub fn superblock_plane(&mut self, slot: usize, cost: impl Fn(usize) -> u64) -> Result<usize> {
+        if let Some(p) = self.pick_member(slot, &cost) {
+            return Ok(p);
+        }
+        self.open_superblock(slot)?;
+        self.pick_member(slot, &cost)
+            .ok_or_else(|| Error::Invalid(format!("slot {slot}: a superblock just opened has no room")))
+    }
+
+    fn pick_member(&mut self, slot: usize, cost: &impl Fn(usize) -> u64) -> Option<usize> {
+        let sb = self.sb.as_deref()?;
+        let id = sb.open[slot];
+        if id == NONE {
+            return None;
+        }
+        let members = &sb.table[id as usize].blocks;
+        let n = members.len();
+        let upb = self.geo.units_per_block as u32;
+        let mut best: Option<(u64, usize, usize)> = None;
+        for k in 0..n {
+            let i = (sb.cursor[slot] + k) % n;
+            let b = members[i];
+            let p = self.geo.plane_of_block(b as usize);
+            let f = self.hosts[self.host_idx(p, slot)];
+            if f.block != b || f.next >= upb {
+                continue;
+            }
+            let c = cost(p);
+            if best.is_none_or(|(bc, _, _)| c < bc) {
+                best = Some((c, i, p));
+            }
+        }
+        let (_, i, p) = best?;
+        self.sb.as_deref_mut().expect("superblocks").cursor[slot] = (i + 1) % n;
+        Some(p)
+    }
+
+    /// Close the slot's full blocks and open a new superblock for it.
+    #[cold]
+    fn open_superblock(&mut self, slot: usize) -> Result<()> {
+        let upb = self.geo.units_per_block as u32;
+        for p in 0..self.geo.planes {
+            let hi = self.host_idx(p, slot);
+            let f = self.hosts[hi];
+            if f.block != NONE {
+                if f.next < upb {
+                    return Err(Error::Invalid(format!(
+                        "slot {slot}: plane {p}'s block {} is not full but its superblock is",
+                        f.block
+                    )));
+                }
+                self.close_block(p, f.block);
+                self.hosts[hi] = NO_FRONTIER;
+            }
+        }
+        let sb = self.sb.as_deref().expect("superblocks");
+        let w = sb.widths[slot];
+        let n = sb.groups[w].len();
+        // The group whose planes have the most free blocks at their lowest.
+        let start = sb.next_group[w];
+        let mut best = (0usize, start);
+        for k in 0..n {
+            let g = (start + k) % n;
+            let free = sb.groups[w][g]
+                .iter()
+                .map(|&p| self.planes[p].free.len())
+                .min()
+                .unwrap_or(0);
+            if k == 0 || free > best.0 {
+                best = (free, g);
+            }
+        }
+        let g = best.1;
+        let planes = sb.groups[w][g].clone();
+        // Foreground GC until every plane of the group has its reserve.
+        let threshold = self.params.gc_threshold as usize;
+        let mut guard = 0;
+        while let Some(&p) = planes.iter().find(|&&p| self.planes[p].free.len() < threshold.max(1)) {
+            self.reclaim(p, false)?;
+            guard += 1;
+            if guard > 4 * self.geo.blocks + 16 {
+                return Err(Error::Invalid(format!(
+                    "garbage collection in plane {p} makes no progress"
+                )));
+            }
+        }
+        let mut blocks = Vec::with_capacity(planes.len());
+        for &p in &planes {
+            blocks.push(self.take_free(p)?);
+        }
+        let sb = self.sb.as_deref_mut().expect("superblocks");
+        sb.next_group[w] = (g + 1) % n;
+        let old = sb.open[slot];
+        if old != NONE && sb.table[old as usize].blocks.is_empty() {
+            sb.free_ids.push(old);
+        }
+        let id = match sb.free_ids.pop() {
+            Some(id) => {
+                sb.table[id as usize].blocks = blocks.clone();
+                id
+            }
+            None => {
+                sb.table.push(Superblock { blocks: blocks.clone() });
+                sb.table.len() as u32 - 1
+            }
+        };
+        for &b in &blocks {
+            sb.sb_of[b as usize] = id;
+        }
+        sb.open[slot] = id;
+        sb.cursor[slot] = 0;
+        sb.stats.superblocks_opened += 1;
+        for (&p, &b) in planes.iter().zip(&blocks) {
+            let hi = self.host_idx(p, slot);
+            self.hosts[hi] = Frontier { block: b, next: 0 };
+        }
+        self.maybe_wear_level()
+    }
+
+    /// One garbage collection that frees a block of `plane`: a whole superblock (or GC block)
+    /// holding one, or the plane's block the victim policy picks.
+    pub(super) fn reclaim(&mut self, plane: usize, background: bool) -> Result<()> {
+        let sb = self.sb.as_deref().expect("superblocks");
+        if !sb.whole {
+            // The victim's share is recorded when the policy has picked it.
+            return self.collect(plane, Pick::Policy, background);
+        }
+        let upb = self.geo.units_per_block as u64;
+        let bpp = self.geo.blocks_per_plane;
+        // (valid, capacity, first block): the lowest valid share; ties to the lowest block.
+        let mut best: Option<(u64, u64, u32)> = None;
+        for b in plane * bpp..(plane + 1) * bpp {
+            if self.state[b] != BlockState::Full {
+                continue;
+            }
+            let id = sb.sb_of[b];
+            let (valid, cap) = if id == NONE {
+                (self.valid[b] as u64, upb)
+            } else {
+                let members = &sb.table[id as usize].blocks;
+                if members.iter().any(|&m| self.state[m as usize] != BlockState::Full) {
+                    continue;
+                }
+                (
+                    members.iter().map(|&m| self.valid[m as usize] as u64).sum(),
+                    members.len() as u64 * upb,
+                )
+            };
+            if best.is_none_or(|(v, c, _)| valid * c < v * cap) {
+                best = Some((valid, cap, b as u32));
+            }
+        }
+        let (valid, cap, b) = best
+            .ok_or_else(|| Error::Invalid(format!("plane {plane}: no block to garbage-collect (device over-full)")))?;
+        let id = sb.sb_of[b as usize];
+        let victims = if id == NONE {
+            vec![b]
+        } else {
+            sb.table[id as usize].blocks.clone()
+        };
+        self.sb.as_deref_mut().expect("superblocks").stats.victim(valid, cap);
+        for v in victims {
+            let p = self.geo.plane_of_block(v as usize);
+            self.collect(p, Pick::Gc(v), background)?;
+        }
+        Ok(())
+    }
+
+    /// Block `b` was erased: it leaves its superblock.
+    pub(super) fn superblock_erased(&mut self, b: u32) {
+        let Some(sb) = self.sb.as_deref_mut() else {
+            return;
+        };
+        let id = std::mem::replace(&mut sb.sb_of[b as usize], NONE);
+        if id == NONE {
+            return;
+        }
+        let members = &mut sb.table[id as usize].blocks;
+        members.retain(|&m| m != b);
+        if members.is_empty() && !sb.open.contains(&id) {
+            sb.free_ids.push(id);
+        }
+    }
+
+    /// Record the valid share of a block victim the policy picked (block GC).
+    pub(super) fn superblock_victim_block(&mut self, valid: u32) {
+        let upb = self.geo.units_per_block as u64;
+        if let Some(sb) = self.sb.as_deref_mut() {
+            if !sb.whole {
+                sb.stats.victim(valid as u64, upb);
+            }
+        }
+    }
+
+    /// The superblock invariants: membership both ways, members in distinct planes of one
+    /// group and never free or retired, open superblocks are their slots' frontiers.
+    pub(super) fn check_superblocks(&self) -> std::result::Result<(), String> {
+        let Some(sb) = self.sb.as_deref() else {
+            return Ok(());
+        };
+        let mut members = 0usize;
+        for (id, s) in sb.table.iter().enumerate() {
+            if sb.free_ids.contains(&(id as u32)) {
+                if !s.blocks.is_empty() {
+                    return Err(format!("superblock {id} is free but has members"));
+                }
+                continue;
+            }
+            let mut planes: Vec<usize> = s.blocks.iter().map(|&b| self.geo.plane_of_block(b as usize)).collect();
+            planes.sort_unstable();
+            planes.dedup();
+            if planes.len() != s.blocks.len() {
+                return Err(format!("superblock {id} has two blocks in one plane"));
+            }
+            for &b in &s.blocks {
+                members += 1;
+                if sb.sb_of[b as usize] != id as u32 {
+                    return Err(format!(
+                        "block {b} is a member of superblock {id} but says {}",
+                        sb.sb_of[b as usize]
+                    ));
+                }
+                if matches!(self.state[b as usize], BlockState::Free | BlockState::Retired) {
+                    return Err(format!(
+                        "superblock {id} holds block {b} in state {:?}",
+                        self.state[b as usize]
+                    ));
+                }
+            }
+        }
+        let tagged = sb.sb_of.iter().filter(|&&i| i != NONE).count();
+        if tagged != members {
+            return Err(format!(
+                "{tagged} blocks name a superblock but superblocks hold {members}"
+            ));
+        }
+        let upb = self.geo.units_per_block as u32;
+        for (slot, &id) in sb.open.iter().enumerate() {
+            for p in 0..self.geo.planes {
+                let f = self.hosts[self.host_idx(p, slot)];
+                if f.block == NONE {
+                    continue;
+                }
+                let own = id != NONE && sb.table[id as usize].blocks.contains(&f.block);
+                if !own && f.next < upb {
+                    return Err(format!(
+                        "slot {slot}: plane {p}'s open block {} is not in the slot's superblock",
+                        f.block
+                    ));
+                }
+            }
+        }
+        if sb.stats.victim_valid_percent.iter().sum::<u64>() != sb.stats.victims {
+            return Err("superblock victim histogram does not add up to the victims".into());
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::parse_config;
+    use crate::ftl::FtlParams;
+    use crate::geometry::Geometry;
+
+    /// 2 channels × 4 chips, one plane each (8 planes), 16 blocks of 4 pages of 2 units.
+    fn ftl(widths: Vec<usize>, whole: bool) -> Ftl {
+        let text = r#"
+[device]
+preset = "mlc-sata"
+[device.geometry]
+channels = 2
+ways = 4
+dies_per_chip = 1
+planes_per_die = 1
+blocks_per_plane = 16
+pages_per_block = 4
+page_size = "8KiB"
+mapping_unit = "4KiB"
+overprovisioning = 0.5
+"#;
+        let cfg = parse_config(text, "sb.toml", std::path::Path::new(".")).unwrap();
+        let geo = Geometry::from_config(&cfg.device, "sb.toml").unwrap();
+        let mut f = Ftl::new(
+            geo,
+            FtlParams {
+                gc_policy: "greedy".into(),
+                gc_d: 2,
+                gc_threshold: 2,
+                endurance: 1000,
+                static_wl_threshold: 0,
+                gc_shared_frontier: false,
+                read_ns: vec![25_000],
+                program_ns: vec![200_000],
+                erase_ns: 1_500_000,
+                seed: 1,
+            },
+        )
+        .unwrap();
+        f.enable_superblocks(&Layout { widths, whole });
+        f
+    }
+
+    /// Write `lpns` as pages of slot `slot`; returns the plane of each page.
+    fn write(f: &mut Ftl, slot: usize, lpns: impl IntoIterator<Item = u64>) -> Vec<usize> {
+        let mut planes = Vec::new();
+        let mut page: Option<usize> = None;
+        for l in lpns {
+            let p = match page {
+                Some(p) => p,
+                None => {
+                    let p = f.superblock_plane(slot, |_| 0).unwrap();
+                    planes.push(p);
+                    p
+                }
+            };
+            page = if f.append_stream(p, slot, l).unwrap().is_some() {
+                None
+            } else {
+                Some(p)
+            };
+        }
+        planes
+    }
+
+    fn sorted(mut v: Vec<usize>) -> Vec<usize> {
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+
+    #[test]
+    fn superblocks_span_their_group_of_chips_on_every_channel() {
+        // Slot 0 full width (4 chips per channel), slot 1 half width (2 chips per channel).
+        let mut f = ftl(vec![4, 2], true);
+        // Plane s: channel s % 2, chip (s / 2) % 4. Full width: all 8 planes, 4 pages each,
+        // in turn.
+        let full = write(&mut f, 0, 0..64);
+        assert_eq!(full.len(), 32);
+        assert_eq!(&full[..8], &[0, 1, 2, 3, 4, 5, 6, 7]);
+        for p in 0..8 {
+            assert_eq!(full.iter().filter(|&&x| x == p).count(), 4);
+        }
+        // Half width: chips 0–1 of both channels (planes 0–3), then chips 2–3 (planes 4–7).
+        let half = write(&mut f, 1, 64..96);
+        assert_eq!(sorted(half), vec![0, 1, 2, 3]);
+        let next = write(&mut f, 1, 96..128);
+        assert_eq!(sorted(next), vec![4, 5, 6, 7]);
+        let s = f.superblocks().unwrap();
+        assert_eq!(s.stats.superblocks_opened, 3);
+        // A slot's blocks close when its next superblock opens: slot 1's first four are full,
+        // slot 0's eight and slot 1's newest four still open.
+        f.check_invariants().unwrap();
+        let count = |st| f.state.iter().filter(|&&b| b == st).count();
+        assert_eq!((count(BlockState::Full), count(BlockState::Open)), (4, 12));
+        // Both groups have 14 free blocks per plane: the tie goes to the group after the
+        // last one used.
+        let again = write(&mut f, 1, 160..192);
+        assert_eq!(sorted(again), vec![0, 1, 2, 3]);
+    }
+
+    #[test]
+    fn whole_gc_collects_every_block_of_the_emptiest_superblock_block_gc_one_block() {
+        for whole in [true, false] {
+            let mut f = ftl(vec![4], whole);
+            // S1: units 0..64, page k on plane k % 8; then its plane-0 block emptied (pages
+            // 0, 8, 16, 24: units 0, 1, 16, 17, 32, 33, 48, 49): S1 is 56/64 valid.
+            write(&mut f, 0, 0..64);
+            // S2: units 64..128; then one unit of each page rewritten: every block half valid.
+            write(&mut f, 0, 64..128);
+            let rewrite: Vec<u64> = [0u64, 1, 16, 17, 32, 33, 48, 49]
+                .into_iter()
+                .chain((64..128).step_by(2))
+                .collect();
+            write(&mut f, 0, rewrite);
+            f.check_invariants().unwrap();
+            f.reclaim(0, false).unwrap();
+            f.check_invariants().unwrap();
+            let s = f.superblocks().unwrap();
+            assert_eq!(s.stats.victims, 1);
+            let pct: Vec<(usize, u64)> = s
+                .stats
+                .victim_valid_percent
+                .iter()
+                .enumerate()
+                .filter(|x| *x.1 > 0)
+                .map(|(i, &n)| (i, n))
+                .collect();
+            if whole {
+                // S2 (50 %) beats S1 (87 %): its eight blocks erased, 32 units copied.
+                assert_eq!(f.stats.erases, 8);
+                assert_eq!(f.stats.gc_units_copied, 32);
+                assert_eq!(f.stats.gc_runs_foreground, 8);
+                assert_eq!(pct, vec![(50, 1)]);
+            } else {
+                // Greedy in plane 0: S1's empty block alone.
+                assert_eq!(f.stats.erases, 1);
+                assert_eq!(f.stats.gc_units_copied, 0);
+                assert_eq!(pct, vec![(0, 1)]);
+            }
+        }
+    }
+}

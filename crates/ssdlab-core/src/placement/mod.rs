@@ -1,0 +1,286 @@
+//! Data placement: which open **superblock** a host write goes to.
+//!
+//! With `device.placement.policy = "plane"` (the default) there are no superblocks: every
+//! plane keeps its own host frontier per stream and the device spreads pages over the planes
+//! (see `device.rs`). Any other policy turns on the FTL's superblocks
+//! (`crate::ftl::superblock`): `open_superblocks` write classes (slots), each with one open
+//! superblock of a fixed width (chips per channel on every channel), and a GC that collects
+//! whole superblocks or single blocks. The policy routes each host write to a slot from what
+//! the device sees of it (offset, length, stream id, the host data written so far) and may
+//! learn from trims.
+//!
+//! Adding a policy = one file here implementing [`Placement`] plus one line in [`REGISTRY`].
+
+mod autostream;
+mod baseline;
+mod multi_stream;
+mod plan;
+
+use crate::config::{DeviceConfig, PlacementConfig};
+use crate::geometry::Geometry;
+
+/// What the device knows of a host write when it places it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Write {
+    pub offset: u64,
+    pub len: u64,
+    /// The host's stream id (0: none given).
+    pub stream: u32,
+    /// Host mapping units written before this write (the device's write clock).
+    pub clock: u64,
+}
+
+/// A placement policy: routes host writes to write classes (slots).
+pub trait Placement: Send {
+    fn name(&self) -> &'static str;
+    /// The slot (below the layout's slot count) a host write goes to.
+    fn route(&mut self, w: &Write) -> usize;
+    /// The host trimmed `[offset, offset + len)` when `clock` units had been written.
+    fn trim(&mut self, _offset: u64, _len: u64, _clock: u64) {}
+    /// The policy's counters, cumulative.
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        Vec::new()
+    }
+}
+
+/// The superblocks a policy asks the FTL for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Layout {
+    /// Chips per channel of each slot's superblocks (the geometry's `ways` = full
+    /// parallelism: one block on every plane of every chip).
+    pub widths: Vec<usize>,
+    /// GC collects whole superblocks (true) or the single block with the fewest valid units.
+    pub whole: bool,
+}
+
+/// A policy's constructor: its configuration, the geometry, the layout's slot widths.
+type Make = fn(&PlacementConfig, &Geometry) -> Box<dyn Placement>;
+
+/// (name, description, superblock width of the small slots as a fraction 1/n of the chips
+/// per channel (1 = full), GC of whole superblocks, constructor).
+pub const REGISTRY: &[(&str, &str, usize, bool, Make)] = &[
+    (
+        "baseline",
+        "one full-parallel superblock, no classification, whole-superblock GC",
+        1,
+        true,
+        baseline::make,
+    ),
+    (
+        "partial-gc",
+        "as baseline, GC picks the single block with the fewest valid units",
+        1,
+        false,
+        baseline::make,
+    ),
+    (
+        "multi-stream",
+        "the host's stream id chooses the superblock",
+        1,
+        true,
+        multi_stream::make,
+    ),
+    (
+        "autostream",
+        "AutoStream SFR: stream from each LBA chunk's sequentiality, frequency, recency",
+        1,
+        true,
+        autostream::make,
+    ),
+    (
+        "plan-nopred-1/4",
+        "PLAN: large sequential writes full-parallel, small random ones in 1/4-width superblocks",
+        4,
+        true,
+        plan::make_nopred,
+    ),
+    (
+        "plan-nopred-1/8",
+        "PLAN: as plan-nopred-1/4 with 1/8-width small superblocks",
+        8,
+        true,
+        plan::make_nopred,
+    ),
+    (
+        "plan-pred-1/4",
+        "PLAN: 1/4-width small superblocks, small writes grouped by predicted lifetime",
+        4,
+        true,
+        plan::make_pred,
+    ),
+    (
+        "plan-pred-1/8",
+        "PLAN: as plan-pred-1/4 with 1/8-width small superblocks",
+        8,
+        true,
+        plan::make_pred,
+    ),
+];
+
+/// Every policy name, "plane" first.
+pub fn names() -> Vec<&'static str> {
+    std::iter::once("plane").chain(REGISTRY.iter().map(|r| r.0)).collect()
+}
+
+/// Host write frontiers a plane may hold open: the superblock slots, or the FTL's streams.
+pub fn host_frontiers(cfg: &DeviceConfig) -> u32 {
+    if cfg.placement.policy == "plane" {
+        cfg.ftl.streams
+    } else {
+        cfg.placement.open_superblocks
+    }
+}
+
+/// Validate `[device.placement]`: `Err((key, message))`.
+pub fn check(cfg: &DeviceConfig) -> std::result::Result<(), (String, String)> {
+    let p = &cfg.placement;
+    let key = |k: &str| format!("device.placement.{k}");
+    if p.policy == "plane" {
+        return Ok(());
+    }
+    let Some(r) = REGISTRY.iter().find(|r| r.0 == p.policy) else {
+        return Err((
+            key("policy"),
+            format!("got \"{}\"; expected one of {}", p.policy, names().join(", ")),
+        ));
+    };
+    if cfg.ftl.design != "page" {
+        return Err((
+            key("policy"),
+            format!(
+                "superblock placement \"{}\" runs on the engine's own FTL, got design \"{}\"; expected device.ftl.design = \"page\" or policy = \"plane\"",
+                p.policy, cfg.ftl.design
+            ),
+        ));
+    }
+    let min = if p.policy.starts_with("plan-") { 2 } else { 1 };
+    if !(min..=64).contains(&p.open_superblocks) {
+        return Err((
+            key("open_superblocks"),
+            format!("got {}; expected {min} to 64 open superblocks", p.open_superblocks),
+        ));
+    }
+    let ways = cfg.geometry.ways as usize;
+    if !ways.is_multiple_of(r.2) {
+        return Err((
+            "device.geometry.ways".into(),
+            format!(
+                "got {ways} chips per channel; expected a multiple of {} for the 1/{} superblocks of \"{}\"",
+                r.2, r.2, p.policy
+            ),
+        ));
+    }
+    let unit = cfg.geometry.mapping_unit.0;
+    for (k, v) in [
+        ("large_write", p.large_write.0),
+        ("chunk", p.chunk.0),
+        ("lifetime_chunk", p.lifetime_chunk.0),
+    ] {
+        if v == 0 || !v.is_multiple_of(unit) {
+            return Err((
+                key(k),
+                format!("got {v} bytes; expected a positive multiple of the mapping unit ({unit} bytes)"),
+            ));
+        }
+    }
+    if !(p.decay.is_finite() && p.decay > 0.0) {
+        return Err((
+            key("decay"),
+            format!("got {}; expected a positive share of the logical capacity", p.decay),
+        ));
+    }
+    let b = &p.lifetime_bounds;
+    if b.iter().any(|x| !(x.is_finite() && *x > 0.0)) || b.windows(2).any(|w| w[0] >= w[1]) {
+        return Err((
+            key("lifetime_bounds"),
+            format!("got {b:?}; expected increasing positive shares of the logical capacity"),
+        ));
+    }
+    if p.policy.starts_with("plan-pred") && b.len() + 2 != p.open_superblocks as usize {
+        return Err((
+            key("lifetime_bounds"),
+            format!(
+                "got {} bounds with {} open superblocks; expected {} (one large-write superblock and a small one per lifetime class)",
+                b.len(),
+                p.open_superblocks,
+                p.open_superblocks as usize - 2
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The placement policy of a device and the superblocks it needs (None: per-plane frontiers).
+pub fn make(cfg: &DeviceConfig, geo: &Geometry) -> Option<(Box<dyn Placement>, Layout)> {
+    let p = &cfg.placement;
+    let r = REGISTRY.iter().find(|r| r.0 == p.policy)?;
+    let slots = p.open_superblocks as usize;
+    let small = geo.ways / r.2;
+    // PLAN: slot 0 takes large sequential writes at full width, the others are small.
+    let widths = (0..slots)
+        .map(|s| if s == 0 || r.2 == 1 { geo.ways } else { small })
+        .collect();
+    Some(((r.4)(p, geo), Layout { widths, whole: r.3 }))
+}
+
+/// Memory a policy allocates, in bytes: AutoStream's chunk table (16 bytes a chunk) and
+/// PLAN-Pred's lifetime table (9 bytes a chunk).
+pub fn memory_estimate(cfg: &DeviceConfig, geo: &Geometry) -> u64 {
+    let p = &cfg.placement;
+    let cap = geo.logical_bytes();
+    match p.policy.as_str() {
+        "autostream" => cap.div_ceil(p.chunk.0.max(1)) * 16,
+        s if s.starts_with("plan-pred") => cap.div_ceil(p.lifetime_chunk.0.max(1)) * 9,
+        _ => 0,
+    }
+}
+
+/// Sequential runs the device tracks at once.
+const RUNS: usize = 8;
+
+/// Recent sequential write runs, as (end offset, run length), most recent first: a write that
+/// starts where one ended continues it.
+#[derive(Clone, Debug, Default)]
+pub struct Runs {
+    runs: Vec<(u64, u64)>,
+}
+
+impl Runs {
+    /// Record a write; returns the length of the sequential run it ends (its own length when
+    /// it continues none).
+    pub fn extend(&mut self, offset: u64, len: u64) -> u64 {
+        let run = match self.runs.iter().position(|r| r.0 == offset) {
+            Some(i) => self.runs.remove(i).1 + len,
+            None => {
+                self.runs.truncate(RUNS - 1);
+                len
+            }
+        };
+        self.runs.insert(0, (offset + len, run));
+        run
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_follow_interleaved_sequential_streams() {
+        let mut r = Runs::default();
+        assert_eq!(r.extend(0, 4096), 4096);
+        assert_eq!(r.extend(1 << 20, 8192), 8192);
+        assert_eq!(r.extend(4096, 4096), 8192);
+        assert_eq!(r.extend(1 << 20 | 8192, 8192), 16384);
+        // A write elsewhere starts a run of its own.
+        assert_eq!(r.extend(12288, 4096), 4096);
+        // The oldest of more than RUNS runs is forgotten.
+        let mut r = Runs::default();
+        r.extend(0, 1);
+        for k in 1..=RUNS as u64 {
+            r.extend(k << 20, 1);
+        }
+        assert_eq!(r.extend(1, 1), 1);
+        assert_eq!(r.extend((RUNS as u64) << 20 | 1, 1), 2);
+    }
+}
