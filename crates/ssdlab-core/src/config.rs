@@ -17,6 +17,7 @@ pub const PRESETS: &[(&str, &str)] = &[
     ("cosmos-openssd", include_str!("../../../configs/cosmos-openssd.toml")),
     ("qlc-nvme", include_str!("../../../configs/qlc-nvme.toml")),
     ("slc-sata", include_str!("../../../configs/slc-sata.toml")),
+    ("femu-bbssd", include_str!("../../../configs/femu-bbssd.toml")),
 ];
 
 /// Longest NAND array operation or page transfer accepted (operation times are kept in 32
@@ -447,10 +448,10 @@ fn default_large_write() -> Size {
     Size(128 << 10)
 }
 fn default_autostream_chunk() -> Size {
-    Size(1 << 20)
+    Size(2 << 20)
 }
 fn default_decay() -> f64 {
-    0.25
+    0.1
 }
 fn default_lifetime_chunk() -> Size {
     Size(16 << 10)

@@ -211,6 +211,24 @@ pub fn normal(r: &RunResult) -> String {
         let design = s.firmware["design"].as_str().unwrap_or("");
         let _ = writeln!(out, "  firmware {design}: {}", counters.join(", "));
     }
+    if let Some(o) = s.placement.as_ref().and_then(|p| p.as_object()) {
+        let hist: Vec<u64> = o["victim_valid_percent"]
+            .as_array()
+            .map_or(Vec::new(), |a| a.iter().filter_map(|v| v.as_u64()).collect());
+        let n: u64 = hist.iter().sum();
+        let mean = hist.iter().enumerate().map(|(i, &c)| i as u64 * c).sum::<u64>() as f64 / n.max(1) as f64;
+        let counters: Vec<String> = o
+            .iter()
+            .filter(|(k, _)| !matches!(k.as_str(), "policy" | "victim_valid_percent" | "victims"))
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        let _ = writeln!(
+            out,
+            "  placement {}: {}, GC victims={n} (mean valid {mean:.1} %)",
+            o["policy"].as_str().unwrap_or(""),
+            counters.join(", ")
+        );
+    }
     let busy = &s.throughput["busy_span"];
     let f = |v: &serde_json::Value, k: &str| v[k].as_f64().unwrap_or(0.0);
     let _ = writeln!(

@@ -776,6 +776,7 @@ impl Ftl {
             }
             let mut copied = 0u32;
             let mut program_ns = 0u64;
+            let mut done_plane = plane;
             let record_moves = self.record_moves && self.record_ops;
             for o in off..page_end {
                 let pun = base + o;
@@ -783,22 +784,10 @@ impl Ftl {
                     continue;
                 }
                 let lpn = self.p2l[pun as usize];
-                let mut g = self.gc_frontier(plane);
-                if g.block == NONE || g.next == upb {
-                    if g.block != NONE {
-                        self.close_block(plane, g.block);
-                        // Closed: no frontier until a free block is found (a worn-out device
-                        // fails in take_free and must stay consistent).
-                        self.set_gc_frontier(plane, NO_FRONTIER);
-                    }
-                    g = Frontier {
-                        block: self.take_free(plane)?,
-                        next: 0,
-                    };
-                }
+                let (dst_plane, mut g) = self.gc_dest(plane)?;
                 let dst = g.block * upb + g.next;
                 g.next += 1;
-                self.set_gc_frontier(plane, g);
+                self.set_gc_dest(dst_plane, g);
                 self.invalidate(pun);
                 self.map(lpn, dst);
                 if record_moves {
@@ -809,12 +798,20 @@ impl Ftl {
                     // At most one destination page completes per victim page copied.
                     self.stats.gc_pages_programmed += 1;
                     program_ns = self.params.program_ns[(g.next / upp - 1) as usize % bits_n];
+                    done_plane = dst_plane;
+                    self.gc_page_done();
                 }
             }
             self.stats.gc_pages_read += 1;
             let read_ns = self.params.read_ns[page as usize % bits_n];
-            let kind = if program_ns > 0 { GcOpKind::Copy } else { GcOpKind::Read };
-            self.record(plane, kind, copied, read_ns, program_ns);
+            if program_ns > 0 && done_plane != plane {
+                // Superblocks: the destination page is on another plane.
+                self.record(plane, GcOpKind::Read, copied, read_ns, 0);
+                self.record(done_plane, GcOpKind::Program, upp, program_ns, 0);
+            } else {
+                let kind = if program_ns > 0 { GcOpKind::Copy } else { GcOpKind::Read };
+                self.record(plane, kind, copied, read_ns, program_ns);
+            }
             if c.forced {
                 self.stats.wl_units_copied += copied as u64;
             } else {
@@ -849,6 +846,41 @@ impl Ftl {
             self.stats.gc_runs_finished += 1;
         }
         Ok(true)
+    }
+
+    /// Where the next unit GC copies out of `plane` goes: the destination plane and its
+    /// frontier (a new block opened when the last one is full). Set it back with
+    /// [`Ftl::set_gc_dest`] once advanced.
+    #[inline]
+    fn gc_dest(&mut self, plane: usize) -> Result<(usize, Frontier)> {
+        if self.sb.is_some() {
+            return self.superblock_gc_dest();
+        }
+        let upb = self.geo.units_per_block as u32;
+        let mut g = self.gc_frontier(plane);
+        if g.block == NONE || g.next == upb {
+            if g.block != NONE {
+                self.close_block(plane, g.block);
+                // Closed: no frontier until a free block is found (a worn-out device
+                // fails in take_free and must stay consistent).
+                self.set_gc_frontier(plane, NO_FRONTIER);
+            }
+            g = Frontier {
+                block: self.take_free(plane)?,
+                next: 0,
+            };
+        }
+        Ok((plane, g))
+    }
+
+    #[inline]
+    fn set_gc_dest(&mut self, plane: usize, f: Frontier) {
+        if self.sb.is_some() {
+            let hi = self.host_idx(plane, self.streams - 1);
+            self.hosts[hi] = f;
+        } else {
+            self.set_gc_frontier(plane, f);
+        }
     }
 
     #[inline]

@@ -10,12 +10,15 @@
 //! group after the last one used), after foreground GC has given each of its planes
 //! `gc_threshold` free blocks.
 //!
-//! GC data goes to each plane's own GC block, which is a candidate on its own once full.
-//! Whole-superblock GC picks, among the candidates that hold a block of the plane short of
-//! free blocks, the one with the lowest share of valid units (a full superblock, or a GC
-//! block), and collects every block of it; block GC (`whole = false`) collects the plane's
-//! block chosen by the victim policy. Background GC is off: collections run when a
-//! superblock is opened, as on FEMU.
+//! GC data goes to a full-width superblock of its own (the last slot), page by page over its
+//! members, so a victim page's units may be programmed on another plane (a read on the
+//! victim's plane, a program on the destination's); a GC superblock takes a block on every
+//! plane that has a free one, without collecting first. Whole-superblock GC picks, among the
+//! full superblocks that hold a block of the plane short of free blocks, the one with the
+//! lowest share of valid units (blocks written before superblocks were on count as
+//! superblocks of one), and collects every block of it; block GC (`whole = false`) collects
+//! the plane's block chosen by the victim policy. Background GC is off: collections run when
+//! a superblock is opened, as on FEMU.
 
 use super::{BlockState, Frontier, Ftl, Pick, NONE, NO_FRONTIER};
 use crate::placement::Layout;
@@ -78,6 +81,8 @@ pub struct Superblocks {
     open: Vec<u32>,
     /// Member index after the last one given a page, per slot.
     cursor: Vec<usize>,
+    /// The plane of the GC page being filled.
+    gc_page: Option<usize>,
     pub stats: SbStats,
 }
 
@@ -93,20 +98,25 @@ impl Ftl {
     /// per slot on every plane. Blocks already written stay outside any superblock (each a
     /// candidate on its own).
     pub fn enable_superblocks(&mut self, layout: &Layout) {
-        self.set_streams(layout.widths.len());
+        // The host slots, then GC's: a full-width superblock of its own.
+        let mut widths = layout.widths.clone();
+        widths.push(self.geo.ways);
+        self.set_streams(widths.len());
+        self.params.gc_shared_frontier = false;
         let g = &self.geo;
         let way_of = |p: usize| (p / g.channels) % g.ways;
         let mut groups = vec![Vec::new(); g.ways + 1];
-        for &w in &layout.widths {
+        for &w in &widths {
             if groups[w].is_empty() {
                 groups[w] = (0..g.ways / w)
                     .map(|k| (0..g.planes).filter(|&p| way_of(p) / w == k).collect())
                     .collect();
             }
         }
-        let slots = layout.widths.len();
+        let slots = widths.len();
         self.sb = Some(Box::new(Superblocks {
-            widths: layout.widths.clone(),
+            widths,
+            gc_page: None,
             whole: layout.whole,
             next_group: vec![0; g.ways + 1],
             groups,
@@ -187,6 +197,7 @@ impl Ftl {
             }
         }
         let sb = self.sb.as_deref().expect("superblocks");
+        let gc = slot + 1 == sb.widths.len();
         let w = sb.widths[slot];
         let n = sb.groups[w].len();
         // The group whose planes have the most free blocks at their lowest.
@@ -204,11 +215,20 @@ impl Ftl {
             }
         }
         let g = best.1;
-        let planes = sb.groups[w][g].clone();
+        let mut planes = sb.groups[w][g].clone();
+        // GC's superblock: a block on every plane that has one (GC runs already).
+        if gc {
+            planes.retain(|&p| !self.planes[p].free.is_empty());
+            if planes.is_empty() {
+                return Err(Error::Invalid(
+                    "no free block left for garbage collection (device worn out or over-full)".into(),
+                ));
+            }
+        }
         // Foreground GC until every plane of the group has its reserve.
-        let threshold = self.params.gc_threshold as usize;
+        let threshold = if gc { 0 } else { self.params.gc_threshold as usize };
         let mut guard = 0;
-        while let Some(&p) = planes.iter().find(|&&p| self.planes[p].free.len() < threshold.max(1)) {
+        while let Some(&p) = planes.iter().find(|&&p| self.planes[p].free.len() < threshold) {
             self.reclaim(p, false)?;
             guard += 1;
             if guard > 4 * self.geo.blocks + 16 {
@@ -248,6 +268,29 @@ impl Ftl {
             self.hosts[hi] = Frontier { block: b, next: 0 };
         }
         self.maybe_wear_level()
+    }
+
+    /// The destination of GC's next unit: the plane of the GC page being filled, or a
+    /// member of GC's superblock (a new one when it is full), and its frontier.
+    pub(super) fn superblock_gc_dest(&mut self) -> Result<(usize, Frontier)> {
+        let slot = self.streams - 1;
+        let p = match self.sb.as_deref().expect("superblocks").gc_page {
+            Some(p) => p,
+            None => {
+                let p = self.superblock_plane(slot, |_| 0)?;
+                self.sb.as_deref_mut().expect("superblocks").gc_page = Some(p);
+                p
+            }
+        };
+        Ok((p, self.hosts[self.host_idx(p, slot)]))
+    }
+
+    /// GC's page is complete: the next unit starts a page on the next member.
+    #[inline]
+    pub(super) fn gc_page_done(&mut self) {
+        if let Some(sb) = self.sb.as_deref_mut() {
+            sb.gc_page = None;
+        }
     }
 
     /// One garbage collection that frees a block of `plane`: a whole superblock (or GC block)
