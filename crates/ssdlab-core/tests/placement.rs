@@ -1,0 +1,218 @@
+//! Superblock placement (`[device.placement]`) through whole runs: every policy keeps the
+//! FTL's and the superblocks' invariants, its counters add up, runs are deterministic, the
+//! per-plane default is untouched, and bad settings are refused on one line.
+
+use ssdlab_core::config::parse_config;
+use ssdlab_core::{Config, Simulation};
+use std::path::Path;
+
+/// FEMU's geometry shrunk: 8 channels × 8 chips, 32 blocks of 32 pages of 4 KiB per plane,
+/// 30 % spare; a mixed workload of small random and large writes, reads and trims.
+fn config(policy: &str, extra: &str) -> Config {
+    let text = format!(
+        r#"
+[device]
+preset = "femu-bbssd"
+[device.geometry]
+blocks_per_plane = 32
+pages_per_block = 32
+overprovisioning = 0.3
+[device.placement]
+policy = "{policy}"
+{extra}
+[[job]]
+name = "small"
+rw = "randrw"
+rwmixread = 30
+bs = "4k"
+iodepth = 8
+random_distribution = "zipf:1.1"
+number_ios = 60000
+stream = 2
+[[job]]
+name = "large"
+rw = "write"
+bs = "256k"
+size = "50%"
+iodepth = 2
+number_ios = 600
+stream = 3
+[[job]]
+name = "trim"
+rw = "randtrim"
+bs = "64k"
+size = "50%"
+number_ios = 400
+"#
+    );
+    parse_config(&text, "placement.toml", Path::new(".")).unwrap()
+}
+
+const POLICIES: [&str; 8] = [
+    "baseline",
+    "partial-gc",
+    "multi-stream",
+    "autostream",
+    "plan-nopred-1/4",
+    "plan-nopred-1/8",
+    "plan-pred-1/4",
+    "plan-pred-1/8",
+];
+
+fn run(cfg: &Config) -> (Simulation, ssdlab_core::RunResult) {
+    let mut sim = Simulation::new(cfg).unwrap();
+    let r = sim.run(&mut |_| {}).unwrap();
+    (sim, r)
+}
+
+#[test]
+fn every_policy_keeps_the_invariants_and_its_counters_add_up() {
+    let mut wafs = Vec::new();
+    for policy in POLICIES {
+        let (sim, r) = run(&config(policy, ""));
+        sim.device
+            .check_invariants()
+            .unwrap_or_else(|e| panic!("{policy}: {e}"));
+        let f = &sim.device.ftl.stats;
+        assert!(f.erases > 100, "{policy}: GC must have run ({} erases)", f.erases);
+        assert_eq!(f.erases, f.gc_runs_finished + f.wl_migrations, "{policy}");
+        let p = r
+            .ssd
+            .placement
+            .as_ref()
+            .unwrap_or_else(|| panic!("{policy}: no placement section"));
+        assert_eq!(p["policy"], policy);
+        let hist: Vec<u64> = p["victim_valid_percent"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_u64().unwrap())
+            .collect();
+        assert_eq!(hist.len(), 101);
+        let victims = p["victims"].as_u64().unwrap();
+        assert_eq!(hist.iter().sum::<u64>(), victims, "{policy}");
+        if policy == "partial-gc" {
+            // Block GC: a victim per collection.
+            assert_eq!(victims, f.gc_runs(), "{policy}");
+        } else {
+            // Whole-superblock GC: a victim collects several blocks.
+            assert!(
+                victims > 0 && victims * 4 < f.gc_runs(),
+                "{policy}: {victims} victims, {} runs",
+                f.gc_runs()
+            );
+        }
+        let writes: u64 = r.jobs.iter().map(|j| j.write.total_ios).sum();
+        if policy.starts_with("plan-") {
+            let large = p["large_writes"].as_u64().unwrap();
+            let small = p["small_writes"].as_u64().unwrap();
+            assert_eq!(large + small, writes, "{policy}: every write routed once");
+            // The 256 KiB writes are large; a 4 KiB one extends a run only by chance.
+            assert!((600..700).contains(&large), "{policy}: {large} large writes");
+            if policy.starts_with("plan-pred") {
+                let classes: u64 = (0..3)
+                    .map(|k| p[format!("small_writes_class_{k}")].as_u64().unwrap())
+                    .sum();
+                assert_eq!(classes, small, "{policy}");
+            }
+        }
+        if policy == "autostream" {
+            let streams: u64 = (0..4).map(|k| p[format!("writes_stream_{k}")].as_u64().unwrap()).sum();
+            assert_eq!(streams, writes);
+        }
+        wafs.push((policy, r.ssd.waf));
+    }
+    // Partial GC collects a block where baseline collects 64: never more data moved on
+    // this workload's skew.
+    assert!(wafs[1].1 <= wafs[0].1 * 1.02, "{wafs:?}");
+}
+
+#[test]
+fn runs_are_deterministic() {
+    for policy in ["autostream", "plan-pred-1/4"] {
+        let a = run(&config(policy, "")).1.deterministic_json();
+        let b = run(&config(policy, "")).1.deterministic_json();
+        assert_eq!(a, b, "{policy}");
+    }
+}
+
+#[test]
+fn per_plane_frontiers_stay_the_default_and_unchanged() {
+    let text = |placement: &str| {
+        format!(
+            "[device]\npreset = \"tlc-nvme\"\n[device.geometry]\nblocks_per_plane = 128\npages_per_block = 64\n{placement}[[job]]\nrw = \"randwrite\"\nnumber_ios = 20000\niodepth = 16\n"
+        )
+    };
+    let plain = parse_config(&text(""), "a.toml", Path::new(".")).unwrap();
+    let explicit = parse_config(
+        &text("[device.placement]\npolicy = \"plane\"\n"),
+        "a.toml",
+        Path::new("."),
+    )
+    .unwrap();
+    let a = run(&plain).1;
+    let b = run(&explicit).1;
+    assert!(a.ssd.placement.is_none());
+    assert_eq!(a.deterministic_json(), b.deterministic_json());
+    assert!(!a.deterministic_json().contains("\"placement\""));
+}
+
+fn error(policy: &str, extra: &str) -> String {
+    let text = format!("[device]\npreset = \"femu-bbssd\"\n[device.placement]\npolicy = \"{policy}\"\n{extra}");
+    match parse_config(&text, "bad.toml", Path::new(".")) {
+        Ok(_) => panic!("accepted: {text}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn bad_placement_settings_are_refused_with_the_key() {
+    let e = error("plan-9", "");
+    assert!(
+        e.contains("device.placement.policy") && e.contains("plan-pred-1/4"),
+        "{e}"
+    );
+    let e = error("plan-pred-1/8", "[device.geometry]\nways = 4\n");
+    assert!(e.contains("device.geometry.ways") && e.contains("multiple of 8"), "{e}");
+    let e = error("plan-pred-1/4", "lifetime_bounds = [0.1]\n");
+    assert!(
+        e.contains("device.placement.lifetime_bounds") && e.contains("expected 2"),
+        "{e}"
+    );
+    let e = error("baseline", "lifetime_bounds = [0.5, 0.1]\n");
+    assert!(e.contains("increasing"), "{e}");
+    let e = error("autostream", "chunk = \"1000\"\n");
+    assert!(
+        e.contains("device.placement.chunk") && e.contains("multiple of the mapping unit"),
+        "{e}"
+    );
+    let e = error("plan-nopred-1/4", "open_superblocks = 1\n");
+    assert!(
+        e.contains("device.placement.open_superblocks") && e.contains("2 to 64"),
+        "{e}"
+    );
+    let e = error(
+        "baseline",
+        "[device.ftl]\ndesign = \"openssd\"\nwrite_buffer = \"1MiB\"\n",
+    );
+    assert!(e.contains("device.placement.policy") && e.contains("design"), "{e}");
+    // The located line of the key at fault.
+    let e = error("nope", "");
+    assert!(e.starts_with("bad.toml:4:"), "{e}");
+}
+
+#[test]
+fn the_memory_estimate_counts_the_policies_tables() {
+    let est = |policy: &str| ssdlab_core::sim::memory_estimate(&config(policy, "")).unwrap();
+    let cap = {
+        let c = config("baseline", "");
+        ssdlab_core::geometry::Geometry::from_config(&c.device, "x")
+            .unwrap()
+            .logical_bytes()
+    };
+    assert_eq!(est("autostream") - est("baseline"), cap.div_ceil(2 << 20) * 16);
+    assert_eq!(
+        est("plan-pred-1/4") - est("plan-nopred-1/4"),
+        cap.div_ceil(16 << 10) * 9
+    );
+}
