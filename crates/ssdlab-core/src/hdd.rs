@@ -796,7 +796,10 @@ fn job_results(jobs: &[JobConfig], stats: &[JobStats]) -> Vec<JobResult> {
                     numjobs: job.numjobs,
                     iodepth: job.iodepth,
                     stream: job.stream,
-                    source: format!("{:?} on a hard disk", job.rw).to_lowercase(),
+                    source: match &job.fs {
+                        Some(f) => format!("fs {} on a hard disk", f.app),
+                        None => format!("{:?} on a hard disk", job.rw).to_lowercase(),
+                    },
                     open_loop: None,
                     trace: None,
                 },

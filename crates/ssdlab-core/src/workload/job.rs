@@ -445,6 +445,15 @@ impl JobConfig {
             ));
         }
         if let Some(fs) = &self.fs {
+            if self.numjobs > 1 {
+                return Err(e(
+                    "numjobs",
+                    format!(
+                        "got {} on a file-system job; expected 1 (clones would run file systems over the same blocks: give each application its own [[job]] and region)",
+                        self.numjobs
+                    ),
+                ));
+            }
             if self.rate_iops.is_some() {
                 return Err(e(
                     "rate_iops",

@@ -83,6 +83,24 @@ pub struct FsJob {
 }
 
 impl FsJob {
+    /// The keys of the table.
+    pub const KEYS: [&'static str; 14] = [
+        "app",
+        "fill",
+        "bs",
+        "read_share",
+        "theta",
+        "log_size",
+        "checkpoint",
+        "value_size",
+        "memtable",
+        "sst_size",
+        "file_size",
+        "append_size",
+        "instances",
+        "binaries",
+    ];
+
     /// The keys of the table other than `app`, with whether each is set.
     fn keys(&self) -> [(&'static str, bool); 13] {
         [
@@ -981,6 +999,23 @@ pub(crate) mod tests {
             assert!(s.next_request(999_999).unwrap().is_some());
             assert!(s.next_request(1_000_000).unwrap().is_none());
         }
+    }
+
+    #[test]
+    fn the_key_list_is_the_tables_keys() {
+        let all = FsJob::KEYS.iter().map(|k| match *k {
+            "app" => "app = \"fio\"".to_string(),
+            k if ["fill", "read_share", "theta"].contains(&k) => format!("{k} = 0.5"),
+            k => format!("{k} = 4096"),
+        });
+        let fs: FsJob = toml::from_str(&all.collect::<Vec<_>>().join("\n")).unwrap();
+        let v = toml::Value::try_from(&fs).unwrap();
+        let keys: Vec<&str> = v.as_table().unwrap().keys().map(|k| k.as_str()).collect();
+        let mut want = FsJob::KEYS.to_vec();
+        want.sort_unstable();
+        assert_eq!(keys, want);
+        assert!(fs.keys().iter().all(|(_, set)| *set));
+        assert_eq!(fs.keys().map(|k| k.0), FsJob::KEYS[1..]);
     }
 
     #[test]
