@@ -871,6 +871,10 @@ pub const UNSET_KEYS: &[(&str, &str)] = &[
     ("job.rate_iops", "closed loop"),
     ("job.bssplit", "bs only"),
     ("job.trace", "generated requests; its keys are in docs/traces.md"),
+    (
+        "job.fs",
+        "no file-system application; its keys are in docs/workloads.md",
+    ),
     ("job.replay", "open"),
     ("job.write_lat_log", "no latency log"),
     ("job.write_bw_log", "no bandwidth log"),

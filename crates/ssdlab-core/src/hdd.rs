@@ -91,7 +91,7 @@ use crate::metrics::{depth_bucket, round3, JobExtra, JobResult};
 use crate::request::{Op, RequestSource};
 use crate::sim::{group_ids, JobStats, HORIZON_NS};
 use crate::units::{Duration, Rate, Size};
-use crate::workload::job::{JobConfig, JobSource, Rw};
+use crate::workload::job::{JobConfig, Rw};
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
@@ -575,7 +575,7 @@ enum Ev {
 
 struct Stream {
     job: usize,
-    source: JobSource,
+    source: Box<dyn RequestSource>,
     inflight: u64,
     logs: Option<CloneLogs>,
 }
@@ -621,7 +621,7 @@ pub fn run_jobs(cfg: &HddConfig, jobs: &[JobConfig], seed: u64) -> Result<HddRes
         for c in 0..job.numjobs {
             streams.push(Stream {
                 job: i,
-                source: JobSource::new(job, cap, job.clone_seed(seed, i, c))?,
+                source: crate::workload::generated_source(job, cap, job.clone_seed(seed, i, c))?,
                 inflight: 0,
                 logs: CloneLogs::create(job, streams.len() + 1)?,
             });
@@ -649,7 +649,15 @@ pub fn run_jobs(cfg: &HddConfig, jobs: &[JobConfig], seed: u64) -> Result<HddRes
         match ev {
             Ev::Issue(si) => {
                 let s = &mut streams[si as usize];
-                let Some(req) = s.source.next_request(t)? else {
+                // A file system on a hard disk issues no discard: a file-system job's TRIMs
+                // (of deleted files) are dropped.
+                let req = loop {
+                    match s.source.next_request(t)? {
+                        Some(r) if r.op == Op::Trim && jobs[s.job].fs.is_some() => continue,
+                        r => break r,
+                    }
+                };
+                let Some(req) = req else {
                     continue;
                 };
                 let (svc, parts) = disk.serve(t, req.op, req.offset, req.len)?;
@@ -788,7 +796,10 @@ fn job_results(jobs: &[JobConfig], stats: &[JobStats]) -> Vec<JobResult> {
                     numjobs: job.numjobs,
                     iodepth: job.iodepth,
                     stream: job.stream,
-                    source: format!("{:?} on a hard disk", job.rw).to_lowercase(),
+                    source: match &job.fs {
+                        Some(f) => format!("fs {} on a hard disk", f.app),
+                        None => format!("{:?} on a hard disk", job.rw).to_lowercase(),
+                    },
                     open_loop: None,
                     trace: None,
                 },

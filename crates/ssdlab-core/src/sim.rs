@@ -23,7 +23,6 @@ use crate::request::{Request, RequestSource};
 use crate::sampling::Windows;
 use crate::scheduler;
 use crate::trace::TraceSource;
-use crate::workload::job::JobSource;
 use crate::{Error, Result};
 use serde_json::json;
 use std::cmp::Reverse;
@@ -180,10 +179,17 @@ pub fn memory_estimate(cfg: &Config) -> Result<u64> {
         + superblocks;
     // Per clone: the stream, `iodepth` in-flight records; per job: three latency histograms
     // (3 significant digits up to 2^63 ns, about 40 KiB each) and the latency windows.
+    // A file-system job's clone holds its application's file table (`workload::fs`).
+    let cap = geo.logical_bytes();
     let jobs: u64 = cfg
         .job
         .iter()
-        .map(|j| j.numjobs as u64 * (256 + 64 * j.iodepth as u64) + 3 * 40_960 + 16_000)
+        .map(|j| {
+            let fs =
+                j.fs.as_ref()
+                    .map_or(0, |f| crate::workload::fs::memory_estimate(j, f, cap));
+            j.numjobs as u64 * (256 + 64 * j.iodepth as u64 + fs) + 3 * 40_960 + 16_000
+        })
         .sum();
     Ok(ftl + device + jobs + (1 << 20))
 }
@@ -332,12 +338,12 @@ impl Simulation {
                         (Box::new(src), job.replay.as_deref() != Some("closed"))
                     }
                     (None, None) => {
-                        let src = JobSource::new(job, cap, job.clone_seed(seed, i, c))?;
+                        let src = crate::workload::generated_source(job, cap, job.clone_seed(seed, i, c))?;
                         expected = match (expected, job.number_ios, job.runtime) {
                             (Some(e), Some(n), None) => Some(e + n),
                             _ => None,
                         };
-                        (Box::new(src), job.rate_iops.is_some())
+                        (src, job.rate_iops.is_some())
                     }
                 };
                 let logs = CloneLogs::create(job, streams.len() + 1)?;
@@ -742,9 +748,10 @@ impl Simulation {
                         numjobs: job.numjobs,
                         iodepth: job.iodepth,
                         stream: job.stream,
-                        source: match &job.trace {
-                            Some(t) => format!("trace {}", t.file),
-                            None => format!("{:?}", job.rw).to_lowercase(),
+                        source: match (&job.trace, &job.fs) {
+                            (Some(t), _) => format!("trace {}", t.file),
+                            (None, Some(f)) => format!("fs {}", f.app),
+                            (None, None) => format!("{:?}", job.rw).to_lowercase(),
                         },
                         open_loop,
                         trace: {

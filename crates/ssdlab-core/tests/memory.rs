@@ -59,6 +59,7 @@ fn measure(text: &str) -> (u64, u64) {
 fn the_estimate_covers_what_a_run_allocates_and_refuses_beyond_the_limit() {
     // One test, so that no other test allocates while this one counts.
     estimate_against_allocations();
+    file_system_jobs_within_the_estimate();
     refused_before_allocating();
     the_estimate_adds_the_device_and_the_jobs_to_the_ftl();
     ftl_estimate_against_its_tables();
@@ -86,6 +87,28 @@ fn estimate_against_allocations() {
         assert!(
             (0.8..=1.0).contains(&ratio),
             "{what}: the run allocated {peak} bytes at its peak against an estimate of {est} (ratio {ratio:.3})"
+        );
+    }
+}
+
+/// A file-system job's clone holds its file table: the estimate counts it as a bound (a file
+/// per block of the data set at most), so a run of a build of many small files or of an LSM
+/// tree stays below it.
+fn file_system_jobs_within_the_estimate() {
+    let dev = "[device]\npreset = \"tlc-nvme\"\n[device.geometry]\nchannels = 2\nways = 1\nblocks_per_plane = 128\n[precondition]\nmode = \"none\"\n";
+    for app in ["gcc", "ycsb", "fileserver"] {
+        let text = format!("{dev}[[job]]\niodepth = 4\nio_size = \"2GiB\"\n[job.fs]\napp = \"{app}\"\n");
+        let plain = format!("{dev}[[job]]\niodepth = 4\nnumber_ios = 1\n");
+        let (peak, est) = measure(&text);
+        let (_, est_plain) = measure(&plain);
+        eprintln!(
+            "{app}: peak {peak} B, estimate {est} B ({} B for the file system)",
+            est - est_plain
+        );
+        assert!(est > est_plain, "{app}: the estimate counts the file table");
+        assert!(
+            peak <= est,
+            "{app}: the run allocated {peak} bytes at its peak against an estimate of {est}"
         );
     }
 }

@@ -181,6 +181,35 @@ proptest! {
         }
     }
 
+    /// The keys of `[job.fs]`, on a job running one of the applications.
+    #[test]
+    fn any_value_of_any_fs_key_runs_or_names_the_key(
+        app in prop::sample::select(ssdlab_core::workload::fs::app_names()),
+        key in prop::sample::select(ssdlab_core::workload::fs::FsJob::KEYS.to_vec()),
+        value in toml_value(),
+    ) {
+        let text = format!("{BASE}[job.fs]\napp = \"{app}\"\n");
+        let set = format!("job.0.fs.{key}={value}");
+        match parse_config_with(&text, "base.toml", Path::new("."), std::slice::from_ref(&set)) {
+            Err(e) => {
+                let msg = e.to_string();
+                prop_assert!(!msg.contains('\n'), "{app} {set}: {msg}");
+                prop_assert!(msg.contains("; expected"), "{app} {set}: {msg}");
+                // The key, or the job's size when the data set does not fit its region.
+                prop_assert!(
+                    msg.contains(&format!("job[0].fs.{key}")) || msg.contains("job[0].fs") || msg.contains("job[0].size"),
+                    "{app} {set}: the message names no key: {msg}"
+                );
+            }
+            Ok(cfg) => {
+                let mut sim = ssdlab_core::Simulation::new(&cfg).unwrap();
+                let r = sim.run(&mut |_| {});
+                prop_assert!(r.is_ok(), "{app} {set}: {:?}", r.err());
+                sim.device.check_invariants().unwrap();
+            }
+        }
+    }
+
     #[test]
     fn any_value_of_any_fio_option_parses_or_names_it(
         key in prop::sample::select(vec![

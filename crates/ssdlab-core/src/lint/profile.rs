@@ -9,10 +9,10 @@
 //! written per 100 ms window of trace time.
 
 use super::{LintOptions, Workload};
+use crate::request::RequestSource;
 use crate::trace::replay::{CompactMap, PAGE};
 use crate::trace::stats::{StatsBuilder, StatsOptions, TraceStats};
 use crate::trace::{TraceReader, TraceRecord};
-use crate::workload::job::JobSource;
 use crate::{Error, Op, Result};
 use std::sync::Arc;
 
@@ -159,7 +159,7 @@ enum Inner {
     },
     Jobs {
         name: String,
-        sources: Vec<JobSource>,
+        sources: Vec<Box<dyn RequestSource>>,
         next: usize,
     },
 }
@@ -184,7 +184,11 @@ impl Records {
                         ));
                     }
                     for c in 0..job.numjobs {
-                        sources.push(JobSource::new(job, cap, job.clone_seed(cfg.precondition.seed, i, c))?);
+                        sources.push(crate::workload::generated_source(
+                            job,
+                            cap,
+                            job.clone_seed(cfg.precondition.seed, i, c),
+                        )?);
                     }
                 }
                 Inner::Jobs {
@@ -239,7 +243,7 @@ impl Records {
                     return None;
                 }
                 let i = *next % sources.len();
-                match crate::RequestSource::next_request(&mut sources[i], 0) {
+                match sources[i].next_request(0) {
                     Ok(Some(r)) => {
                         *next = i + 1;
                         return Some(Ok(TraceRecord {

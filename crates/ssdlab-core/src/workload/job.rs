@@ -4,6 +4,7 @@
 use crate::request::{Op, Request, RequestSource};
 use crate::trace::ReplayConfig;
 use crate::units::{Duration, Size};
+use crate::workload::fs::FsJob;
 use crate::{Error, Result};
 use rand::{Rng, SeedableRng};
 use rand_distr::Distribution;
@@ -155,6 +156,10 @@ pub struct JobConfig {
     /// Replay a trace instead of generating requests.
     #[serde(default)]
     pub trace: Option<ReplayConfig>,
+    /// Generate the block I/O of an application on a file system instead (`[job.fs]`, see
+    /// docs/workloads.md).
+    #[serde(default)]
+    pub fs: Option<FsJob>,
     /// Trace replay timing: "open" (timestamps × speed) or "closed" (iodepth, ignore timestamps).
     #[serde(default)]
     pub replay: Option<String>,
@@ -353,6 +358,12 @@ impl JobConfig {
                 return Err(e(k, format!("got {v}; expected {low} to {max_ms} ms")));
             }
         }
+        if self.fs.is_some() && self.trace.is_some() {
+            return Err(e(
+                "fs",
+                "set on a job that replays a trace; expected either [job.fs] or [job.trace], not both".into(),
+            ));
+        }
         if let Some(t) = &self.trace {
             t.validate(file, &format!("{key}.trace"))?;
             if let Some(r) = &self.replay {
@@ -433,6 +444,25 @@ impl JobConfig {
                     .into(),
             ));
         }
+        if let Some(fs) = &self.fs {
+            if self.numjobs > 1 {
+                return Err(e(
+                    "numjobs",
+                    format!(
+                        "got {} on a file-system job; expected 1 (clones would run file systems over the same blocks: give each application its own [[job]] and region)",
+                        self.numjobs
+                    ),
+                ));
+            }
+            if self.rate_iops.is_some() {
+                return Err(e(
+                    "rate_iops",
+                    "set on a file-system job; expected none (a [job.fs] job is closed loop: iodepth requests outstanding)"
+                        .into(),
+                ));
+            }
+            crate::workload::fs::check(self, fs, capacity).map_err(|b| e(&b.key, b.msg))?;
+        }
         Ok(())
     }
 
@@ -474,10 +504,65 @@ impl JobConfig {
 
 /// A bijection on [0, n) that scatters ranks so hot items of skewed distributions do not sit
 /// next to each other (as fio does).
-fn scatter(rank: u64, n: u64) -> u64 {
+pub(crate) fn scatter(rank: u64, n: u64) -> u64 {
     const PRIMES: [u64; 4] = [2_147_483_647, 998_244_353, 1_000_000_007, 1_000_003];
     let m = PRIMES.iter().copied().find(|p| !n.is_multiple_of(*p)).unwrap_or(1);
     ((rank as u128 * m as u128 + 0x5bd1_e995) % n as u128) as u64
+}
+
+/// When a clone of a generated job stops, the same rule for every generator: after
+/// `number_ios` requests, after `io_size` bytes, or once `runtime` (plus `ramp_time`) of
+/// simulated time has passed, whichever comes first. With no `io_size`, a job that gives
+/// neither `number_ios` nor `time_based` stops after its default length (one pass over its
+/// range for fio-style jobs, as fio does).
+#[derive(Clone, Debug)]
+pub struct Limits {
+    max_ios: Option<u64>,
+    max_bytes: Option<u64>,
+    runtime_ns: Option<u64>,
+    issued: u64,
+    bytes: u64,
+}
+
+impl Limits {
+    pub fn new(job: &JobConfig, default_bytes: u64) -> Limits {
+        let max_bytes = match (job.io_size, job.time_based, job.number_ios) {
+            (Some(s), _, _) => Some(s.0),
+            (None, true, _) | (None, false, Some(_)) => None,
+            (None, false, None) => Some(default_bytes),
+        };
+        let ramp = job.ramp_time.map_or(0, |d| d.0);
+        Limits {
+            max_ios: job.number_ios,
+            max_bytes,
+            runtime_ns: job.runtime.map(|d| d.0.saturating_add(ramp)),
+            issued: 0,
+            bytes: 0,
+        }
+    }
+
+    /// Whether the clone has stopped, asked at simulated time `now_ns`.
+    pub fn reached(&self, now_ns: u64) -> bool {
+        self.max_ios.is_some_and(|m| self.issued >= m)
+            || self.max_bytes.is_some_and(|m| self.bytes >= m)
+            || self.runtime_ns.is_some_and(|r| now_ns >= r)
+    }
+
+    /// Count a request issued, of `bytes` toward the byte limit.
+    pub fn count(&mut self, bytes: u64) {
+        self.issued += 1;
+        self.bytes += bytes;
+    }
+
+    /// Requests issued so far.
+    pub fn issued(&self) -> u64 {
+        self.issued
+    }
+
+    /// Simulated time at which the clone stops, if it has a runtime.
+    pub fn runtime_ns(&self) -> Option<u64> {
+        self.runtime_ns
+    }
 }
 
 /// Generator of one clone of a synthetic job.
@@ -493,11 +578,7 @@ pub struct JobSource {
     zipf: Option<rand_distr::Zipf<f64>>,
     rng: Xoshiro256PlusPlus,
     seq_next: u64,
-    issued: u64,
-    bytes: u64,
-    max_ios: Option<u64>,
-    max_bytes: Option<u64>,
-    runtime_ns: Option<u64>,
+    limits: Limits,
     interval_ns: Option<u64>,
     /// Requests drawn ahead of their issue (op, size, offset), in order: the same sequence,
     /// known early enough for the host model to prefetch the device's map entries.
@@ -505,7 +586,7 @@ pub struct JobSource {
 }
 
 /// How many requests a synthetic job draws ahead.
-const AHEAD: usize = 16;
+pub(crate) const AHEAD: usize = 16;
 
 impl JobSource {
     pub fn new(job: &JobConfig, capacity: u64, seed: u64) -> Result<JobSource> {
@@ -519,14 +600,6 @@ impl JobSource {
             Dist::Zipf(t) => Some(rand_distr::Zipf::new(slots, t).map_err(|e| Error::Invalid(e.to_string()))?),
             _ => None,
         };
-        // As fio: one pass over the range (or io_size), unless time_based or number_ios says
-        // how long to go on.
-        let max_bytes = match (job.io_size, job.time_based, job.number_ios) {
-            (Some(s), _, _) => Some(s.0),
-            (None, true, _) | (None, false, Some(_)) => None,
-            (None, false, None) => Some(len),
-        };
-        let ramp = job.ramp_time.map_or(0, |d| d.0);
         Ok(JobSource {
             rw: job.rw,
             mix: job.rwmixread,
@@ -539,11 +612,9 @@ impl JobSource {
             zipf,
             rng: Xoshiro256PlusPlus::seed_from_u64(seed),
             seq_next: 0,
-            issued: 0,
-            bytes: 0,
-            max_ios: job.number_ios,
-            max_bytes,
-            runtime_ns: job.runtime.map(|d| d.0.saturating_add(ramp)),
+            // As fio: one pass over the range (or io_size), unless time_based or number_ios
+            // says how long to go on.
+            limits: Limits::new(job, len),
             interval_ns: job.rate_iops.map(|r| (1_000_000_000 / r).max(1)),
             ahead: std::collections::VecDeque::with_capacity(AHEAD + 1),
         })
@@ -628,16 +699,13 @@ impl RequestSource for JobSource {
     }
 
     fn next_request(&mut self, now_ns: u64) -> Result<Option<Request>> {
-        if self.max_ios.is_some_and(|m| self.issued >= m)
-            || self.max_bytes.is_some_and(|m| self.bytes >= m)
-            || self.runtime_ns.is_some_and(|r| now_ns >= r)
-        {
+        if self.limits.reached(now_ns) {
             return Ok(None);
         }
         let time_ns = match self.interval_ns {
             Some(iv) => {
-                let t = self.issued * iv;
-                if self.runtime_ns.is_some_and(|r| t >= r) {
+                let t = self.limits.issued() * iv;
+                if self.limits.runtime_ns().is_some_and(|r| t >= r) {
                     return Ok(None);
                 }
                 t
@@ -649,8 +717,7 @@ impl RequestSource for JobSource {
             self.ahead.push_back(r);
         }
         let (op, size, offset) = self.ahead.pop_front().expect("drawn ahead");
-        self.issued += 1;
-        self.bytes += size;
+        self.limits.count(size);
         Ok(Some(Request {
             time_ns,
             op,

@@ -1,3 +1,19 @@
-//! Workloads: fio-style synthetic jobs, fio job files, and (through `crate::trace`) trace replay.
+//! Workloads: fio-style synthetic jobs, fio job files, applications on a file system
+//! (`fs/`), and (through `crate::trace`) trace replay.
 pub mod fio;
+pub mod fs;
 pub mod job;
+
+use crate::request::RequestSource;
+use crate::Result;
+use job::{JobConfig, JobSource};
+
+/// The requests of one clone (seeded `seed`) of a job that generates them rather than
+/// replaying a trace: the application of its `[job.fs]` table, or the fio-style job. The SSD
+/// run, the hard-disk run and `ssdlab lint` all build their generated sources here.
+pub fn generated_source(job: &JobConfig, capacity: u64, seed: u64) -> Result<Box<dyn RequestSource>> {
+    Ok(match &job.fs {
+        Some(fs) => fs::make_source(job, fs, capacity, seed)?,
+        None => Box::new(JobSource::new(job, capacity, seed)?),
+    })
+}
