@@ -419,7 +419,7 @@ pub struct PlacementConfig {
     /// Host superblocks open at once (write classes), the same for every policy.
     #[serde(default = "default_open_superblocks")]
     pub open_superblocks: u32,
-    /// PLAN: a write this large, or a sequential run that reaches it, is "large sequential".
+    /// PLAN: a write request this large is "large sequential" (smaller ones are small random).
     #[serde(default = "default_large_write")]
     pub large_write: Size,
     /// AutoStream: the LBA chunk whose history assigns a stream.

@@ -8,6 +8,7 @@
 
 pub mod friendly;
 pub mod openssd;
+pub mod plan;
 
 use crate::metrics::RunResult;
 use crate::workload::job::JobConfig;
@@ -17,7 +18,7 @@ use serde::Serialize;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Every experiment, by name.
-pub const REGISTRY: &[&dyn Experiment] = &[&friendly::Friendly, &openssd::OpenSsd];
+pub const REGISTRY: &[&dyn Experiment] = &[&friendly::Friendly, &openssd::OpenSsd, &plan::Plan];
 
 /// The experiment called `name`.
 pub fn find(name: &str) -> Result<&'static dyn Experiment> {

@@ -4,9 +4,9 @@
 //! small superblock fills (and ages) four or eight times faster and GC collects data written
 //! over a shorter span.
 //!
-//! A write is **large sequential** when it is at least `large_write` long, or when it
-//! continues a sequential run (it starts where one of the last 8 runs ended) that reaches
-//! `large_write` with it.
+//! A write is **large sequential** when the request is at least `large_write` long (the
+//! seed's split is by request: "large sequential requests" and "small random requests"; a
+//! file written in one request is large however its neighbours were written).
 //!
 //! **Lifetime prediction** (PLAN-Pred) uses only what the device sees. The logical space is
 //! cut into chunks of `lifetime_chunk`; each keeps the write clock (host data written) of
@@ -19,7 +19,7 @@
 //! class). Trims matter: on a file system most data dies by deletion, and a new file often
 //! reuses the space of a deleted one of its kind.
 
-use super::{Placement, Runs, Write};
+use super::{Placement, Write};
 use crate::config::PlacementConfig;
 use crate::geometry::Geometry;
 
@@ -96,7 +96,6 @@ impl Lifetimes {
 
 pub struct Plan {
     large: u64,
-    runs: Runs,
     lifetimes: Option<Lifetimes>,
     large_writes: u64,
     small_writes: u64,
@@ -108,7 +107,6 @@ fn plan(p: &PlacementConfig, geo: &Geometry, pred: bool) -> Box<dyn Placement> {
     let classes = lifetimes.as_ref().map_or(1, |l| l.classes());
     Box::new(Plan {
         large: p.large_write.0,
-        runs: Runs::default(),
         lifetimes,
         large_writes: 0,
         small_writes: 0,
@@ -134,12 +132,11 @@ impl Placement for Plan {
     }
 
     fn route(&mut self, w: &Write) -> usize {
-        let run = self.runs.extend(w.offset, w.len);
         let class = match self.lifetimes.as_mut() {
             Some(l) => l.write(w.offset, w.len, w.clock),
             None => 0,
         };
-        if w.len >= self.large || run >= self.large {
+        if w.len >= self.large {
             self.large_writes += 1;
             0
         } else {
@@ -194,16 +191,18 @@ mod tests {
     }
 
     #[test]
-    fn large_and_sequential_writes_go_full_width_small_random_ones_small() {
+    fn large_writes_go_full_width_small_ones_small() {
         let p = PlacementConfig::default();
         let mut r = make_nopred(&p, &geo());
         assert_eq!(r.route(&w(0, 128 << 10, 0)), 0);
         assert_eq!(r.route(&w(1 << 30, 4096, 1)), 1);
-        // 16 KiB appends become large once their run reaches 128 KiB: the 8th.
+        // By request: 16 KiB appends stay small however long their run, and a write just
+        // under the threshold is small.
         let got: Vec<usize> = (0..9)
             .map(|k| r.route(&w((2 << 30) + k * 16384, 16384, 2 + k)))
             .collect();
-        assert_eq!(got, vec![1, 1, 1, 1, 1, 1, 1, 0, 0]);
+        assert_eq!(got, vec![1; 9]);
+        assert_eq!(r.route(&w(0, (128 << 10) - 4096, 20)), 1);
     }
 
     #[test]

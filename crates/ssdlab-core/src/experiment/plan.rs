@@ -1,0 +1,395 @@
+//! Seed 001: PLAN, superblocks of reduced parallelism for small random writes, against a
+//! conventional SSD (baseline), partial GC, Multi-Stream and AutoStream, on workloads with
+//! file-system behaviour.
+//!
+//! Device: the `femu-bbssd` preset (FEMU's black-box SSD as shipped, the emulator the seed
+//! used: 8 channels × 8 chips, 4 KiB pages, 40/200/2000 µs), its flash shrunk (`geometry`).
+//! Every policy has the same four host superblocks open (and GC's), each over all 8 channels,
+//! as the seed's setup says; they differ in routing and in the width of the small ones
+//! (`[device.placement]`).
+//!
+//! Workloads (`[job.fs]`, docs/workloads.md): FIO (4 jobs on files of sizes 1:10:30:64, half
+//! reads), TPC-C-like, YCSB-A-like on an LSM store, Filebench fileserver-like and GCC
+//! kernel-build-like, each through the file layer with TRIM of deleted files. The first
+//! quarter of the logical space holds cold data written once at the start (the rest of the
+//! file system: the seed's applications ran on a file system with an operating system and
+//! their own installation); the application works on the other three quarters.
+//!
+//! Per point: WAF, erased blocks, the GC victims' valid share (its distribution), host
+//! bandwidth (reads + writes) normalised to baseline.
+
+use super::{Analysis, Claim, Experiment, Figure, Point, PointResult, Rule, Scale, Series, Work};
+use crate::Result;
+
+pub struct Plan;
+
+const PRESET: &str = "femu-bbssd";
+
+/// The policies, baseline first, PLAN-Pred-1/4 (the seed's recommended one) among them.
+pub const POLICIES: [&str; 8] = [
+    "baseline",
+    "partial-gc",
+    "multi-stream",
+    "autostream",
+    "plan-nopred-1/4",
+    "plan-nopred-1/8",
+    "plan-pred-1/4",
+    "plan-pred-1/8",
+];
+
+/// The workloads: (name, `[job.fs]` table, the seed's description).
+pub const WORKLOADS: [(&str, &str, &str); 5] = [
+    (
+        "fio",
+        "app = \"fio\"\nfill = 0.75",
+        "FIO: 4 jobs, files 1:10:30:64, 50 % reads",
+    ),
+    (
+        "tpcc",
+        "app = \"tpcc\"\nfill = 0.75",
+        "TPC-C on MySQL/InnoDB, 4 KiB pages",
+    ),
+    ("ycsb", "app = \"ycsb\"\nfill = 0.6", "YCSB-A on RocksDB"),
+    (
+        "fileserver",
+        "app = \"fileserver\"\nfill = 0.7",
+        "Filebench fileserver, 128 KiB files, 16 instances",
+    ),
+    ("gcc", "app = \"gcc\"\nfill = 0.25", "GCC Linux kernel builds"),
+];
+
+/// Share of the logical space holding cold data from the start.
+const COLD: f64 = 0.25;
+
+/// (blocks per plane, pages per block): FEMU's 256 × 256 (16 GiB) shrunk.
+fn geometry(scale: Scale) -> (u32, u32) {
+    match scale {
+        Scale::Full => (96, 256),
+        Scale::Quick => (64, 32),
+    }
+}
+
+/// Host data each point moves (reads + writes), in multiples of the application's region.
+fn passes(scale: Scale) -> u64 {
+    match scale {
+        Scale::Full => 12,
+        Scale::Quick => 6,
+    }
+}
+
+fn point(policy: &str, w: (&str, &str, &str), scale: Scale) -> Result<Point> {
+    let (blocks, pages) = geometry(scale);
+    let o = vec![
+        format!("device.geometry.blocks_per_plane={blocks}"),
+        format!("device.geometry.pages_per_block={pages}"),
+        format!("device.placement.policy=\"{policy}\""),
+        "precondition.mode=\"sequential\"".into(),
+        format!("precondition.utilisation={COLD}"),
+    ];
+    let mut config = crate::config::load_config_with(PRESET, &o)?;
+    let logical = crate::geometry::Geometry::from_config(&config.device, PRESET)?.logical_bytes();
+    let region = ((logical as f64 * (1.0 - COLD)) as u64) / 4096 * 4096;
+    let text = format!(
+        "[device]\npreset = \"{PRESET}\"\n[[job]]\nname = \"{name}\"\noffset = \"{off}%\"\niodepth = 16\nio_size = {bytes}\n[job.fs]\n{fs}\n",
+        name = w.0,
+        off = (COLD * 100.0) as u32,
+        bytes = region * passes(scale),
+        fs = w.1,
+    );
+    let jobs = crate::config::parse_config(
+        &text,
+        &format!("experiment plan, workload {}", w.0),
+        std::path::Path::new("."),
+    )?;
+    config.job = jobs.job;
+    config.validate()?;
+    Ok(Point {
+        id: format!("{}/{policy}", w.0),
+        labels: vec![
+            ("device".into(), PRESET.into()),
+            ("scheme".into(), policy.into()),
+            ("workload".into(), w.0.into()),
+        ],
+        work: Work::Ssd(Box::new(config)),
+    })
+}
+
+fn find<'a>(runs: &'a [PointResult], w: &str, policy: &str) -> &'a PointResult {
+    let id = format!("{w}/{policy}");
+    runs.iter()
+        .find(|r| r.id == id)
+        .unwrap_or_else(|| panic!("point {id} declared"))
+}
+
+/// The victims' valid-share histogram (101 percent bins) of a point.
+fn victims(r: &PointResult) -> Vec<u64> {
+    r.ssd()
+        .placement
+        .as_ref()
+        .and_then(|p| p["victim_valid_percent"].as_array())
+        .map_or(vec![0; 101], |a| a.iter().map(|v| v.as_u64().unwrap_or(0)).collect())
+}
+
+/// Mean valid share of the GC victims, percent (NaN without GC).
+pub fn mean_victim_valid(hist: &[u64]) -> f64 {
+    let n: u64 = hist.iter().sum();
+    if n == 0 {
+        return f64::NAN;
+    }
+    hist.iter().enumerate().map(|(i, &c)| i as f64 * c as f64).sum::<f64>() / n as f64
+}
+
+/// Host bandwidth, MB/s, reads and writes.
+fn bandwidth(r: &PointResult) -> f64 {
+    r.metric("read_mb_s") + r.metric("write_mb_s")
+}
+
+fn erases(r: &PointResult) -> f64 {
+    r.ssd().flash["erases"].as_f64().unwrap_or(f64::NAN)
+}
+
+/// Percent by which `ours` is below `base`.
+fn reduction(base: f64, ours: f64) -> f64 {
+    100.0 * (1.0 - ours / base)
+}
+
+const PP15: Rule = Rule::Absolute { tolerance: 15.0 };
+
+impl Experiment for Plan {
+    fn name(&self) -> &'static str {
+        "plan"
+    }
+    fn title(&self) -> &'static str {
+        "PLAN: superblocks of reduced parallelism and lifetime prediction against baseline, partial GC, Multi-Stream and AutoStream"
+    }
+    fn seed_document(&self) -> &'static str {
+        "001_7181d67761f0180d.txt"
+    }
+    fn scale_note(&self, scale: Scale) -> String {
+        let (b, p) = geometry(scale);
+        let raw_mib = 64 * b as u64 * p as u64 * 4 / 1024;
+        format!(
+            "Device: {PRESET} (FEMU bbssd: 8 channels × 8 chips, 4 KiB pages) with {b} of 256 blocks per plane and {p} of 256 pages per block: {raw_mib} MiB of flash instead of 16 GiB, 12.5 % spare. The first {:.0} % of the logical space holds cold data written at the start; each workload works on the rest and moves {} times that region (reads + writes) instead of the seed's run lengths (256 GiB of FIO I/O, 50 million YCSB operations, 100 kernel builds).",
+            COLD * 100.0,
+            passes(scale)
+        )
+    }
+    fn points(&self, scale: Scale) -> Result<Vec<Point>> {
+        let mut points = Vec::new();
+        for w in WORKLOADS {
+            for p in POLICIES {
+                points.push(point(p, w, scale)?);
+            }
+        }
+        Ok(points)
+    }
+    fn analyse(&self, _scale: Scale, runs: &[PointResult]) -> Analysis {
+        let mut claims = Vec::new();
+        let mut figures = Vec::new();
+        let plan = "plan-pred-1/4";
+        for (w, _, text) in WORKLOADS {
+            let base = find(runs, w, "baseline");
+            let ours = find(runs, w, plan);
+            let note = format!("points {w}/baseline and {w}/{plan}");
+            let small_writes = matches!(w, "fio" | "tpcc" | "fileserver" | "gcc");
+            // WAF.
+            let waf_red = reduction(base.metric("waf"), ours.metric("waf"));
+            claims.push(Claim::new(
+                &format!("waf/{w}/direction"),
+                &format!("{text}: PLAN-Pred-1/4 lowers WAF"),
+                0.0,
+                waf_red,
+                "% lower WAF",
+                Rule::AtLeast,
+                note.clone(),
+            ));
+            if small_writes {
+                claims.push(Claim::new(
+                    &format!("waf/{w}"),
+                    &format!("{text}: PLAN-Pred-1/4 lowers WAF by at least 25 %"),
+                    25.0,
+                    waf_red,
+                    "% lower WAF",
+                    PP15,
+                    note.clone(),
+                ));
+            }
+            // Erased blocks.
+            let er_red = reduction(erases(base), erases(ours));
+            claims.push(Claim::new(
+                &format!("erases/{w}/direction"),
+                &format!("{text}: PLAN-Pred-1/4 erases fewer blocks"),
+                0.0,
+                er_red,
+                "% fewer erases",
+                Rule::AtLeast,
+                note.clone(),
+            ));
+            if let Some(seed) = match w {
+                "fio" => Some(46.0),
+                "gcc" => Some(69.0),
+                _ => None,
+            } {
+                claims.push(Claim::new(
+                    &format!("erases/{w}"),
+                    &format!("{text}: PLAN-Pred-1/4 erases up to {seed} % fewer blocks"),
+                    seed,
+                    er_red,
+                    "% fewer erases",
+                    PP15,
+                    note.clone(),
+                ));
+            }
+            // Victims' valid share: PLAN's distribution left of the others', except on YCSB
+            // where Multi-Stream's is.
+            let means: Vec<(&str, f64)> = POLICIES
+                .iter()
+                .map(|p| (*p, mean_victim_valid(&victims(find(runs, w, p)))))
+                .collect();
+            let (best, rivals): (&str, Vec<&str>) = if w == "ycsb" {
+                (
+                    "multi-stream",
+                    POLICIES.iter().copied().filter(|p| *p != "multi-stream").collect(),
+                )
+            } else {
+                (
+                    plan,
+                    POLICIES.iter().copied().filter(|p| !p.starts_with("plan-")).collect(),
+                )
+            };
+            let mean_of = |p: &str| means.iter().find(|m| m.0 == p).map_or(f64::NAN, |m| m.1);
+            let rival = rivals.iter().map(|p| mean_of(p)).fold(f64::INFINITY, f64::min);
+            claims.push(Claim::new(
+                &format!("victims/{w}"),
+                &format!(
+                    "{text}: the GC victims' valid share is lowest with {}",
+                    if w == "ycsb" {
+                        "Multi-Stream"
+                    } else {
+                        "PLAN (against the non-PLAN schemes)"
+                    }
+                ),
+                0.0,
+                rival - mean_of(best),
+                "points of mean valid share below the best rival",
+                Rule::AtLeast,
+                format!(
+                    "mean valid share of {w}/{best}'s victims against the lowest of {}",
+                    rivals.join(", ")
+                ),
+            ));
+            // Bandwidth.
+            let bw = bandwidth(ours) / bandwidth(base);
+            claims.push(Claim::new(
+                &format!("bandwidth/{w}/direction"),
+                &format!("{text}: PLAN-Pred-1/4's bandwidth is not lower"),
+                1.0,
+                bw,
+                "× baseline",
+                Rule::AtLeast,
+                note.clone(),
+            ));
+            if let Some(seed) = match w {
+                "fio" => Some(30.0),
+                "fileserver" => Some(10.0),
+                _ => None,
+            } {
+                claims.push(Claim::new(
+                    &format!("bandwidth/{w}"),
+                    &format!("{text}: PLAN-Pred-1/4's bandwidth about {seed} % higher"),
+                    seed,
+                    100.0 * (bw - 1.0),
+                    "% above baseline",
+                    PP15,
+                    note.clone(),
+                ));
+            }
+            // The victims' CDF.
+            figures.push(Figure {
+                id: format!("victims-{w}"),
+                title: format!("{text}: GC victims by valid share (CDF)"),
+                x_label: "valid data in the victim, %".into(),
+                y_label: "share of victims".into(),
+                log_x: false,
+                series: POLICIES
+                    .iter()
+                    .map(|p| {
+                        let h = victims(find(runs, w, p));
+                        let n = h.iter().sum::<u64>().max(1) as f64;
+                        let mut acc = 0u64;
+                        Series {
+                            name: p.to_string(),
+                            points: h
+                                .iter()
+                                .enumerate()
+                                .map(|(i, &c)| {
+                                    acc += c;
+                                    (i as f64, acc as f64 / n)
+                                })
+                                .collect(),
+                        }
+                    })
+                    .collect(),
+                categories: vec![],
+            });
+        }
+        // Bars: WAF, erases and bandwidth (normalised to baseline) per workload and policy.
+        let cats: Vec<String> = WORKLOADS.iter().map(|w| w.0.to_string()).collect();
+        for (id, title, y, f) in [
+            (
+                "waf",
+                "Write amplification",
+                "WAF",
+                (|_: &PointResult, r: &PointResult| r.metric("waf")) as fn(&PointResult, &PointResult) -> f64,
+            ),
+            (
+                "erases",
+                "Erased blocks, normalised to baseline",
+                "× baseline",
+                |b, r| erases(r) / erases(b),
+            ),
+            (
+                "bandwidth",
+                "Host bandwidth, normalised to baseline",
+                "× baseline",
+                |b, r| bandwidth(r) / bandwidth(b),
+            ),
+        ] {
+            figures.push(Figure {
+                id: id.into(),
+                title: title.into(),
+                x_label: "workload".into(),
+                y_label: y.into(),
+                log_x: false,
+                series: POLICIES
+                    .iter()
+                    .map(|p| Series {
+                        name: p.to_string(),
+                        points: WORKLOADS
+                            .iter()
+                            .enumerate()
+                            .map(|(i, w)| (i as f64, f(find(runs, w.0, "baseline"), find(runs, w.0, p))))
+                            .collect(),
+                    })
+                    .collect(),
+                categories: cats.clone(),
+            });
+        }
+        Analysis { claims, figures }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_mean_valid_share_weighs_each_bin() {
+        let mut h = vec![0u64; 101];
+        h[10] = 3;
+        h[50] = 1;
+        assert_eq!(mean_victim_valid(&h), 20.0);
+        assert!(mean_victim_valid(&[0; 101]).is_nan());
+        assert_eq!(reduction(2.0, 1.5), 25.0);
+    }
+}
