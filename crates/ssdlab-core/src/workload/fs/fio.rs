@@ -134,7 +134,7 @@ mod tests {
             s += size;
         }
         for (i, r) in rand.iter().enumerate() {
-            let stream = (i % 4) as usize + 1;
+            let stream = i % 4 + 1;
             assert_eq!(r.stream as usize, stream);
             assert_eq!(r.len, 4096);
             assert!(r.offset >= file_start[stream] && r.offset < file_start[stream] + sizes[stream - 1]);

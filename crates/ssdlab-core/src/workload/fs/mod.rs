@@ -36,7 +36,7 @@ pub const SEQ_IO: u64 = 128 << 10;
 
 /// `[job.fs]`: the application and its parameters. Every key but `app` is optional; each
 /// application reads its own keys (docs/workloads.md), and a key it does not read is an error.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FsJob {
     /// The application: a name of [`REGISTRY`].
@@ -460,7 +460,8 @@ pub struct FileSystem {
     live: usize,
 }
 
-/// Bytes a file of `extents` extents takes in the table, for estimates.
+/// Bytes a file takes at most in the file table (its entry, an extent, a free extent beside
+/// it), for estimates.
 pub const FILE_BYTES: u64 = 48 + 16 + 64;
 
 impl FileSystem {
