@@ -15,6 +15,7 @@
 mod fileserver;
 mod fio;
 mod gcc;
+mod meta;
 mod tpcc;
 mod ycsb;
 
@@ -80,11 +81,14 @@ pub struct FsJob {
     /// gcc: linked binaries per build.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub binaries: Option<u64>,
+    /// All: the file system's journal and metadata writes (default true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<bool>,
 }
 
 impl FsJob {
     /// The keys of the table.
-    pub const KEYS: [&'static str; 14] = [
+    pub const KEYS: [&'static str; 15] = [
         "app",
         "fill",
         "bs",
@@ -99,10 +103,11 @@ impl FsJob {
         "append_size",
         "instances",
         "binaries",
+        "metadata",
     ];
 
     /// The keys of the table other than `app`, with whether each is set.
-    fn keys(&self) -> [(&'static str, bool); 13] {
+    fn keys(&self) -> [(&'static str, bool); 14] {
         [
             ("fill", self.fill.is_some()),
             ("bs", self.bs.is_some()),
@@ -117,6 +122,7 @@ impl FsJob {
             ("append_size", self.append_size.is_some()),
             ("instances", self.instances.is_some()),
             ("binaries", self.binaries.is_some()),
+            ("metadata", self.metadata.is_some()),
         ]
     }
 }
@@ -270,9 +276,15 @@ impl Params<'_> {
         Xoshiro256PlusPlus::seed_from_u64(self.seed)
     }
 
-    /// An empty file system over the region.
-    pub fn file_system(&self) -> FileSystem {
-        FileSystem::new(self.start, self.len)
+    /// An empty file system over the region, with its journal and metadata writes unless
+    /// `metadata = false`.
+    pub fn file_system(&mut self) -> FileSystem {
+        self.used.push("metadata");
+        if self.fs.metadata.unwrap_or(true) {
+            FileSystem::with_metadata(self.start, self.len)
+        } else {
+            FileSystem::new(self.start, self.len)
+        }
     }
 
     /// `share` of the region, in whole blocks.
@@ -458,6 +470,8 @@ pub struct FileSystem {
     files: Vec<Option<File>>,
     unused_ids: Vec<u32>,
     live: usize,
+    /// The file system's own journal and metadata writes (None: data only).
+    meta: Option<meta::Metadata>,
 }
 
 /// Bytes a file takes at most in the file table (its entry, an extent, a free extent beside
@@ -483,7 +497,26 @@ impl FileSystem {
             files: Vec::new(),
             unused_ids: Vec::new(),
             live: 0,
+            meta: None,
         }
+    }
+
+    /// A file system whose region starts with its journal and metadata blocks
+    /// ([`meta::Metadata`]); creating, growing and deleting files adds their writes.
+    pub fn with_metadata(start: u64, len: u64) -> FileSystem {
+        let s = start.next_multiple_of(BLOCK);
+        let e = (start + len) / BLOCK * BLOCK;
+        let m = meta::Metadata::new(s, e.saturating_sub(s));
+        let mut fs = FileSystem::new(m.end(), e.saturating_sub(m.end()));
+        fs.meta = Some(m);
+        fs
+    }
+
+    /// Blocks the journal and the checkpoints wrote so far.
+    pub fn metadata_written(&self) -> (u64, u64) {
+        self.meta
+            .as_ref()
+            .map_or((0, 0), |m| (m.journal_written, m.checkpoint_written))
     }
 
     pub fn capacity(&self) -> u64 {
@@ -516,7 +549,7 @@ impl FileSystem {
             stream,
         };
         self.live += 1;
-        match self.unused_ids.pop() {
+        let id = match self.unused_ids.pop() {
             Some(i) => {
                 self.files[i as usize] = Some(f);
                 FileId(i)
@@ -525,7 +558,11 @@ impl FileSystem {
                 self.files.push(Some(f));
                 FileId(self.files.len() as u32 - 1)
             }
+        };
+        if let Some(m) = self.meta.as_mut() {
+            m.touch(id.0, &[]);
         }
+        id
     }
 
     pub fn size(&self, id: FileId) -> u64 {
@@ -594,9 +631,15 @@ impl FileSystem {
             }
             f.size += took;
             push_io(out, Op::Write, at, took, max_io, stream);
+            if let Some(m) = self.meta.as_mut() {
+                m.touch(id.0, &[Extent { offset: at, len: took }]);
+            }
         }
         if self.cursor >= self.start + self.len {
             self.cursor = self.start;
+        }
+        if let Some(m) = self.meta.as_mut() {
+            m.maybe_commit(out);
         }
         Ok(())
     }
@@ -654,6 +697,10 @@ impl FileSystem {
                 stream: f.stream,
             });
             self.release(*e);
+        }
+        if let Some(m) = self.meta.as_mut() {
+            m.touch(id.0, &f.extents);
+            m.maybe_commit(out);
         }
     }
 
@@ -925,8 +972,14 @@ pub(crate) mod tests {
     }
 
     /// A job on `size` bytes of a device of 1 GiB, with `[job.fs]` from TOML text.
+    /// A job running an application's data I/O alone (`metadata = false` unless `fs` says).
     pub(crate) fn job(fs: &str, size: &str, extra: &str) -> JobConfig {
-        let text = format!("size = \"{size}\"\n{extra}\n[fs]\n{fs}\n");
+        let meta = if fs.contains("metadata") {
+            ""
+        } else {
+            "metadata = false\n"
+        };
+        let text = format!("size = \"{size}\"\n{extra}\n[fs]\n{fs}\n{meta}");
         toml::from_str(&text).unwrap()
     }
 
@@ -1007,6 +1060,7 @@ pub(crate) mod tests {
         let all = FsJob::KEYS.iter().map(|k| match *k {
             "app" => "app = \"fio\"".to_string(),
             k if ["fill", "read_share", "theta"].contains(&k) => format!("{k} = 0.5"),
+            "metadata" => "metadata = true".to_string(),
             k => format!("{k} = 4096"),
         });
         let fs: FsJob = toml::from_str(&all.collect::<Vec<_>>().join("\n")).unwrap();
