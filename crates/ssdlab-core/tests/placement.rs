@@ -67,9 +67,18 @@ fn run(cfg: &Config) -> (Simulation, ssdlab_core::RunResult) {
 
 #[test]
 fn every_policy_keeps_the_invariants_and_its_counters_add_up() {
+    for frontier in ["shared", "separate"] {
+        policies_keep_the_invariants(frontier);
+    }
+}
+
+/// GC writes into slot 0's superblock (`shared`, as FEMU) or into one of its own.
+fn policies_keep_the_invariants(frontier: &str) {
     let mut wafs = Vec::new();
     for policy in POLICIES {
-        let (sim, r) = run(&config(policy, ""));
+        let mut cfg = config(policy, "");
+        cfg.device.ftl.gc_frontier = frontier.into();
+        let (sim, r) = run(&cfg);
         sim.device
             .check_invariants()
             .unwrap_or_else(|e| panic!("{policy}: {e}"));

@@ -823,7 +823,15 @@ impl Ftl {
         }
         // Nothing valid left: finish.
         if self.params.gc_shared_frontier {
-            // Keep the host frontier page-aligned: pad the page GC left partly filled.
+            // Keep the host frontier page-aligned: pad the page GC left partly filled (with
+            // superblocks, on the plane of GC's page).
+            let plane = match self.sb.as_deref() {
+                Some(_) => match self.superblock_gc_page_done() {
+                    Some(p) => p,
+                    None => plane,
+                },
+                None => plane,
+            };
             let hi = self.host_idx(plane, 0);
             let mut g = self.hosts[hi];
             let fill = g.next % upp;
@@ -876,7 +884,7 @@ impl Ftl {
     #[inline]
     fn set_gc_dest(&mut self, plane: usize, f: Frontier) {
         if self.sb.is_some() {
-            let hi = self.host_idx(plane, self.streams - 1);
+            let hi = self.host_idx(plane, self.superblock_gc_slot());
             self.hosts[hi] = f;
         } else {
             self.set_gc_frontier(plane, f);

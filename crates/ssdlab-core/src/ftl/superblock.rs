@@ -13,7 +13,9 @@
 //! GC data goes to a full-width superblock of its own (the last slot), page by page over its
 //! members, so a victim page's units may be programmed on another plane (a read on the
 //! victim's plane, a program on the destination's); a GC superblock takes a block on every
-//! plane that has a free one, without collecting first. Whole-superblock GC picks, among the
+//! plane that has a free one, without collecting first. With `gc_frontier = "shared"` (FEMU's
+//! one write pointer) GC writes into slot 0's open superblock instead, and pads the page it
+//! leaves partly filled when a collection ends. Whole-superblock GC picks, among the
 //! full superblocks that hold a block of the plane short of free blocks, the one with the
 //! lowest share of valid units (blocks written before superblocks were on count as
 //! superblocks of one), and collects every block of it; block GC (`whole = false`) collects
@@ -102,7 +104,6 @@ impl Ftl {
         let mut widths = layout.widths.clone();
         widths.push(self.geo.ways);
         self.set_streams(widths.len());
-        self.params.gc_shared_frontier = false;
         let g = &self.geo;
         let way_of = |p: usize| (p / g.channels) % g.ways;
         let mut groups = vec![Vec::new(); g.ways + 1];
@@ -142,12 +143,30 @@ impl Ftl {
     /// with room whose `cost` is lowest (ties: the next in turn), opening a new superblock
     /// first when the open one is full.
     pub fn superblock_plane(&mut self, slot: usize, cost: impl Fn(usize) -> u64) -> Result<usize> {
+        self.next_member(slot, cost, false)
+    }
+
+    /// As [`Ftl::superblock_plane`]; `for_gc`: a page for GC's copies (a new superblock then
+    /// opens without collecting).
+    fn next_member(&mut self, slot: usize, cost: impl Fn(usize) -> u64, for_gc: bool) -> Result<usize> {
         if let Some(p) = self.pick_member(slot, &cost) {
             return Ok(p);
         }
-        self.open_superblock(slot)?;
+        self.open_superblock(slot, for_gc)?;
         self.pick_member(slot, &cost)
             .ok_or_else(|| Error::Invalid(format!("slot {slot}: a superblock just opened has no room")))
+    }
+
+    /// The slot's open superblock has a member with room.
+    fn has_room(&self, slot: usize) -> bool {
+        let sb = self.sb.as_deref().expect("superblocks");
+        let id = sb.open[slot];
+        let upb = self.geo.units_per_block as u32;
+        id != NONE
+            && sb.table[id as usize].blocks.iter().any(|&b| {
+                let f = self.hosts[self.host_idx(self.geo.plane_of_block(b as usize), slot)];
+                f.block == b && f.next < upb
+            })
     }
 
     fn pick_member(&mut self, slot: usize, cost: &impl Fn(usize) -> u64) -> Option<usize> {
@@ -180,7 +199,7 @@ impl Ftl {
 
     /// Close the slot's full blocks and open a new superblock for it.
     #[cold]
-    fn open_superblock(&mut self, slot: usize) -> Result<()> {
+    fn open_superblock(&mut self, slot: usize, for_gc: bool) -> Result<()> {
         let upb = self.geo.units_per_block as u32;
         for p in 0..self.geo.planes {
             let hi = self.host_idx(p, slot);
@@ -197,7 +216,7 @@ impl Ftl {
             }
         }
         let sb = self.sb.as_deref().expect("superblocks");
-        let gc = slot + 1 == sb.widths.len();
+        let gc = for_gc;
         let w = sb.widths[slot];
         let n = sb.groups[w].len();
         // The group whose planes have the most free blocks at their lowest.
@@ -237,6 +256,11 @@ impl Ftl {
                 )));
             }
         }
+        // With a shared GC frontier, the collections may have opened the slot's next
+        // superblock already.
+        if !gc && self.has_room(slot) {
+            return Ok(());
+        }
         let mut blocks = Vec::with_capacity(planes.len());
         for &p in &planes {
             blocks.push(self.take_free(p)?);
@@ -273,16 +297,33 @@ impl Ftl {
     /// The destination of GC's next unit: the plane of the GC page being filled, or a
     /// member of GC's superblock (a new one when it is full), and its frontier.
     pub(super) fn superblock_gc_dest(&mut self) -> Result<(usize, Frontier)> {
-        let slot = self.streams - 1;
+        let slot = self.superblock_gc_slot();
         let p = match self.sb.as_deref().expect("superblocks").gc_page {
             Some(p) => p,
             None => {
-                let p = self.superblock_plane(slot, |_| 0)?;
+                let p = self.next_member(slot, |_| 0, true)?;
                 self.sb.as_deref_mut().expect("superblocks").gc_page = Some(p);
                 p
             }
         };
         Ok((p, self.hosts[self.host_idx(p, slot)]))
+    }
+
+    /// The slot GC writes to: its own (the last), or with a shared GC frontier
+    /// (`gc_frontier = "shared"`, as FEMU's one write pointer) the host's slot 0.
+    #[inline]
+    pub(super) fn superblock_gc_slot(&self) -> usize {
+        if self.params.gc_shared_frontier {
+            0
+        } else {
+            self.streams - 1
+        }
+    }
+
+    /// A collection ended: GC's page, if one is being filled, is left to be padded; returns
+    /// its plane.
+    pub(super) fn superblock_gc_page_done(&mut self) -> Option<usize> {
+        self.sb.as_deref_mut()?.gc_page.take()
     }
 
     /// GC's page is complete: the next unit starts a page on the next member.
@@ -576,5 +617,35 @@ overprovisioning = 0.5
                 assert_eq!(pct, vec![(0, 1)]);
             }
         }
+    }
+
+    #[test]
+    fn a_shared_gc_frontier_copies_into_the_host_superblock_and_pads_its_page() {
+        let mut f = ftl(vec![4], true);
+        f.params.gc_shared_frontier = true;
+        // As above: S1 (0..64), S2 (64..128), 40 units rewritten into S3 (20 of its 32 pages).
+        write(&mut f, 0, 0..64);
+        write(&mut f, 0, 64..128);
+        let rewrite: Vec<u64> = [0u64, 1, 16, 17, 32, 33, 48, 49]
+            .into_iter()
+            .chain((64..128).step_by(2))
+            .chain([200])
+            .collect();
+        write(&mut f, 0, rewrite);
+        // 41 units: S3's page 20 holds one unit.
+        f.reclaim(0, false).unwrap();
+        f.check_invariants().unwrap();
+        // S2's 32 units: 1 completes the host's page 20, 22 fill pages 21–31 of S3, the rest
+        // (9) go to a fourth superblock GC opened, whose last page (one unit) is padded.
+        let s = f.superblocks().unwrap();
+        assert_eq!(s.stats.superblocks_opened, 4);
+        assert_eq!(f.stats.gc_units_copied, 32);
+        assert_eq!(f.stats.erases, 8);
+        assert_eq!(f.stats.padded_units, 1);
+        assert!(f.hosts.iter().all(|h| h.next % 2 == 0), "every frontier page-aligned");
+        // The host writes on into the superblock GC opened.
+        write(&mut f, 0, 300..310);
+        assert_eq!(f.superblocks().unwrap().stats.superblocks_opened, 4);
+        f.check_invariants().unwrap();
     }
 }
