@@ -7,8 +7,9 @@
 //! superblock; its pages go to the member planes in the order the device chooses (the
 //! member that could start a program first), so that all members fill together. A new
 //! superblock is opened on the group whose planes have the most free blocks (ties: the
-//! group after the last one used), after foreground GC has given each of its planes
-//! `gc_threshold` free blocks.
+//! group after the last one used), after foreground GC has given every plane `gc_threshold`
+//! free blocks (GC's own superblocks take blocks without collecting, from the planes above
+//! that reserve when there are any, so that data moves off the planes short of blocks).
 //!
 //! GC data goes to a full-width superblock of its own (the last slot), page by page over its
 //! members, so a victim page's units may be programmed on another plane (a read on the
@@ -197,9 +198,8 @@ impl Ftl {
         Some(p)
     }
 
-    /// Close the slot's full blocks and open a new superblock for it.
-    #[cold]
-    fn open_superblock(&mut self, slot: usize, for_gc: bool) -> Result<()> {
+    /// Close the slot's blocks that are full (its superblock is): they become candidates.
+    fn close_slot(&mut self, slot: usize) -> Result<()> {
         let upb = self.geo.units_per_block as u32;
         for p in 0..self.geo.planes {
             let hi = self.host_idx(p, slot);
@@ -215,6 +215,13 @@ impl Ftl {
                 self.hosts[hi] = NO_FRONTIER;
             }
         }
+        Ok(())
+    }
+
+    /// Close the slot's full blocks and open a new superblock for it.
+    #[cold]
+    fn open_superblock(&mut self, slot: usize, for_gc: bool) -> Result<()> {
+        self.close_slot(slot)?;
         let sb = self.sb.as_deref().expect("superblocks");
         let gc = for_gc;
         let w = sb.widths[slot];
@@ -235,19 +242,28 @@ impl Ftl {
         }
         let g = best.1;
         let mut planes = sb.groups[w][g].clone();
-        // GC's superblock: a block on every plane that has one (GC runs already).
+        // GC's superblock: a block on every plane that has more than its reserve (so that
+        // data moves off the planes short of free blocks), else on every plane that has one
+        // (GC runs already).
         if gc {
-            planes.retain(|&p| !self.planes[p].free.is_empty());
+            let reserve = self.params.gc_threshold as usize;
+            if planes.iter().any(|&p| self.planes[p].free.len() > reserve) {
+                planes.retain(|&p| self.planes[p].free.len() > reserve);
+            } else {
+                planes.retain(|&p| !self.planes[p].free.is_empty());
+            }
             if planes.is_empty() {
                 return Err(Error::Invalid(
                     "no free block left for garbage collection (device worn out or over-full)".into(),
                 ));
             }
         }
-        // Foreground GC until every plane of the group has its reserve.
+        // Foreground GC until every plane has its reserve: the superblock takes a block from
+        // each plane of its group, and GC's superblocks take theirs from every plane without
+        // collecting first.
         let threshold = if gc { 0 } else { self.params.gc_threshold as usize };
         let mut guard = 0;
-        while let Some(&p) = planes.iter().find(|&&p| self.planes[p].free.len() < threshold) {
+        while let Some(p) = (0..self.geo.planes).find(|&p| self.planes[p].free.len() < threshold) {
             self.reclaim(p, false)?;
             guard += 1;
             if guard > 4 * self.geo.blocks + 16 {
@@ -261,6 +277,8 @@ impl Ftl {
         if !gc && self.has_room(slot) {
             return Ok(());
         }
+        // ... or opened and filled one.
+        self.close_slot(slot)?;
         let mut blocks = Vec::with_capacity(planes.len());
         for &p in &planes {
             blocks.push(self.take_free(p)?);
