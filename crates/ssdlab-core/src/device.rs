@@ -1147,7 +1147,7 @@ impl Device {
             Allocation::RoundRobin => self.ftl.superblock_plane(stream, |_| 0),
             Allocation::LeastBusy => self
                 .ftl
-                .superblock_plane(stream, |p| etas[if pp { p } else { p % dies }].max(now)),
+                .superblock_plane(stream, |p| etas[if pp { p } else { p % dies }].saturating_sub(now)),
         }
     }
 

@@ -71,6 +71,10 @@ fn experiments_are_listed() {
         "{text}"
     );
     assert!(text.contains("(seed 003_9d68ddde2e69269e.txt)"), "{text}");
+    assert!(
+        text.contains("\nplan ") && text.contains("(seed 001_7181d67761f0180d.txt)"),
+        "{text}"
+    );
 }
 
 #[test]

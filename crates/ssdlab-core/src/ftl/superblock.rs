@@ -141,8 +141,8 @@ impl Ftl {
     }
 
     /// The plane that gets the next page of slot `slot`: the member of its open superblock
-    /// with room whose `cost` is lowest (ties: the next in turn), opening a new superblock
-    /// first when the open one is full.
+    /// with room whose `cost` is lowest (ties: the next in turn; 0 is the lowest there is),
+    /// opening a new superblock first when the open one is full.
     pub fn superblock_plane(&mut self, slot: usize, cost: impl Fn(usize) -> u64) -> Result<usize> {
         self.next_member(slot, cost, false)
     }
@@ -191,6 +191,9 @@ impl Ftl {
             let c = cost(p);
             if best.is_none_or(|(bc, _, _)| c < bc) {
                 best = Some((c, i, p));
+                if c == 0 {
+                    break; // nothing is cheaper
+                }
             }
         }
         let (_, i, p) = best?;
