@@ -186,18 +186,7 @@ fn ftl_tables(blocks_per_plane: u32) -> (u64, u64, (u64, u64, usize)) {
     let geo = ssdlab_core::geometry::Geometry::from_config(&cfg.device, "f.toml").unwrap();
     let shape = (geo.blocks as u64, geo.planes as u64, geo.units_per_block);
     let est = Ftl::memory_estimate(&geo);
-    let params = FtlParams {
-        gc_policy: "greedy".into(),
-        gc_d: 2,
-        gc_threshold: 2,
-        endurance: 1000,
-        static_wl_threshold: 0,
-        gc_shared_frontier: false,
-        read_ns: vec![25_000],
-        program_ns: vec![200_000],
-        erase_ns: 1_500_000,
-        seed: 1,
-    };
+    let params = FtlParams::for_tests();
     let base = CURRENT.load(SeqCst);
     let ftl = Ftl::new(geo, params).unwrap();
     let used = (CURRENT.load(SeqCst) - base) as u64;

@@ -48,16 +48,10 @@ number_ios = 400
     parse_config(&text, "placement.toml", Path::new(".")).unwrap()
 }
 
-const POLICIES: [&str; 8] = [
-    "baseline",
-    "partial-gc",
-    "multi-stream",
-    "autostream",
-    "plan-nopred-1/4",
-    "plan-nopred-1/8",
-    "plan-pred-1/4",
-    "plan-pred-1/8",
-];
+/// Every superblock policy of the registry.
+fn policies() -> Vec<&'static str> {
+    ssdlab_core::placement::REGISTRY.iter().map(|r| r.0).collect()
+}
 
 fn run(cfg: &Config) -> (Simulation, ssdlab_core::RunResult) {
     let mut sim = Simulation::new(cfg).unwrap();
@@ -75,7 +69,9 @@ fn every_policy_keeps_the_invariants_and_its_counters_add_up() {
 /// GC writes into slot 0's superblock (`shared`, as FEMU) or into one of its own.
 fn policies_keep_the_invariants(frontier: &str) {
     let mut wafs = Vec::new();
-    for policy in POLICIES {
+    let all = policies();
+    assert_eq!(all.len(), 8);
+    for policy in all {
         let mut cfg = config(policy, "");
         cfg.device.ftl.gc_frontier = frontier.into();
         let (sim, r) = run(&cfg);

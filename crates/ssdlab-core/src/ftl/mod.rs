@@ -58,6 +58,26 @@ pub struct FtlParams {
     pub seed: u64,
 }
 
+impl FtlParams {
+    /// Greedy GC, a reserve of 2 blocks, SLC-like times (25 µs, 200 µs, 1.5 ms), no wear
+    /// leveling, seed 1: the parameters of the tests' small FTLs.
+    #[doc(hidden)]
+    pub fn for_tests() -> FtlParams {
+        FtlParams {
+            gc_policy: "greedy".into(),
+            gc_d: 2,
+            gc_threshold: 2,
+            endurance: 1000,
+            static_wl_threshold: 0,
+            gc_shared_frontier: false,
+            read_ns: vec![25_000],
+            program_ns: vec![200_000],
+            erase_ns: 1_500_000,
+            seed: 1,
+        }
+    }
+}
+
 /// What a garbage-collection (or wear-leveling) flash operation does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum GcOpKind {
@@ -1145,15 +1165,10 @@ gc_threshold = 2
             geo,
             FtlParams {
                 gc_policy: policy.into(),
-                gc_d: 2,
-                gc_threshold: 2,
-                endurance: 1000,
-                static_wl_threshold: 0,
                 gc_shared_frontier: shared,
                 read_ns,
                 program_ns,
-                erase_ns: 1_500_000,
-                seed: 1,
+                ..FtlParams::for_tests()
             },
         )
         .unwrap()

@@ -520,22 +520,7 @@ overprovisioning = 0.5
 "#;
         let cfg = parse_config(text, "sb.toml", std::path::Path::new(".")).unwrap();
         let geo = Geometry::from_config(&cfg.device, "sb.toml").unwrap();
-        let mut f = Ftl::new(
-            geo,
-            FtlParams {
-                gc_policy: "greedy".into(),
-                gc_d: 2,
-                gc_threshold: 2,
-                endurance: 1000,
-                static_wl_threshold: 0,
-                gc_shared_frontier: false,
-                read_ns: vec![25_000],
-                program_ns: vec![200_000],
-                erase_ns: 1_500_000,
-                seed: 1,
-            },
-        )
-        .unwrap();
+        let mut f = Ftl::new(geo, FtlParams::for_tests()).unwrap();
         f.enable_superblocks(&Layout { widths, whole });
         f
     }
