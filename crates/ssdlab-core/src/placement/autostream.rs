@@ -83,10 +83,6 @@ impl AutoStream {
 }
 
 impl Placement for AutoStream {
-    fn name(&self) -> &'static str {
-        "autostream"
-    }
-
     fn route(&mut self, w: &Write) -> usize {
         let own = self.touch(w.offset, w.clock);
         let s = if w.offset == self.prev_end {
@@ -158,5 +154,13 @@ mod tests {
         let later = 20 + 2 * a.decay;
         assert_eq!(a.route(&w(1 << 30, later)), 0);
         assert_eq!(a.route(&w(0, later + 1)), 1);
+        // Recency counts from the chunk's own last access: a fresh chunk first touched late
+        // in the run starts from 0 (its count decayed since time 0), then writes a quarter
+        // period apart are not decayed (counts 0, 1, 2, 3: stream 1 at the fourth).
+        let t = 5 * a.decay;
+        let got: Vec<usize> = (0..4)
+            .map(|k| a.route(&w((4 << 20) + 8192 * k, t + k * a.decay / 4)))
+            .collect();
+        assert_eq!(got, vec![0, 0, 0, 1]);
     }
 }

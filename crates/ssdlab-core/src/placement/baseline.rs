@@ -12,9 +12,6 @@ pub fn make(_: &PlacementConfig, _: &Geometry) -> Box<dyn Placement> {
 }
 
 impl Placement for Baseline {
-    fn name(&self) -> &'static str {
-        "baseline"
-    }
     fn route(&mut self, _: &Write) -> usize {
         0
     }

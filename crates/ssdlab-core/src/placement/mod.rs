@@ -32,7 +32,6 @@ pub struct Write {
 
 /// A placement policy: routes host writes to write classes (slots).
 pub trait Placement: Send {
-    fn name(&self) -> &'static str;
     /// The slot (below the layout's slot count) a host write goes to.
     fn route(&mut self, w: &Write) -> usize;
     /// The host trimmed `[offset, offset + len)` when `clock` units had been written.

@@ -18,9 +18,6 @@ pub fn make(p: &PlacementConfig, _: &Geometry) -> Box<dyn Placement> {
 }
 
 impl Placement for MultiStream {
-    fn name(&self) -> &'static str {
-        "multi-stream"
-    }
     fn route(&mut self, w: &Write) -> usize {
         (w.stream.max(1) as usize - 1) % self.slots
     }

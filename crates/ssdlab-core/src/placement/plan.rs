@@ -123,14 +123,6 @@ pub fn make_pred(p: &PlacementConfig, geo: &Geometry) -> Box<dyn Placement> {
 }
 
 impl Placement for Plan {
-    fn name(&self) -> &'static str {
-        if self.lifetimes.is_some() {
-            "plan-pred"
-        } else {
-            "plan-nopred"
-        }
-    }
-
     fn route(&mut self, w: &Write) -> usize {
         let class = match self.lifetimes.as_mut() {
             Some(l) => l.write(w.offset, w.len, w.clock),
@@ -208,8 +200,9 @@ mod tests {
     #[test]
     fn the_predictor_learns_known_lifetimes_from_rewrites_and_trims() {
         // Lifetimes in the logical capacity written: region A is rewritten every 1/64 of it
-        // (class 0: below 1/8), region B every 1/4 (class 1), region C trimmed 3/4 after
-        // its write (class 2), region D never dies (unknown: class 2).
+        // (class 0: below 1/8), region B every 1/4 (class 1), region C trimmed 1/64 after
+        // its write and rewritten a capacity later (class 0: it died by the trim), region D
+        // never dies (unknown: class 2).
         let g = geo();
         let cap = g.logical_units;
         let p = PlacementConfig::default();
@@ -225,13 +218,13 @@ mod tests {
                 l.write(b, chunk, t + k * cap / 4);
             }
             l.write(c, chunk, t);
-            l.trim(c, chunk, t + 3 * cap / 4);
+            l.trim(c, chunk, t + cap / 64);
             l.write(d + round * chunk, chunk, t);
         }
         let t = 4 * cap;
         assert_eq!(l.write(a, chunk, t), 0);
         assert_eq!(l.write(b, chunk, t), 1);
-        assert_eq!(l.write(c, chunk, t), 2);
+        assert_eq!(l.write(c, chunk, t), 0);
         assert_eq!(l.write(d + 9 * chunk, chunk, t), 2);
         // A lifetime just below a bound stays in the class under it; at the bound, above.
         let b0 = (0.125 * cap as f64) as u64;
@@ -254,10 +247,14 @@ mod tests {
         // Rewritten soon: class 0, slot 1.
         assert_eq!(r.route(&w(0, 4096, cap / 100)), 1);
         assert_eq!(r.route(&w(0, 128 << 10, cap / 50)), 0);
+        // A trim ends its data's life: rewritten a capacity later, the chunk is still hot.
+        r.route(&w(1 << 30, 4096, cap));
+        r.trim(1 << 30, 16 << 10, cap + cap / 100);
+        assert_eq!(r.route(&w(1 << 30, 4096, 2 * cap)), 1);
         let c = r.counters();
         assert_eq!(c[0], ("large_writes", 1));
-        assert_eq!(c[1], ("small_writes", 2));
-        assert_eq!(c[2], ("small_writes_class_0", 1));
-        assert_eq!(c[4], ("small_writes_class_2", 1));
+        assert_eq!(c[1], ("small_writes", 4));
+        assert_eq!(c[2], ("small_writes_class_0", 2));
+        assert_eq!(c[4], ("small_writes_class_2", 2));
     }
 }
