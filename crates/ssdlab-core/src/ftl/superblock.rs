@@ -89,13 +89,6 @@ pub struct Superblocks {
     pub stats: SbStats,
 }
 
-impl Superblocks {
-    /// Whole-superblock GC (else block GC).
-    pub fn whole(&self) -> bool {
-        self.whole
-    }
-}
-
 impl Ftl {
     /// Turn superblocks on with `layout` (slots = its widths); the FTL gets one host frontier
     /// per slot on every plane. Blocks already written stay outside any superblock (each a
@@ -611,11 +604,15 @@ overprovisioning = 0.5
                 .map(|(i, &n)| (i, n))
                 .collect();
             if whole {
+                // GC wrote into a superblock of its own (the last slot).
+                assert_ne!(s.open[f.streams - 1], NONE);
                 // S2 (50 %) beats S1 (87 %): its eight blocks erased, 32 units copied.
                 assert_eq!(f.stats.erases, 8);
                 assert_eq!(f.stats.gc_units_copied, 32);
                 assert_eq!(f.stats.gc_runs_foreground, 8);
                 assert_eq!(pct, vec![(50, 1)]);
+                // S2's number is free for the next superblock.
+                assert_eq!(s.free_ids.len(), 1);
             } else {
                 // Greedy in plane 0: S1's empty block alone.
                 assert_eq!(f.stats.erases, 1);
@@ -649,9 +646,127 @@ overprovisioning = 0.5
         assert_eq!(f.stats.erases, 8);
         assert_eq!(f.stats.padded_units, 1);
         assert!(f.hosts.iter().all(|h| h.next % 2 == 0), "every frontier page-aligned");
+        // GC wrote into slot 0: its own slot never opened, its page was handed back.
+        let sb = f.superblocks().unwrap();
+        assert_eq!(sb.open[f.streams - 1], NONE);
+        assert_eq!(sb.gc_page, None);
         // The host writes on into the superblock GC opened.
         write(&mut f, 0, 300..310);
         assert_eq!(f.superblocks().unwrap().stats.superblocks_opened, 4);
         f.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn chip_groups_partition_the_planes_per_width() {
+        let f = ftl(vec![4, 2, 1], true);
+        let sb = f.superblocks().unwrap();
+        // 2 channels × 4 chips: width 4 is one group of 8 planes, 2 two of 4, 1 four of 2.
+        for (w, n) in [(4, 1), (2, 2), (1, 4)] {
+            let groups = &sb.groups[w];
+            assert_eq!(groups.len(), n, "width {w}");
+            let mut all: Vec<usize> = groups.iter().flatten().copied().collect();
+            assert!(groups.iter().all(|g| g.len() == 2 * w), "width {w}: {groups:?}");
+            all.sort_unstable();
+            assert_eq!(all, (0..8).collect::<Vec<_>>(), "width {w}");
+            // Each group has the same chips on both channels: planes 2c and 2c + 1.
+            for g in groups {
+                assert!(g.chunks(2).all(|c| c[0] % 2 == 0 && c[1] == c[0] + 1), "{g:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_member_that_costs_least_gets_the_page_ties_go_in_turn() {
+        let mut f = ftl(vec![4], true);
+        assert_eq!(f.superblock_plane(0, |p| if p == 5 { 1 } else { 3 }).unwrap(), 5);
+        f.append_stream(5, 0, 0).unwrap();
+        f.append_stream(5, 0, 1).unwrap();
+        // Equal costs: the member after the last one chosen.
+        assert_eq!(f.superblock_plane(0, |_| 3).unwrap(), 6);
+    }
+
+    #[test]
+    fn a_slot_whose_superblock_is_not_full_is_not_closed() {
+        let mut f = ftl(vec![4], true);
+        write(&mut f, 0, 0..3);
+        let e = f.close_slot(0).unwrap_err().to_string();
+        assert!(e.contains("is not full but its superblock is"), "{e}");
+    }
+
+    #[test]
+    fn ties_between_groups_go_to_the_next_one_in_turn() {
+        // Width 1: four groups (chip 0: planes 0, 1; chip 1: 2, 3; ...). Groups 0 and 2 lose
+        // a block per plane; the turn is at group 2: groups 3 and 1 have the most free
+        // blocks, and 3 comes first from 2.
+        let mut f = ftl(vec![1], true);
+        for p in [0, 1, 4, 5] {
+            f.take_free(p).unwrap();
+        }
+        f.sb.as_deref_mut().unwrap().next_group[1] = 2;
+        let planes = write(&mut f, 0, 0..4);
+        assert_eq!(sorted(planes), vec![6, 7]);
+    }
+
+    #[test]
+    fn equally_empty_superblocks_go_in_block_order() {
+        // S1 (units 0..64) and S2 (64..128), half of each rewritten: both 50 % valid. S1
+        // holds block 0 of plane 0, S2 block 1: S1 is collected.
+        let mut f = ftl(vec![4], true);
+        write(&mut f, 0, 0..128);
+        write(&mut f, 0, (0..128).step_by(2));
+        f.reclaim(0, false).unwrap();
+        assert_eq!(f.state[0], BlockState::Free);
+        assert_eq!(f.state[1], BlockState::Full);
+        f.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn the_checker_reports_each_kind_of_superblock_corruption() {
+        // S1 full (units 0..64), S2 open with three pages.
+        let worked = || {
+            let mut f = ftl(vec![4], true);
+            write(&mut f, 0, 0..70);
+            f.check_invariants().unwrap();
+            f
+        };
+        let fails = |f: &Ftl, what: &str| match f.check_invariants() {
+            Ok(()) => panic!("the checker missed: {what}"),
+            Err(e) => assert!(e.contains(what), "expected '{what}', got '{e}'"),
+        };
+        fn sb(f: &mut Ftl) -> &mut Superblocks {
+            f.sb.as_deref_mut().unwrap()
+        }
+
+        let mut f = worked();
+        let b = sb(&mut f).table[0].blocks[3];
+        sb(&mut f).sb_of[b as usize] = 1;
+        fails(&f, &format!("block {b} is a member of superblock 0 but says 1"));
+
+        let mut f = worked();
+        sb(&mut f).free_ids.push(0);
+        fails(&f, "superblock 0 is free but has members");
+
+        let mut f = worked();
+        let other = sb(&mut f).table[1].blocks[1];
+        sb(&mut f).table[0].blocks[0] = other;
+        fails(&f, "superblock 0 has two blocks in one plane");
+
+        let mut f = worked();
+        let extra = sb(&mut f).table[1].blocks.pop().unwrap();
+        sb(&mut f).table[0].blocks.push(extra);
+        fails(&f, "superblock 0 has two blocks in one plane");
+
+        let mut f = worked();
+        sb(&mut f).sb_of[100] = 0;
+        fails(&f, "blocks name a superblock but superblocks hold");
+
+        // An open block of the slot outside its open superblock.
+        let mut f = worked();
+        sb(&mut f).open[0] = 0;
+        fails(&f, "slot 0: plane 0's open block");
+
+        let mut f = worked();
+        sb(&mut f).stats.victims += 1;
+        fails(&f, "histogram does not add up");
     }
 }
