@@ -769,4 +769,22 @@ overprovisioning = 0.5
         sb(&mut f).stats.victims += 1;
         fails(&f, "histogram does not add up");
     }
+
+    #[test]
+    fn counts_since_a_snapshot_are_differences() {
+        let mut before = SbStats {
+            victim_valid_percent: vec![0; RATIO_BINS],
+            ..Default::default()
+        };
+        before.superblocks_opened = 3;
+        before.victim(40, 100);
+        let mut now = before.clone();
+        now.superblocks_opened = 10;
+        now.victim(40, 100);
+        now.victim(99, 100);
+        let d = now.since(&before);
+        assert_eq!((d.superblocks_opened, d.victims), (7, 2));
+        assert_eq!((d.victim_valid_percent[40], d.victim_valid_percent[99]), (1, 1));
+        assert_eq!(d.victim_valid_percent.iter().sum::<u64>(), 2);
+    }
 }
