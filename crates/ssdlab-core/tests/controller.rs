@@ -142,19 +142,11 @@ pages_per_block = 4
 page_size = "8KiB"
 mapping_unit = "8KiB"
 overprovisioning = 1.0
-[device.nand]
-cell = "slc"
-read = "25us"
-program = "200us"
-erase = "1.5ms"
-channel_rate = "100MB/s"
-endurance = 100000
-[device.host]
-interface = "sata3"
-command_overhead = "5us"
-dma = [["4KiB", "40MB/s"], ["12KiB", "80MB/s"]]
 "#;
-    let cfg = parse_config(text, "dma.toml", Path::new(".")).unwrap_or_else(|e| panic!("{e}"));
+    let text = format!("{text}{}", ssdlab_core::config::TEST_SLC_TIMING);
+    let dma = r#"device.host.dma=[["4KiB", "40MB/s"], ["12KiB", "80MB/s"]]"#.to_string();
+    let cfg = ssdlab_core::config::parse_config_with(&text, "dma.toml", Path::new("."), &[dma])
+        .unwrap_or_else(|e| panic!("{e}"));
     let mut d = Device::new(&cfg.device, 1).unwrap();
     // 8 KiB is half way between the points: 60 MB/s, 136,534 ns (rounded up) plus 5 us.
     let c = run(&mut d, &[(T, Op::Write, 0, 1)]);

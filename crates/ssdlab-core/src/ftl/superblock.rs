@@ -151,16 +151,19 @@ impl Ftl {
             .ok_or_else(|| Error::Invalid(format!("slot {slot}: a superblock just opened has no room")))
     }
 
+    /// Block `b`, of the slot's open superblock, has room for a page: it is still its
+    /// plane's frontier of the slot, not full.
+    #[inline]
+    fn has_page(&self, slot: usize, b: u32) -> bool {
+        let f = self.hosts[self.host_idx(self.geo.plane_of_block(b as usize), slot)];
+        f.block == b && f.next < self.geo.units_per_block as u32
+    }
+
     /// The slot's open superblock has a member with room.
     fn has_room(&self, slot: usize) -> bool {
         let sb = self.sb.as_deref().expect("superblocks");
         let id = sb.open[slot];
-        let upb = self.geo.units_per_block as u32;
-        id != NONE
-            && sb.table[id as usize].blocks.iter().any(|&b| {
-                let f = self.hosts[self.host_idx(self.geo.plane_of_block(b as usize), slot)];
-                f.block == b && f.next < upb
-            })
+        id != NONE && sb.table[id as usize].blocks.iter().any(|&b| self.has_page(slot, b))
     }
 
     fn pick_member(&mut self, slot: usize, cost: &impl Fn(usize) -> u64) -> Option<usize> {
@@ -171,16 +174,14 @@ impl Ftl {
         }
         let members = &sb.table[id as usize].blocks;
         let n = members.len();
-        let upb = self.geo.units_per_block as u32;
         let mut best: Option<(u64, usize, usize)> = None;
         for k in 0..n {
             let i = (sb.cursor[slot] + k) % n;
             let b = members[i];
-            let p = self.geo.plane_of_block(b as usize);
-            let f = self.hosts[self.host_idx(p, slot)];
-            if f.block != b || f.next >= upb {
+            if !self.has_page(slot, b) {
                 continue;
             }
+            let p = self.geo.plane_of_block(b as usize);
             let c = cost(p);
             if best.is_none_or(|(bc, _, _)| c < bc) {
                 best = Some((c, i, p));
@@ -214,12 +215,12 @@ impl Ftl {
         Ok(())
     }
 
-    /// Close the slot's full blocks and open a new superblock for it.
+    /// Close the slot's full blocks and open a new superblock for it (`gc`: for GC's copies,
+    /// without collecting first).
     #[cold]
-    fn open_superblock(&mut self, slot: usize, for_gc: bool) -> Result<()> {
+    fn open_superblock(&mut self, slot: usize, gc: bool) -> Result<()> {
         self.close_slot(slot)?;
         let sb = self.sb.as_deref().expect("superblocks");
-        let gc = for_gc;
         let w = sb.widths[slot];
         let n = sb.groups[w].len();
         // The group whose planes have the most free blocks at their lowest.

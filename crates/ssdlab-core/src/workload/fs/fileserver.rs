@@ -131,11 +131,7 @@ impl Generator for FileServer {
             }
             self.prealloc_done = true;
         }
-        let before = out.len();
-        while out.len() == before {
-            self.op(out)?;
-        }
-        Ok(())
+        self.op(out)
     }
 
     /// Three times the region: the file set, then about twice the region written.

@@ -295,7 +295,8 @@ impl Params<'_> {
 
 /// One application on its file system: an endless stream of block requests.
 pub trait Generator {
-    /// Queue the application's next requests (at least one) in `out`.
+    /// Queue the application's next requests in `out`: none for an operation without I/O
+    /// (the source steps again until it has requests enough).
     fn step(&mut self, out: &mut VecDeque<Request>) -> Result<()>;
 
     /// Bytes of host reads and writes a clone issues when the job gives no length

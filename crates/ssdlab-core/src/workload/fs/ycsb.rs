@@ -307,11 +307,7 @@ impl Ycsb {
 
 impl Generator for Ycsb {
     fn step(&mut self, out: &mut VecDeque<Request>) -> Result<()> {
-        let before = out.len();
-        while out.len() == before {
-            self.op(out)?;
-        }
-        Ok(())
+        self.op(out)
     }
 
     /// Three times the region: the load, then about twice the region written.
