@@ -404,6 +404,8 @@ pub struct DeviceConfig {
     pub controller: ControllerConfig,
     #[serde(default)]
     pub placement: PlacementConfig,
+    #[serde(default)]
+    pub redundancy: crate::redundancy::RedundancyConfig,
 }
 
 /// Data placement (`crate::placement`): which open superblock a host write goes to. The
@@ -1003,6 +1005,14 @@ impl Config {
         let f = self.file.as_str();
         let geo = crate::geometry::Geometry::from_config(&self.device, f)?;
         self.device.validate(f)?;
+        let scheme = self.device.redundancy.scheme();
+        if scheme != "none" && self.precondition.mode == PreconditionMode::Steady {
+            return Err(Error::config(
+                f,
+                "precondition.mode",
+                format!("\"steady\" overwrites the FTL directly, which would bypass scheme \"{scheme}\"'s copies; expected \"sequential\" or \"none\" with a redundancy scheme"),
+            ));
+        }
         // Spare blocks per plane must cover the free-block reserve and the open frontiers.
         let spare = (geo.physical_units - geo.logical_units) as f64 / (geo.planes * geo.units_per_block) as f64;
         // The reserve, plus one open block per host frontier and one for GC.
@@ -1181,6 +1191,7 @@ impl DeviceConfig {
         let t = &self.ftl;
         crate::firmware::check(self).map_err(|(key, m)| Error::config(f, &format!("device.ftl.{key}"), m))?;
         crate::placement::check(self).map_err(|(key, m)| Error::config(f, &key, m))?;
+        crate::redundancy::check(self).map_err(|(key, m)| Error::config(f, &key, m))?;
         crate::ftl::gc::check_policy_name(&t.gc_policy).map_err(|m| Error::config(f, "device.ftl.gc_policy", m))?;
         if t.gc_frontier != "separate" && t.gc_frontier != "shared" {
             return Err(Error::config(

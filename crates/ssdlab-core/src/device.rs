@@ -26,6 +26,7 @@ use crate::ftl::superblock::SbStats;
 use crate::ftl::{FtlParams, FtlStats, GcOpKind, PageDone, NONE};
 use crate::geometry::Geometry;
 use crate::placement::Placement;
+use crate::redundancy::Scheme;
 use crate::request::{Op, Request};
 use crate::scheduler::{self, Class, Kind, Notice, OpSpec, Scheduler, UnitStats};
 use crate::timeline::{self, Timeline};
@@ -85,6 +86,8 @@ pub struct Snapshot {
     pub firmware: Vec<(&'static str, u64)>,
     /// The placement policy's counters.
     pub placement: Vec<(&'static str, u64)>,
+    /// The redundancy scheme's counters (empty without one).
+    pub redundancy: Vec<(&'static str, u64)>,
     /// Superblock counters (None: per-plane frontiers).
     pub superblocks: Option<SbStats>,
 }
@@ -197,6 +200,8 @@ pub enum Token {
     Page(u32),
     /// The firmware design's own operation.
     Firmware(u32),
+    /// The redundancy scheme's own operation.
+    Scheme(u32),
 }
 
 impl Token {
@@ -205,6 +210,7 @@ impl Token {
             Token::Request(t) => (t, scheduler::TAG_REQUEST),
             Token::Page(t) => (t, scheduler::TAG_PAGE),
             Token::Firmware(t) => (t, scheduler::TAG_FIRMWARE),
+            Token::Scheme(t) => (t, scheduler::TAG_SCHEME),
         }
     }
 }
@@ -238,6 +244,12 @@ pub struct Device {
     firmware: Option<Box<dyn Firmware>>,
     /// Superblock placement policy (None: per-plane frontiers).
     placement: Option<Box<dyn Placement>>,
+    /// Redundancy scheme (None: none; also None while one of its own calls runs).
+    scheme: Option<Box<dyn Scheme>>,
+    /// Scheduler units of the FTL's geometry (a scheme's spare chips come after them).
+    base_units: usize,
+    /// Pages [`Device::least_busy`] gave each plane.
+    given: Vec<u64>,
     /// [host→device, device→host]; one shared timeline when half duplex.
     links: Vec<Timeline>,
     duplex: bool,
@@ -320,8 +332,20 @@ impl Device {
         let program_ns = cfg.program_ns();
         let duplex = cfg.host.interface.full_duplex();
         let plane_parallel = cfg.nand.plane_parallel;
-        let units = if plane_parallel { geo.planes } else { geo.dies };
-        let unit_channel = (0..units).map(|u| u % geo.channels).collect();
+        let base_units = if plane_parallel { geo.planes } else { geo.dies };
+        // A scheme's spare chips: more units, each chip on a channel of its own.
+        let (extra_units, extra_channels) = crate::redundancy::extra_units(cfg);
+        let units = base_units + extra_units;
+        let per_spare = extra_units / extra_channels.max(1);
+        let unit_channel = (0..units)
+            .map(|u| {
+                if u < base_units {
+                    u % geo.channels
+                } else {
+                    geo.channels + (u - base_units) / per_spare
+                }
+            })
+            .collect();
         let wb = cfg.ftl.write_buffer.0;
         let sc = &cfg.scheduler;
         // Superblocks collect when one is opened (foreground only).
@@ -352,8 +376,9 @@ impl Device {
                 },
             },
             unit_channel,
-            geo.channels,
+            geo.channels + extra_channels,
         );
+        let scheme = crate::redundancy::make(cfg, &geo, base_units);
         let fw = firmware::make(cfg)?;
         // A design keeps its own buffer: the engine's is for the "page" design only.
         let wb = if fw.is_some() { 0 } else { wb };
@@ -378,6 +403,16 @@ impl Device {
             control,
             firmware: fw,
             placement,
+            scheme,
+            base_units,
+            given: vec![
+                0;
+                if cfg.redundancy.scheme() == "none" {
+                    0
+                } else {
+                    geo.planes
+                }
+            ],
             links: vec![Timeline::default(); if duplex { 2 } else { 1 }],
             duplex,
             plane_parallel,
@@ -439,12 +474,22 @@ impl Device {
         }
     }
 
-    /// Die of a unit.
+    /// Die of a unit (a scheme's spare chips' dies are numbered after the FTL's).
     pub fn die_of_unit(&self, unit: usize) -> usize {
-        if self.plane_parallel {
+        if !self.plane_parallel {
+            unit
+        } else if unit < self.base_units {
             self.geo.die_of_plane(unit)
         } else {
-            unit
+            self.geo.dies + (unit - self.base_units) / self.geo.planes_per_die
+        }
+    }
+
+    /// Dies of every unit the scheduler has (the FTL's and a scheme's spare chips').
+    pub fn dies_total(&self) -> usize {
+        match self.sched.units() {
+            0 => 0,
+            n => self.die_of_unit(n - 1) + 1,
         }
     }
 
@@ -559,6 +604,7 @@ impl Device {
             cpu_busy: self.control.as_ref().map_or(Vec::new(), |c| c.cpu.busy()),
             firmware: self.firmware.as_ref().map_or(Vec::new(), |f| f.counters()),
             placement: self.placement.as_ref().map_or(Vec::new(), |p| p.counters()),
+            redundancy: self.scheme.as_ref().map_or(Vec::new(), |s| s.counters()),
             superblocks: self.ftl.superblocks().map(|s| s.stats.clone()),
         }
     }
@@ -573,6 +619,9 @@ impl Device {
             )));
         }
         self.now = now;
+        if self.scheme.is_some() {
+            self.scheme_call(|s, d| s.tick(d))?;
+        }
         let cap = self.geo.logical_bytes();
         if req.len == 0 || req.offset.checked_add(req.len).is_none_or(|e| e > cap) {
             return Err(Error::Invalid(format!(
@@ -653,6 +702,28 @@ impl Device {
         r
     }
 
+    /// Call the redundancy scheme with the device (the scheme is out of it meanwhile).
+    #[cold]
+    fn scheme_call<T>(&mut self, f: impl FnOnce(&mut dyn Scheme, &mut Device) -> Result<T>) -> Result<T> {
+        let mut s = self.scheme.take().expect("a redundancy scheme");
+        let r = f(s.as_mut(), self);
+        self.scheme = Some(s);
+        r
+    }
+
+    /// The redundancy scheme, if the device runs one.
+    pub fn scheme(&self) -> Option<&dyn Scheme> {
+        self.scheme.as_deref()
+    }
+
+    /// Keep a version per host unit in the scheme and count stale reads (tests).
+    pub fn track_versions(&mut self) {
+        let n = self.geo.host_units;
+        if let Some(s) = self.scheme.as_mut() {
+            s.track_versions(n);
+        }
+    }
+
     /// Report request `tag` complete at `t`; with the controller model, the firmware takes
     /// the next waiting command.
     #[inline]
@@ -704,7 +775,19 @@ impl Device {
     /// The plane the firmware design always writes logical unit `lpn` to (static
     /// allocation), if it has one.
     pub fn home_plane(&self, lpn: u64) -> Option<usize> {
-        self.firmware.as_deref().and_then(|f| f.home_plane(&self.geo, lpn))
+        match (self.firmware.as_deref(), self.scheme.as_deref()) {
+            (Some(f), _) => f.home_plane(&self.geo, lpn),
+            (None, Some(s)) => s.home_plane(&self.geo, lpn),
+            (None, None) => None,
+        }
+    }
+
+    /// The FTL logical units holding host unit `lpn` (a scheme's copies and parity too).
+    pub fn fill_units(&self, lpn: u64, out: &mut dyn FnMut(u64)) {
+        match self.scheme.as_deref() {
+            Some(s) => s.fill(lpn, out),
+            None => out(lpn),
+        }
     }
 
     /// Nothing is booked on channel `ch` after now and every flash unit on it is idle.
@@ -797,7 +880,13 @@ impl Device {
     /// Queue a host operation on a plane's unit; its completion goes to `token`.
     #[inline]
     pub fn host_op(&mut self, plane: usize, kind: Kind, array_ns: u64, xfer_bytes: u64, data_ready: u64, token: Token) {
-        let unit = self.unit_of(plane);
+        self.unit_op(self.unit_of(plane), kind, array_ns, xfer_bytes, data_ready, token);
+    }
+
+    /// Queue a host operation on scheduler unit `unit` (one of the FTL's, or a scheme's
+    /// spare chip's); its completion goes to `token`.
+    #[inline]
+    pub fn unit_op(&mut self, unit: usize, kind: Kind, array_ns: u64, xfer_bytes: u64, data_ready: u64, token: Token) {
         self.bg_active[unit] = false;
         let data_ready = if self.control.is_some() {
             data_ready.max(self.flash_op_cpu())
@@ -910,6 +999,9 @@ impl Device {
         let us = self.geo.unit_size;
         let first = req.offset / us;
         let last = (req.offset + req.len - 1) / us;
+        if self.scheme.is_some() {
+            return self.read_scheme(pid, first, last);
+        }
         let mut reads = PageReads::default();
         for lpn in first..=last {
             self.counters.host_read_units += 1;
@@ -929,6 +1021,76 @@ impl Device {
             self.finish(pid)?;
         }
         Ok(())
+    }
+
+    /// A scheme's host read of unit `lpn` for read `pid` (`read_units` without a scheme).
+    fn read_scheme(&mut self, pid: u32, first: u64, last: u64) -> Result<()> {
+        for lpn in first..=last {
+            self.counters.host_read_units += 1;
+            self.scheme_call(|s, d| s.read(d, pid, lpn))?;
+        }
+        if self.pending[pid as usize].remaining == 0 {
+            self.finish(pid)?;
+        }
+        Ok(())
+    }
+
+    /// A flash read of the page holding `pun`, as a part of read `pid` (for a scheme).
+    pub fn scheme_read(&mut self, pid: u32, pun: u32) {
+        self.counters.host_page_reads += 1;
+        self.read_page(pid, pun, self.geo.units_per_page as u64);
+    }
+
+    /// Scheduler unit of a physical unit of the FTL.
+    #[inline]
+    pub fn unit_of_pun(&self, pun: u32) -> usize {
+        self.unit_of(self.geo.plane_of_block(self.geo.block_of_unit(pun)))
+    }
+
+    /// Scheduler units of the FTL's geometry (a scheme's spare chips' come after).
+    pub fn base_units(&self) -> usize {
+        self.base_units
+    }
+
+    /// Array read and program times per page type (ns).
+    pub fn array_times(&self) -> (&[u64], &[u64]) {
+        (&self.read_ns, &self.program_ns)
+    }
+
+    /// One more part for pending request `pid` to wait for.
+    pub fn add_part(&mut self, pid: u32) {
+        self.pending[pid as usize].remaining += 1;
+    }
+
+    /// Write FTL logical unit `lpn` as one page on the least busy of `planes` (host frontier
+    /// 0), its data in the controller at `ready`; the program reports to `token`. Foreground
+    /// GC the page needs is queued ahead of it.
+    pub fn program_on(
+        &mut self,
+        planes: impl Iterator<Item = usize>,
+        lpn: u64,
+        ready: u64,
+        token: Token,
+    ) -> Result<()> {
+        let plane = self.least_busy(planes);
+        let page = self.append_page(plane, 0, std::iter::once(lpn))?;
+        self.queue_gc_ops();
+        self.flash_program(page, ready, token);
+        Ok(())
+    }
+
+    /// The plane among `planes` whose unit could start a program first; ties go to the one
+    /// given the fewest pages so far, then to the first.
+    pub fn least_busy(&mut self, planes: impl Iterator<Item = usize>) -> usize {
+        let etas = self.sched.etas();
+        let now = self.now;
+        let counts = &self.given;
+        let (pp, dies) = (self.plane_parallel, self.geo.dies);
+        let best = planes
+            .min_by_key(|&p| (etas[if pp { p } else { p % dies }].max(now), counts[p]))
+            .expect("at least one plane");
+        self.given[best] += 1;
+        best
     }
 
     /// The plane that receives the next page of host frontier `stream`.
@@ -1157,6 +1319,9 @@ impl Device {
         let us = self.geo.unit_size;
         let first = p.req.offset / us;
         let last = (p.req.offset + p.req.len - 1) / us;
+        if self.scheme.is_some() && self.scheme_call(|s, d| s.write(d, pid, first, last, t))? {
+            return Ok(());
+        }
         let stream = self.stream_of(&p.req);
         for lpn in first..=last {
             let plane = match self.filling[stream] {
@@ -1200,6 +1365,12 @@ impl Device {
         let last = (p.req.offset + p.req.len - 1) / us;
         self.pending[pid as usize].stage = Stage::Through;
         self.pending[pid as usize].ready = ready;
+        if self.scheme.is_some() && self.scheme_call(|s, d| s.write(d, pid, first, last, ready))? {
+            if self.pending[pid as usize].remaining == 0 {
+                self.finish(pid)?;
+            }
+            return Ok(());
+        }
         let stream = self.stream_of(&p.req);
         let mut lpn = first;
         while lpn <= last {
@@ -1222,6 +1393,9 @@ impl Device {
         }
         match p.stage {
             Stage::Read => {
+                if self.scheme.is_some() {
+                    self.scheme_call(|s, d| s.read_done(d, pid, p.ready))?;
+                }
                 let c = self.link(1, p.ready, p.req.len);
                 self.free_pending.push(pid);
                 self.complete(p.tag, c);
@@ -1247,6 +1421,12 @@ impl Device {
         for lpn in first..end {
             self.ftl.trim(lpn);
             self.counters.host_trim_units += 1;
+        }
+        if self.scheme.is_some() && first < end {
+            let _ = self.scheme_call(|s, d| {
+                s.trim(d, first, end);
+                Ok(())
+            });
         }
     }
 
@@ -1280,6 +1460,9 @@ impl Device {
         if tag == scheduler::TAG_FIRMWARE {
             return self.firmware_call(|fw, d| fw.op_done(d, token, time));
         }
+        if tag == scheduler::TAG_SCHEME {
+            return self.scheme_call(|s, d| s.op_done(d, token, time));
+        }
         if tag == scheduler::TAG_PAGE {
             // A buffered page is programmed: its buffer space is free.
             let first_unit = token;
@@ -1305,7 +1488,11 @@ impl Device {
             }
             return Ok(());
         }
-        let pid = token;
+        self.part_done(token, time)
+    }
+
+    /// One part of pending request `pid` ended at `time`.
+    pub fn part_done(&mut self, pid: u32, time: u64) -> Result<()> {
         let p = &mut self.pending[pid as usize];
         p.ready = p.ready.max(time);
         p.remaining -= 1;
@@ -1327,7 +1514,7 @@ impl Device {
 
     /// A plane of the unit that background GC should work on.
     fn bg_wanted(&self, unit: usize) -> Option<usize> {
-        if self.bg_threshold == 0 {
+        if self.bg_threshold == 0 || unit >= self.base_units {
             return None;
         }
         self.unit_planes(unit).find(|&p| {
@@ -1385,6 +1572,9 @@ impl Device {
     /// the map).
     pub fn check_invariants(&self) -> std::result::Result<(), String> {
         self.ftl.check_invariants()?;
+        if let Some(s) = self.scheme.as_deref() {
+            s.check(self).map_err(|m| format!("{} scheme: {m}", s.name()))?;
+        }
         self.check_firmware()
             .map_err(|m| format!("{} design: {m}", self.firmware.as_deref().map_or("", |f| f.name())))
     }

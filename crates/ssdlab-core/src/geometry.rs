@@ -29,7 +29,11 @@ pub struct Geometry {
     /// Blocks in the device.
     pub blocks: usize,
     pub physical_units: u64,
+    /// Logical units the FTL maps: the host's, plus a redundancy scheme's own (mirror copies,
+    /// parity).
     pub logical_units: u64,
+    /// Logical units the host sees (`logical_units` without a redundancy scheme).
+    pub host_units: u64,
 }
 
 /// Largest number of physical units: unit numbers are `u32` with `u32::MAX` reserved.
@@ -38,6 +42,8 @@ pub const MAX_UNITS: u64 = u32::MAX as u64 - 1;
 impl Geometry {
     pub fn from_config(d: &DeviceConfig, file: &str) -> Result<Geometry> {
         let g = &d.geometry;
+        // A redundancy scheme's mirror or parity chips are more channels of the same chips.
+        let channels = g.channels.saturating_add(crate::redundancy::extra_channels(d));
         let k = |key: &str| format!("device.geometry.{key}");
         for (key, v) in [
             ("channels", g.channels),
@@ -94,7 +100,7 @@ impl Geometry {
         // and one below 2^7), and the result is compared before it is narrowed.
         let product = |xs: &[u32]| xs.iter().fold(1u128, |a, &x| a * x as u128);
         let units128 = product(&[
-            g.channels,
+            channels,
             g.ways,
             g.dies_per_chip,
             g.planes_per_die,
@@ -114,7 +120,7 @@ impl Geometry {
             ));
         }
         // All below fit: their product does.
-        let dies = (g.channels as u64) * (g.ways as u64) * (g.dies_per_chip as u64);
+        let dies = (channels as u64) * (g.ways as u64) * (g.dies_per_chip as u64);
         let planes = dies * g.planes_per_die as u64;
         let blocks = planes * g.blocks_per_plane as u64;
         let units_per_block = g.pages_per_block as u64 * units_per_page as u64;
@@ -134,8 +140,16 @@ impl Geometry {
                 "leaves no logical capacity; expected a smaller share",
             ));
         }
+        let host_units = crate::redundancy::host_units(d, logical_units);
+        if host_units == 0 {
+            return Err(Error::config(
+                file,
+                "device.redundancy.scheme",
+                "leaves no host capacity; expected a larger device",
+            ));
+        }
         Ok(Geometry {
-            channels: g.channels as usize,
+            channels: channels as usize,
             ways: g.ways as usize,
             dies_per_chip: g.dies_per_chip as usize,
             planes_per_die: g.planes_per_die as usize,
@@ -150,11 +164,13 @@ impl Geometry {
             blocks: blocks as usize,
             physical_units,
             logical_units,
+            host_units,
         })
     }
 
+    /// The host-visible capacity.
     pub fn logical_bytes(&self) -> u64 {
-        self.logical_units * self.unit_size
+        self.host_units * self.unit_size
     }
     pub fn physical_bytes(&self) -> u64 {
         self.physical_units * self.unit_size

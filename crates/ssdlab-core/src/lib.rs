@@ -22,6 +22,7 @@ pub mod lint;
 pub mod metrics;
 pub mod placement;
 pub mod precondition;
+pub mod redundancy;
 pub mod request;
 pub mod sampling;
 pub mod scheduler;

@@ -449,6 +449,10 @@ pub struct SsdResult {
     /// the superblocks' over the window, the GC victims by percentage of valid units.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub placement: Option<serde_json::Value>,
+    /// Redundancy scheme against read/write interference (absent without one): the scheme,
+    /// its space cost and its counters over the window.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub redundancy: Option<serde_json::Value>,
     /// P/E cycles a block takes before it is retired (`device.nand.endurance`).
     pub endurance: u32,
     pub host: serde_json::Value,

@@ -178,15 +178,26 @@ pub fn precondition(
     // collect to that level here, so that the state reached is the one the run keeps.
     let fg_threshold = dev.ftl.gc_threshold();
     dev.ftl.set_gc_threshold(fg_threshold.max(bg_threshold as u32));
-    let n = ((dev.geo.logical_units as f64 * cfg.utilisation) as u64).max(1);
+    let n = ((dev.geo.host_units as f64 * cfg.utilisation) as u64).max(1);
     let planned = n + if cfg.mode == PreconditionMode::Steady {
         (cfg.max_overwrites * n as f64) as u64
     } else {
         0
     };
     let mut f = Placement::new(dev);
+    let redundant = dev.scheme().is_some();
+    let mut units = Vec::with_capacity(4);
     for lpn in 0..n {
-        f.put(dev, 0, lpn)?;
+        if redundant {
+            // A redundancy scheme's copies and parity are written with the data.
+            units.clear();
+            dev.fill_units(lpn, &mut |l| units.push(l));
+            for &l in &units {
+                f.put(dev, 0, l)?;
+            }
+        } else {
+            f.put(dev, 0, lpn)?;
+        }
         if lpn & 0xF_FFFF == 0 {
             progress(lpn, planned);
         }

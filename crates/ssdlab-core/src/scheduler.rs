@@ -110,6 +110,8 @@ pub const TAG_REQUEST: u8 = 0;
 pub const TAG_PAGE: u8 = 1;
 /// [`OpSpec::tag`]: the token belongs to the firmware design.
 pub const TAG_FIRMWARE: u8 = 2;
+/// [`OpSpec::tag`]: the token belongs to the redundancy scheme.
+pub const TAG_SCHEME: u8 = 3;
 
 /// What the scheduler tells the device.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -317,6 +319,23 @@ impl Scheduler {
         self.units[unit].state == State::Idle
     }
 
+    /// A host read arriving now at `unit` would conflict: the unit is busy with (or
+    /// suspending) a program or an erase, holds a suspended one, or has one queued.
+    #[inline]
+    pub fn conflicts(&self, unit: usize) -> bool {
+        Self::unit_conflicts(&self.units[unit])
+    }
+
+    #[inline]
+    fn unit_conflicts(u: &Unit) -> bool {
+        let busy_pe = match u.state {
+            State::Busy => u.cur.is_pe(),
+            State::Suspending => true,
+            State::Idle => false,
+        };
+        busy_pe || u.suspended.is_some() || u.queued_pe > 0
+    }
+
     /// No operation queued or running anywhere.
     pub fn is_quiet(&self) -> bool {
         self.units.iter().all(|u| u.state == State::Idle)
@@ -349,12 +368,7 @@ impl Scheduler {
         u.queued_ns += op.array_total();
         u.timer_seq = u64::MAX;
         if host_read {
-            let busy_pe = match u.state {
-                State::Busy => u.cur.is_pe(),
-                State::Suspending => true,
-                State::Idle => false,
-            };
-            if busy_pe || u.suspended.is_some() || u.queued_pe > 0 {
+            if Self::unit_conflicts(u) {
                 op.flags |= CONFLICTING;
                 u.stats.conflicting_reads += 1;
             }

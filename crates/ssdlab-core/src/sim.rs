@@ -176,6 +176,7 @@ pub fn memory_estimate(cfg: &Config) -> Result<u64> {
         + 64 * geo.planes as u64
         + crate::firmware::memory_estimate(&cfg.device)
         + crate::placement::memory_estimate(&cfg.device, &geo)
+        + crate::redundancy::memory_estimate(&cfg.device, &geo)
         + superblocks;
     // Per clone: the stream, `iodepth` in-flight records; per job: three latency histograms
     // (3 significant digits up to 2^63 ns, about 40 KiB each) and the latency windows.
@@ -803,7 +804,7 @@ impl Simulation {
             .map(|(v, &n)| (v, n))
             .collect();
         // Interference per die, summed over its units.
-        let mut per_die = vec![scheduler::UnitStats::default(); g.dies];
+        let mut per_die = vec![scheduler::UnitStats::default(); d.dies_total()];
         for (u, (a, b)) in now.unit_stats.iter().zip(&w0.unit_stats).enumerate() {
             let p = &mut per_die[d.die_of_unit(u)];
             p.conflicting_reads += a.conflicting_reads - b.conflicting_reads;
@@ -875,6 +876,15 @@ impl Simulation {
                     o.insert((*k).into(), json!(v - v0));
                 }
                 o.insert("victim_valid_percent".into(), json!(sb.victim_valid_percent));
+                serde_json::Value::Object(o)
+            }),
+            redundancy: d.scheme().map(|sc| {
+                let mut o = serde_json::Map::new();
+                o.insert("scheme".into(), json!(sc.name()));
+                o.insert("space_cost".into(), json!(sc.space_cost()));
+                for ((k, v), (_, v0)) in now.redundancy.iter().zip(&w0.redundancy) {
+                    o.insert((*k).into(), json!(v - v0));
+                }
                 serde_json::Value::Object(o)
             }),
             endurance: self.cfg.device.nand.endurance,

@@ -229,6 +229,19 @@ pub fn normal(r: &RunResult) -> String {
             counters.join(", ")
         );
     }
+    if let Some(o) = s.redundancy.as_ref().and_then(|p| p.as_object()) {
+        let counters: Vec<String> = o
+            .iter()
+            .filter(|(k, _)| *k != "scheme")
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        let _ = writeln!(
+            out,
+            "  redundancy {}: {}",
+            o["scheme"].as_str().unwrap_or(""),
+            counters.join(", ")
+        );
+    }
     let busy = &s.throughput["busy_span"];
     let f = |v: &serde_json::Value, k: &str| v[k].as_f64().unwrap_or(0.0);
     let _ = writeln!(

@@ -1,0 +1,467 @@
+//! HotR (Wu, Zhang, Mao, Jiang, DATE 2019): hot read data replicated into a scratch space, so
+//! that a read blocked by a program or erase on its chip is served from the copy.
+//!
+//! Following the seed's section III and Figure 4:
+//! - **Hot data identification**: an R-LRU list per flash chip. An entry holds the page's
+//!   D-offset (here its logical unit: the FTL moves pages, the logical address stays), its
+//!   R-offset (its slot in the scratch space, or none) and a Count of its reads. A read of a
+//!   page without an entry inserts one at the head; a hit moves the entry to the head and
+//!   counts. Each list holds at most `hot_share` × (host units / chips) entries: the share of
+//!   pages eligible for migration (10 % by default). The entry falling off the tail takes its
+//!   copy with it.
+//! - **Conflict detection**: a read conflicts when its chip is busy with, or holds, a program
+//!   or an erase (the flash scheduler's own test).
+//! - **Request distribution**: a conflicting read that hits an entry with a valid R-offset
+//!   is served from the scratch space. One that hits an entry without one is served from its
+//!   chip, and once its data is in the controller the page is written to the scratch space
+//!   (the on-demand migrator), without delaying the read. Its R-offset becomes valid when
+//!   that program ends. Reads that do not conflict are served from their chip.
+//! - **Writes** always go to the flash chips; a write (or trim) of a page drops its entry and
+//!   invalidates its copy, so a later read gets the new data.
+//!
+//! The scratch space is `spare_chips` dedicated chips, each on a channel of its own, as
+//! scheduler units after the FTL's. Each spare unit's pages form a ring written in order;
+//! before the ring enters a block that was written before, the block is erased and the copies
+//! still in it are dropped (they are copies: nothing is lost). Copies go to the spare unit
+//! that could start a program first.
+
+use super::{chip_of_plane, chips, ReadCounters, Scheme, Versions};
+use crate::config::DeviceConfig;
+use crate::device::{Device, Token};
+use crate::ftl::NONE;
+use crate::geometry::Geometry;
+use crate::scheduler::Kind;
+use crate::Result;
+use std::collections::HashMap;
+
+const NIL: u32 = u32::MAX;
+/// Token of a scratch erase (copies report their slot).
+const ERASE: u32 = u32::MAX;
+
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    lpn: u64,
+    /// Scratch slot of the copy (R-offset), or NIL.
+    slot: u32,
+    /// The copy's program has not ended yet.
+    copying: bool,
+    count: u32,
+    chip: u32,
+    /// Bumped whenever the entry is dropped, so that late news about its old page is ignored.
+    gen: u32,
+    /// Version of the data the copy holds (when versions are tracked).
+    version: u32,
+    prev: u32,
+    next: u32,
+}
+
+/// One spare unit's ring of scratch pages.
+#[derive(Clone, Debug)]
+struct Ring {
+    unit: usize,
+    /// Next page of the ring to write.
+    next: u32,
+    /// Every block has been written once (from now on a block is erased before reuse).
+    wrapped: bool,
+}
+
+pub struct HotR {
+    chips: usize,
+    spare_chips: usize,
+    cap: u32,
+    map: HashMap<u64, u32>,
+    entries: Vec<Entry>,
+    free: Vec<u32>,
+    /// Per chip: (head = most recent, tail, length).
+    lists: Vec<(u32, u32, u32)>,
+    rings: Vec<Ring>,
+    /// Pages per spare unit, pages per block.
+    unit_pages: u32,
+    ppb: u32,
+    /// Per scratch slot, the entry whose copy it holds, or NIL.
+    owner: Vec<u32>,
+    erase_ns: u64,
+    page_bytes: u64,
+    /// Reads served from their chip whose page is to be copied when they end:
+    /// (request, entry, its generation, version read).
+    waiting: Vec<(u32, u32, u32, u32)>,
+    versions: Versions,
+    read: ReadCounters,
+    inserts: u64,
+    migrations: u64,
+    scratch_reads: u64,
+    copies_invalidated: u64,
+    copies_evicted: u64,
+    scratch_erases: u64,
+}
+
+/// Entries per chip list.
+fn list_cap(cfg: &DeviceConfig, geo: &Geometry) -> u32 {
+    ((cfg.redundancy.hot_share() * geo.host_units as f64 / chips(geo) as f64).ceil() as u64)
+        .clamp(1, u32::MAX as u64 - 1) as u32
+}
+
+/// Pages of one spare unit.
+fn unit_pages(cfg: &DeviceConfig, geo: &Geometry) -> u64 {
+    let planes = if cfg.nand.plane_parallel { 1 } else { geo.planes_per_die };
+    (planes * geo.blocks_per_plane * geo.pages_per_block) as u64
+}
+
+pub fn memory_estimate(cfg: &DeviceConfig, geo: &Geometry) -> u64 {
+    let (units, _) = super::extra_units(cfg);
+    let entries = list_cap(cfg, geo) as u64 * chips(geo) as u64;
+    entries * (std::mem::size_of::<Entry>() as u64 + 24) + units as u64 * unit_pages(cfg, geo) * 4
+}
+
+pub fn make(cfg: &DeviceConfig, geo: &Geometry, units: usize) -> Box<dyn Scheme> {
+    let (extra, spare_chips) = super::extra_units(cfg);
+    let up = unit_pages(cfg, geo);
+    assert!(extra as u64 * up < NIL as u64, "scratch slots fit 32 bits");
+    let n = chips(geo);
+    Box::new(HotR {
+        chips: n,
+        spare_chips,
+        cap: list_cap(cfg, geo),
+        map: HashMap::new(),
+        entries: Vec::new(),
+        free: Vec::new(),
+        lists: vec![(NIL, NIL, 0); n],
+        rings: (0..extra)
+            .map(|k| Ring {
+                unit: units + k,
+                next: 0,
+                wrapped: false,
+            })
+            .collect(),
+        unit_pages: up as u32,
+        ppb: geo.pages_per_block as u32,
+        owner: vec![NIL; extra * up as usize],
+        erase_ns: cfg.nand.erase.0,
+        page_bytes: geo.page_size,
+        waiting: Vec::new(),
+        versions: Versions::default(),
+        read: ReadCounters::default(),
+        inserts: 0,
+        migrations: 0,
+        scratch_reads: 0,
+        copies_invalidated: 0,
+        copies_evicted: 0,
+        scratch_erases: 0,
+    })
+}
+
+impl HotR {
+    fn unlink(&mut self, e: u32) {
+        let Entry { prev, next, chip, .. } = self.entries[e as usize];
+        let l = &mut self.lists[chip as usize];
+        if prev == NIL {
+            l.0 = next;
+        } else {
+            self.entries[prev as usize].next = next;
+        }
+        let l = &mut self.lists[chip as usize];
+        if next == NIL {
+            l.1 = prev;
+        } else {
+            self.entries[next as usize].prev = prev;
+        }
+        self.lists[chip as usize].2 -= 1;
+    }
+
+    fn push_front(&mut self, e: u32) {
+        let chip = self.entries[e as usize].chip as usize;
+        let head = self.lists[chip].0;
+        self.entries[e as usize].prev = NIL;
+        self.entries[e as usize].next = head;
+        if head == NIL {
+            self.lists[chip].1 = e;
+        } else {
+            self.entries[head as usize].prev = e;
+        }
+        let l = &mut self.lists[chip];
+        l.0 = e;
+        l.2 += 1;
+    }
+
+    /// Drop entry `e` and its copy.
+    fn drop_entry(&mut self, e: u32) {
+        self.unlink(e);
+        let ent = &mut self.entries[e as usize];
+        if ent.slot != NIL {
+            self.owner[ent.slot as usize] = NIL;
+            ent.slot = NIL;
+        }
+        ent.copying = false;
+        ent.gen = ent.gen.wrapping_add(1);
+        self.map.remove(&ent.lpn);
+        self.free.push(e);
+    }
+
+    /// A new entry for `lpn` on `chip` at the head of its list (the tail falls off a full one).
+    fn insert(&mut self, lpn: u64, chip: usize) {
+        if self.lists[chip].2 >= self.cap {
+            let tail = self.lists[chip].1;
+            if self.entries[tail as usize].slot != NIL {
+                self.copies_evicted += 1;
+            }
+            self.drop_entry(tail);
+        }
+        let ent = Entry {
+            lpn,
+            slot: NIL,
+            copying: false,
+            count: 1,
+            chip: chip as u32,
+            gen: 0,
+            version: 0,
+            prev: NIL,
+            next: NIL,
+        };
+        let e = match self.free.pop() {
+            Some(e) => {
+                let gen = self.entries[e as usize].gen;
+                self.entries[e as usize] = Entry { gen, ..ent };
+                e
+            }
+            None => {
+                self.entries.push(ent);
+                (self.entries.len() - 1) as u32
+            }
+        };
+        self.map.insert(lpn, e);
+        self.push_front(e);
+        self.inserts += 1;
+    }
+
+    /// The next scratch slot of the spare unit that could start a program first; erases the
+    /// block it enters if that was written before, dropping the copies in it.
+    fn next_slot(&mut self, dev: &mut Device) -> u32 {
+        let etas = dev.sched.etas();
+        let now = dev.now();
+        let r = (0..self.rings.len())
+            .min_by_key(|&r| etas[self.rings[r].unit].max(now))
+            .expect("a spare unit");
+        let page = self.rings[r].next;
+        let base = r as u32 * self.unit_pages;
+        if page.is_multiple_of(self.ppb) && self.rings[r].wrapped {
+            for s in base + page..base + page + self.ppb {
+                let e = self.owner[s as usize];
+                if e != NIL {
+                    self.copies_evicted += 1;
+                    let ent = &mut self.entries[e as usize];
+                    ent.slot = NIL;
+                    ent.copying = false;
+                    self.owner[s as usize] = NIL;
+                }
+            }
+            self.scratch_erases += 1;
+            let unit = self.rings[r].unit;
+            dev.unit_op(unit, Kind::Erase, self.erase_ns, 0, now, Token::Scheme(ERASE));
+        }
+        let ring = &mut self.rings[r];
+        ring.next += 1;
+        if ring.next == self.unit_pages {
+            ring.next = 0;
+            ring.wrapped = true;
+        }
+        base + page
+    }
+
+    /// Spare unit and page type of a slot.
+    fn slot_unit(&self, slot: u32) -> (usize, usize) {
+        let r = (slot / self.unit_pages) as usize;
+        (self.rings[r].unit, ((slot % self.unit_pages) % self.ppb) as usize)
+    }
+}
+
+impl Scheme for HotR {
+    fn name(&self) -> &'static str {
+        "hotr"
+    }
+
+    fn read(&mut self, dev: &mut Device, pid: u32, lpn: u64) -> Result<()> {
+        self.read.reads += 1;
+        let pun = dev.ftl.lookup(lpn);
+        if pun == NONE {
+            dev.counters.unmapped_read_units += 1;
+            return Ok(());
+        }
+        if dev.buffered(pun) {
+            dev.counters.buffer_read_units += 1;
+            return Ok(());
+        }
+        let geo = &dev.geo;
+        let chip = chip_of_plane(geo, geo.plane_of_block(geo.block_of_unit(pun)));
+        let conflict = dev.sched.conflicts(dev.unit_of_pun(pun));
+        self.read.home_conflicts += conflict as u64;
+        let Some(&e) = self.map.get(&lpn) else {
+            self.insert(lpn, chip);
+            dev.scheme_read(pid, pun);
+            return Ok(());
+        };
+        self.unlink(e);
+        self.push_front(e);
+        let ent = &mut self.entries[e as usize];
+        ent.count = ent.count.saturating_add(1);
+        let ent = *ent;
+        if conflict && ent.slot != NIL && !ent.copying {
+            // Served from the scratch space.
+            let (unit, ptype) = self.slot_unit(ent.slot);
+            self.read.redirected += 1;
+            self.read.avoided += !dev.sched.conflicts(unit) as u64;
+            if self.versions.stale(lpn, ent.version) {
+                self.read.stale_reads += 1;
+            }
+            self.scratch_reads += 1;
+            dev.counters.host_page_reads += 1;
+            dev.add_part(pid);
+            let (read_ns, _) = dev.array_times();
+            let tr = read_ns[ptype % read_ns.len()];
+            let now = dev.now();
+            dev.unit_op(unit, Kind::Read, tr, self.page_bytes, now, Token::Request(pid));
+            return Ok(());
+        }
+        if conflict && ent.slot == NIL && !self.waiting.iter().any(|w| w.1 == e && w.2 == ent.gen) {
+            self.waiting.push((pid, e, ent.gen, self.versions.get(lpn)));
+        }
+        dev.scheme_read(pid, pun);
+        Ok(())
+    }
+
+    fn write(&mut self, _dev: &mut Device, _pid: u32, first: u64, last: u64, _ready: u64) -> Result<bool> {
+        for lpn in first..=last {
+            self.versions.bump(lpn);
+            if let Some(&e) = self.map.get(&lpn) {
+                if self.entries[e as usize].slot != NIL {
+                    self.copies_invalidated += 1;
+                }
+                self.drop_entry(e);
+            }
+        }
+        Ok(false)
+    }
+
+    fn trim(&mut self, dev: &mut Device, first: u64, end: u64) {
+        if first < end {
+            let _ = self.write(dev, 0, first, end - 1, 0);
+        }
+    }
+
+    fn read_done(&mut self, dev: &mut Device, pid: u32, time: u64) -> Result<()> {
+        let mut i = 0;
+        while i < self.waiting.len() {
+            let (p, e, gen, version) = self.waiting[i];
+            if p != pid {
+                i += 1;
+                continue;
+            }
+            self.waiting.swap_remove(i);
+            let ent = self.entries[e as usize];
+            if ent.gen != gen || ent.slot != NIL {
+                continue;
+            }
+            // The on-demand migrator: the page, in the controller now, goes to scratch.
+            let slot = self.next_slot(dev);
+            let ent = &mut self.entries[e as usize];
+            ent.slot = slot;
+            ent.copying = true;
+            ent.version = version;
+            self.owner[slot as usize] = e;
+            self.migrations += 1;
+            let (unit, ptype) = self.slot_unit(slot);
+            let (_, prog_ns) = dev.array_times();
+            let tp = prog_ns[ptype % prog_ns.len()];
+            dev.unit_op(unit, Kind::Program, tp, self.page_bytes, time, Token::Scheme(slot));
+        }
+        Ok(())
+    }
+
+    fn op_done(&mut self, _dev: &mut Device, token: u32, _time: u64) -> Result<()> {
+        if token == ERASE {
+            return Ok(());
+        }
+        let e = self.owner[token as usize];
+        if e != NIL && self.entries[e as usize].slot == token {
+            self.entries[e as usize].copying = false;
+        }
+        Ok(())
+    }
+
+    fn fill(&self, lpn: u64, out: &mut dyn FnMut(u64)) {
+        out(lpn);
+    }
+
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        let mut v = self.read.list().to_vec();
+        v.extend([
+            ("inserts", self.inserts),
+            ("migrations", self.migrations),
+            ("scratch_reads", self.scratch_reads),
+            ("copies_invalidated", self.copies_invalidated),
+            ("copies_evicted", self.copies_evicted),
+            ("scratch_erases", self.scratch_erases),
+        ]);
+        v
+    }
+
+    fn space_cost(&self) -> f64 {
+        (self.chips + self.spare_chips) as f64 / self.chips as f64
+    }
+
+    fn check(&self, dev: &Device) -> std::result::Result<(), String> {
+        let mut listed = 0usize;
+        for (c, &(head, tail, len)) in self.lists.iter().enumerate() {
+            if len > self.cap {
+                return Err(format!("chip {c}'s R-LRU holds {len} entries, more than {}", self.cap));
+            }
+            let (mut e, mut prev, mut n) = (head, NIL, 0u32);
+            while e != NIL {
+                let ent = &self.entries[e as usize];
+                if ent.prev != prev || ent.chip as usize != c {
+                    return Err(format!("chip {c}'s R-LRU is broken at entry {e}"));
+                }
+                if self.map.get(&ent.lpn) != Some(&e) {
+                    return Err(format!("entry {e} (unit {}) is not the map's", ent.lpn));
+                }
+                let pun = dev.ftl.lookup(ent.lpn);
+                if pun == NONE {
+                    return Err(format!("entry for unit {} outlived its data", ent.lpn));
+                }
+                let geo = &dev.geo;
+                let have = chip_of_plane(geo, geo.plane_of_block(geo.block_of_unit(pun)));
+                if have != c {
+                    return Err(format!("unit {} is on chip {have}, its entry on chip {c}", ent.lpn));
+                }
+                if ent.slot != NIL && self.owner[ent.slot as usize] != e {
+                    return Err(format!(
+                        "entry {e}'s copy slot {} belongs to {}",
+                        ent.slot, self.owner[ent.slot as usize]
+                    ));
+                }
+                if self.versions.stale(ent.lpn, ent.version) && ent.slot != NIL {
+                    return Err(format!("unit {}'s copy is stale", ent.lpn));
+                }
+                prev = e;
+                e = ent.next;
+                n += 1;
+            }
+            if n != len || prev != tail {
+                return Err(format!("chip {c}'s R-LRU counts {len} entries, holds {n}"));
+            }
+            listed += n as usize;
+        }
+        if listed != self.map.len() {
+            return Err(format!("{} entries mapped, {listed} listed", self.map.len()));
+        }
+        for (s, &e) in self.owner.iter().enumerate() {
+            if e != NIL && self.entries[e as usize].slot != s as u32 {
+                return Err(format!("slot {s} is owned by entry {e}, whose copy is elsewhere"));
+            }
+        }
+        Ok(())
+    }
+
+    fn track_versions(&mut self, units: u64) {
+        self.versions.track(units);
+    }
+}

@@ -1,0 +1,386 @@
+//! Redundancy against read/write interference (seed 004): schemes that serve a host read
+//! somewhere other than the chip holding its data when that chip is busy with a program or
+//! an erase. One file per scheme, registered in [`REGISTRY`]:
+//!
+//! - `hotr` (`hotr.rs`): hot-read replication into a scratch space on dedicated spare chips,
+//!   an R-LRU per chip deciding what is copied;
+//! - `rails` (`rails.rs`): every chip mirrored, reads on one half and writes on the other,
+//!   the roles swapping periodically;
+//! - `ttflash` (`ttflash.rs`): parity across chips, a read to a busy chip rebuilt from the
+//!   other chips of its stripe.
+//!
+//! The mechanism shared by all of them lives here and in the device: the geometry a scheme
+//! adds (more channels of chips for mirrors or parity; extra scheduler units for spare chips),
+//! the host capacity it leaves, the chips of a plane and the planes of a chip, the one
+//! question the flash scheduler answers for all of them ([`crate::scheduler::Scheduler::conflicts`]:
+//! is this unit busy with, or holding, a program or an erase), and the device calls a scheme
+//! makes: a flash read or program of an FTL logical unit on a chosen set of planes, an
+//! operation on a raw unit, a request part done (`Device::scheme_read`, `scheme_program`,
+//! `unit_op`, `part_done`). Flash operations a scheme issues report to it
+//! ([`crate::device::Token::Scheme`]).
+//!
+//! Conflicts are counted the same way for every scheme (and for none): a host read's *home*
+//! is the chip its data has without redundancy (HotR and TTFlash: where the FTL maps it;
+//! Rails: the primary copy). A read whose home unit conflicts is a home conflict; it is
+//! avoided when it was served without touching a conflicting unit (from a copy, a rebuild
+//! or the cache).
+
+mod hotr;
+mod rails;
+mod ttflash;
+
+use crate::config::DeviceConfig;
+use crate::device::Device;
+use crate::geometry::Geometry;
+use crate::units::Duration;
+use crate::Result;
+use serde::{Deserialize, Serialize};
+
+/// `[device.redundancy]`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RedundancyConfig {
+    /// "none" (default), or a scheme of [`REGISTRY`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scheme: Option<String>,
+    /// hotr: share of the host capacity the R-LRU lists track (pages eligible for
+    /// migration); default 0.1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hot_share: Option<f64>,
+    /// hotr: dedicated spare chips holding the scratch space, each on a channel of its own;
+    /// default 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spare_chips: Option<u32>,
+    /// rails: time between role swaps; default 100 ms.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub period: Option<Duration>,
+    /// ttflash: data chips per parity chip (a stripe of `stripe` + 1 chips); default 4.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stripe: Option<u32>,
+}
+
+pub const DEFAULT_HOT_SHARE: f64 = 0.1;
+pub const DEFAULT_SPARE_CHIPS: u32 = 1;
+pub const DEFAULT_PERIOD_NS: u64 = 100_000_000;
+pub const DEFAULT_STRIPE: u32 = 4;
+
+impl RedundancyConfig {
+    /// The scheme's name ("none" without one).
+    pub fn scheme(&self) -> &str {
+        self.scheme.as_deref().unwrap_or("none")
+    }
+    pub fn hot_share(&self) -> f64 {
+        self.hot_share.unwrap_or(DEFAULT_HOT_SHARE)
+    }
+    pub fn spare_chips(&self) -> u32 {
+        self.spare_chips.unwrap_or(DEFAULT_SPARE_CHIPS)
+    }
+    pub fn period_ns(&self) -> u64 {
+        self.period.map_or(DEFAULT_PERIOD_NS, |d| d.0)
+    }
+    pub fn stripe(&self) -> u32 {
+        self.stripe.unwrap_or(DEFAULT_STRIPE)
+    }
+}
+
+/// What a scheme does with the device. Every call gets the device (the scheme is out of it
+/// meanwhile), so that it issues its flash operations through the device's mechanisms.
+pub trait Scheme: Send {
+    fn name(&self) -> &'static str;
+    /// Serve host unit `lpn` (a host logical unit; one unit per page) of read `pid`: issue
+    /// flash reads as parts of `pid` (`Device::scheme_read`), or nothing when the data is in
+    /// the controller.
+    fn read(&mut self, dev: &mut Device, pid: u32, lpn: u64) -> Result<()>;
+    /// Place host units `first..=last` of write `pid` (write-through), data in the
+    /// controller at `ready`. Returns false to let the device place them its own way.
+    fn write(&mut self, dev: &mut Device, pid: u32, first: u64, last: u64, ready: u64) -> Result<bool>;
+    /// Host units `first..end` were trimmed (the device has unmapped them).
+    fn trim(&mut self, dev: &mut Device, first: u64, end: u64);
+    /// Read request `pid` has all its data in the controller at `time`.
+    fn read_done(&mut self, _dev: &mut Device, _pid: u32, _time: u64) -> Result<()> {
+        Ok(())
+    }
+    /// A flash operation issued with [`crate::device::Token::Scheme`]`(token)` ended.
+    fn op_done(&mut self, dev: &mut Device, token: u32, time: u64) -> Result<()>;
+    /// A request arrives now (time-driven work, such as a role swap, happens here).
+    fn tick(&mut self, _dev: &mut Device) -> Result<()> {
+        Ok(())
+    }
+    /// The plane FTL logical unit `lpn` must live on during preconditioning, if fixed.
+    fn home_plane(&self, _geo: &Geometry, _lpn: u64) -> Option<usize> {
+        None
+    }
+    /// The FTL logical units that hold host unit `lpn` (itself, copies, parity completed
+    /// by it), for preconditioning.
+    fn fill(&self, lpn: u64, out: &mut dyn FnMut(u64));
+    /// Counters (monotonic), in a fixed order.
+    fn counters(&self) -> Vec<(&'static str, u64)>;
+    /// Flash the scheme needs per unit of flash without it, for the same host capacity.
+    fn space_cost(&self) -> f64;
+    /// The scheme's own invariants against the device.
+    fn check(&self, dev: &Device) -> std::result::Result<(), String>;
+    /// Keep a version per host unit from now on, and count every read served from a copy
+    /// that is not the latest version (`stale_reads`).
+    fn track_versions(&mut self, units: u64);
+}
+
+type Ctor = fn(&DeviceConfig, &Geometry, usize) -> Box<dyn Scheme>;
+
+/// (name, description, constructor).
+pub const REGISTRY: &[(&str, &str, Ctor)] = &[
+    (
+        "hotr",
+        "hot-read replication into a scratch space on spare chips, chosen by a per-chip R-LRU",
+        hotr::make,
+    ),
+    (
+        "rails",
+        "mirrored chips; reads on one half, writes on the other, roles swapping periodically",
+        rails::make,
+    ),
+    (
+        "ttflash",
+        "parity across chips (RAID 5); a read to a busy chip rebuilt from its stripe",
+        ttflash::make,
+    ),
+];
+
+pub fn names() -> Vec<&'static str> {
+    std::iter::once("none").chain(REGISTRY.iter().map(|r| r.0)).collect()
+}
+
+/// Channels of chips a scheme adds to the configured geometry (whose chips hold the host
+/// data): a mirror for every chip (rails), a parity chip per `stripe` (ttflash). The result
+/// is only meaningful for a configuration [`check`] accepts.
+pub fn extra_channels(cfg: &DeviceConfig) -> u32 {
+    let ch = cfg.geometry.channels;
+    match cfg.redundancy.scheme() {
+        "rails" => ch,
+        "ttflash" => ch / cfg.redundancy.stripe().max(1),
+        _ => 0,
+    }
+}
+
+/// The host capacity, in units, of an FTL that maps `mapped` logical units (host data plus
+/// the scheme's own: mirror copies, parity).
+pub fn host_units(cfg: &DeviceConfig, mapped: u64) -> u64 {
+    match cfg.redundancy.scheme() {
+        "rails" => mapped / 2,
+        "ttflash" => ttflash::host_units(mapped, cfg.redundancy.stripe().max(1) as u64),
+        _ => mapped,
+    }
+}
+
+/// Check `[device.redundancy]` against the rest of the device: (key, message).
+pub fn check(cfg: &DeviceConfig) -> std::result::Result<(), (String, String)> {
+    let r = &cfg.redundancy;
+    let key = |k: &str| format!("device.redundancy.{k}");
+    let scheme = r.scheme();
+    if scheme != "none" && !REGISTRY.iter().any(|x| x.0 == scheme) {
+        return Err((
+            key("scheme"),
+            format!("got \"{scheme}\"; expected one of {}", names().join(", ")),
+        ));
+    }
+    // Keys of another scheme than the one chosen.
+    for (k, set, owner) in [
+        ("hot_share", r.hot_share.is_some(), "hotr"),
+        ("spare_chips", r.spare_chips.is_some(), "hotr"),
+        ("period", r.period.is_some(), "rails"),
+        ("stripe", r.stripe.is_some(), "ttflash"),
+    ] {
+        if set && scheme != owner {
+            return Err((
+                key(k),
+                format!(
+                    "is a key of scheme \"{owner}\", got scheme \"{scheme}\"; expected scheme = \"{owner}\" or no {k}"
+                ),
+            ));
+        }
+    }
+    if scheme == "none" {
+        return Ok(());
+    }
+    if cfg.ftl.design != "page" {
+        return Err((
+            key("scheme"),
+            format!(
+                "\"{scheme}\" runs on the engine's own FTL, got design \"{}\"; expected device.ftl.design = \"page\"",
+                cfg.ftl.design
+            ),
+        ));
+    }
+    if cfg.placement.policy != "plane" {
+        return Err((
+            key("scheme"),
+            format!(
+                "\"{scheme}\" places data per chip, got superblock placement \"{}\"; expected device.placement.policy = \"plane\"",
+                cfg.placement.policy
+            ),
+        ));
+    }
+    if cfg.geometry.mapping_unit.0 != cfg.geometry.page_size.0 {
+        return Err((
+            key("scheme"),
+            format!(
+                "\"{scheme}\" works on whole pages, got a {} B mapping unit in {} B pages; expected device.geometry.mapping_unit = page_size",
+                cfg.geometry.mapping_unit.0, cfg.geometry.page_size.0
+            ),
+        ));
+    }
+    if scheme != "hotr" && cfg.ftl.write_buffer.0 > 0 {
+        return Err((
+            key("scheme"),
+            format!("\"{scheme}\" places each copy itself; expected device.ftl.write_buffer = 0 (write-through)"),
+        ));
+    }
+    match scheme {
+        "hotr" => {
+            let h = r.hot_share();
+            if !(h > 0.0 && h <= 1.0) {
+                return Err((
+                    key("hot_share"),
+                    format!("got {h}; expected a share above 0 and at most 1"),
+                ));
+            }
+            if !(1..=64).contains(&r.spare_chips()) {
+                return Err((
+                    key("spare_chips"),
+                    format!("got {}; expected 1 to 64 spare chips", r.spare_chips()),
+                ));
+            }
+        }
+        "rails" => {
+            if r.period_ns() < 1_000 {
+                return Err((
+                    key("period"),
+                    format!("got {} ns; expected at least 1us between role swaps", r.period_ns()),
+                ));
+            }
+        }
+        "ttflash" => {
+            let k = r.stripe();
+            if !(2..=16).contains(&k) {
+                return Err((
+                    key("stripe"),
+                    format!("got {k}; expected 2 to 16 data chips per parity chip"),
+                ));
+            }
+            if !cfg.geometry.channels.is_multiple_of(k) {
+                return Err((
+                    key("stripe"),
+                    format!(
+                        "{} channels do not split into stripes of {k} data chips; expected device.geometry.channels to be a multiple of {k}",
+                        cfg.geometry.channels
+                    ),
+                ));
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// The scheme of `cfg`, for a device whose FTL geometry is `geo` (already expanded) and whose
+/// scheduler has `units` units before any the scheme adds.
+pub fn make(cfg: &DeviceConfig, geo: &Geometry, units: usize) -> Option<Box<dyn Scheme>> {
+    let s = cfg.redundancy.scheme();
+    REGISTRY.iter().find(|r| r.0 == s).map(|r| (r.2)(cfg, geo, units))
+}
+
+/// Scheduler units (and channels) a scheme adds outside the FTL's geometry: HotR's spare
+/// chips, one channel each.
+pub fn extra_units(cfg: &DeviceConfig) -> (usize, usize) {
+    if cfg.redundancy.scheme() != "hotr" {
+        return (0, 0);
+    }
+    let chips = cfg.redundancy.spare_chips() as usize;
+    let per_chip = cfg.geometry.dies_per_chip as usize
+        * if cfg.nand.plane_parallel {
+            cfg.geometry.planes_per_die as usize
+        } else {
+            1
+        };
+    (chips * per_chip, chips)
+}
+
+/// Bytes a scheme keeps besides the FTL (R-LRU entries, scratch owners, pending bitmaps).
+pub fn memory_estimate(cfg: &DeviceConfig, geo: &Geometry) -> u64 {
+    match cfg.redundancy.scheme() {
+        "hotr" => hotr::memory_estimate(cfg, geo),
+        "rails" => geo.logical_units * 2 / 8 + geo.logical_units * 2,
+        _ => 0,
+    }
+}
+
+/// Chips of the FTL's geometry: (channel, way) pairs; chip `c` is on channel `c % channels`.
+#[inline]
+pub fn chips(geo: &Geometry) -> usize {
+    geo.channels * geo.ways
+}
+
+/// The chip of a plane.
+#[inline]
+pub fn chip_of_plane(geo: &Geometry, plane: usize) -> usize {
+    geo.die_of_plane(plane) % chips(geo)
+}
+
+/// The planes of chip `c`.
+pub fn planes_of_chip(geo: &Geometry, c: usize) -> impl Iterator<Item = usize> {
+    let n = chips(geo);
+    (0..geo.dies_per_chip * geo.planes_per_die).map(move |k| c + k * n)
+}
+
+/// Counters every scheme keeps about where host reads went.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReadCounters {
+    /// Host units read.
+    pub reads: u64,
+    /// Reads whose home unit was busy with, or held, a program or an erase.
+    pub home_conflicts: u64,
+    /// Reads served elsewhere than their home (a copy, a rebuild, the cache).
+    pub redirected: u64,
+    /// Home conflicts served without touching a conflicting unit.
+    pub avoided: u64,
+    /// Reads served from a copy that was not the latest version (tracked only when versions
+    /// are, see [`Scheme::track_versions`]; always 0 in a correct scheme).
+    pub stale_reads: u64,
+}
+
+impl ReadCounters {
+    pub fn list(&self) -> [(&'static str, u64); 5] {
+        [
+            ("reads", self.reads),
+            ("home_conflicts", self.home_conflicts),
+            ("redirected_reads", self.redirected),
+            ("conflicts_avoided", self.avoided),
+            ("stale_reads", self.stale_reads),
+        ]
+    }
+}
+
+/// A version per host unit, when tracked (tests): bumped by every write.
+#[derive(Clone, Debug, Default)]
+pub struct Versions(Option<Vec<u32>>);
+
+impl Versions {
+    pub fn track(&mut self, units: u64) {
+        self.0 = Some(vec![0; units as usize]);
+    }
+    #[inline]
+    pub fn bump(&mut self, lpn: u64) {
+        if let Some(v) = self.0.as_mut() {
+            v[lpn as usize] = v[lpn as usize].wrapping_add(1);
+        }
+    }
+    /// The current version (0 when untracked).
+    #[inline]
+    pub fn get(&self, lpn: u64) -> u32 {
+        self.0.as_ref().map_or(0, |v| v[lpn as usize])
+    }
+    /// A copy of `lpn` at version `had` is served: true when that is stale.
+    #[inline]
+    pub fn stale(&self, lpn: u64, had: u32) -> bool {
+        self.0.as_ref().is_some_and(|v| v[lpn as usize] != had)
+    }
+}

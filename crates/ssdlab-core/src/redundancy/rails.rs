@@ -1,0 +1,301 @@
+//! Rails ("Flash on Rails", Skourtis et al., USENIX ATC'14) inside one SSD, as HotR's
+//! evaluation uses it: every chip mirrored (RAID 1 across two halves of the chips; HotR's
+//! "4+4" is one such pair of four-chip groups), reads and writes physically separated.
+//!
+//! The configured chips (group 0) hold the primary copies, host unit `l` as FTL unit `l`; the
+//! scheme adds as many channels of chips (group 1), holding the mirror copies as FTL units
+//! `U + l`. At any time one group is in write mode and the other in read mode; the roles
+//! swap every `period` of simulated time (at the first request after it is due).
+//!
+//! - A write programs its copy in the write-mode group at once (the request completes when
+//!   that program ends) and leaves the other copy stale; the data stays in Rails' cache
+//!   (NVRAM) until both copies are on flash.
+//! - At a swap, the group entering write mode is brought up to date first: a program for each
+//!   unit written while it was in read mode (in the order first written), then the new writes.
+//! - A read goes to the read-mode group; when that group's copy is stale or still being
+//!   programmed, it is served from the cache (the controller) with no flash read.
+//!
+//! Every program is a host program on its group's least busy plane; GC keeps data in its
+//! plane, so each copy stays in its group.
+
+use super::{ReadCounters, Scheme, Versions};
+use crate::config::DeviceConfig;
+use crate::device::{Device, Token};
+use crate::ftl::NONE;
+use crate::geometry::Geometry;
+use crate::Result;
+
+const NO_PID: u32 = u32::MAX;
+
+pub struct Rails {
+    /// Host units.
+    host: u64,
+    period: u64,
+    next_swap: u64,
+    /// The group in write mode (0 or 1).
+    write: usize,
+    /// Planes of each group.
+    planes: [Vec<usize>; 2],
+    /// Per group, a bit per host unit: the group's copy is not the latest.
+    stale: [Vec<u64>; 2],
+    /// Per group, units whose copy went stale while it was in read mode, first write first.
+    pending: [Vec<u64>; 2],
+    /// Per group, programs of each unit's copy under way.
+    inflight: [Vec<u16>; 2],
+    /// Programs under way: (request or NO_PID, group, host unit), by token.
+    ops: Vec<(u32, u8, u64)>,
+    free_ops: Vec<u32>,
+    versions: Versions,
+    /// Per group, the version each copy holds (when versions are tracked).
+    copy_version: [Vec<u32>; 2],
+    read: ReadCounters,
+    swaps: u64,
+    flush_programs: u64,
+    cache_reads: u64,
+}
+
+pub fn make(cfg: &DeviceConfig, geo: &Geometry, _units: usize) -> Box<dyn Scheme> {
+    let half = geo.channels / 2;
+    let group = |g: usize| -> Vec<usize> {
+        (0..geo.planes)
+            .filter(|&p| (geo.channel_of_plane(p) >= half) as usize == g)
+            .collect()
+    };
+    let n = geo.host_units as usize;
+    let period = cfg.redundancy.period_ns();
+    Box::new(Rails {
+        host: geo.host_units,
+        period,
+        next_swap: period,
+        write: 0,
+        planes: [group(0), group(1)],
+        stale: [vec![0; n.div_ceil(64)], vec![0; n.div_ceil(64)]],
+        pending: [Vec::new(), Vec::new()],
+        inflight: [vec![0; n], vec![0; n]],
+        ops: Vec::new(),
+        free_ops: Vec::new(),
+        versions: Versions::default(),
+        copy_version: [Vec::new(), Vec::new()],
+        read: ReadCounters::default(),
+        swaps: 0,
+        flush_programs: 0,
+        cache_reads: 0,
+    })
+}
+
+#[inline]
+fn bit(v: &[u64], i: u64) -> bool {
+    v[(i / 64) as usize] >> (i % 64) & 1 == 1
+}
+#[inline]
+fn set_bit(v: &mut [u64], i: u64, on: bool) {
+    let w = &mut v[(i / 64) as usize];
+    if on {
+        *w |= 1 << (i % 64);
+    } else {
+        *w &= !(1 << (i % 64));
+    }
+}
+
+impl Rails {
+    /// The group now in read mode.
+    pub fn read_group(&self) -> usize {
+        1 - self.write
+    }
+
+    /// Program group `g`'s copy of host unit `lpn` (for request `pid`, or a flush).
+    fn program(&mut self, dev: &mut Device, g: usize, lpn: u64, ready: u64, pid: u32) -> Result<()> {
+        let op = (pid, g as u8, lpn);
+        let token = match self.free_ops.pop() {
+            Some(t) => {
+                self.ops[t as usize] = op;
+                t
+            }
+            None => {
+                self.ops.push(op);
+                (self.ops.len() - 1) as u32
+            }
+        };
+        self.inflight[g][lpn as usize] += 1;
+        if !self.copy_version[g].is_empty() {
+            self.copy_version[g][lpn as usize] = self.versions.get(lpn);
+        }
+        let planes = std::mem::take(&mut self.planes[g]);
+        let r = dev.program_on(
+            planes.iter().copied(),
+            lpn + g as u64 * self.host,
+            ready,
+            Token::Scheme(token),
+        );
+        self.planes[g] = planes;
+        r
+    }
+
+    /// Swap the roles: the group entering write mode first receives what it missed.
+    fn swap(&mut self, dev: &mut Device) -> Result<()> {
+        self.swaps += 1;
+        self.write = 1 - self.write;
+        let w = self.write;
+        let now = dev.now();
+        for lpn in std::mem::take(&mut self.pending[w]) {
+            if bit(&self.stale[w], lpn) {
+                set_bit(&mut self.stale[w], lpn, false);
+                self.flush_programs += 1;
+                self.program(dev, w, lpn, now, NO_PID)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Scheme for Rails {
+    fn name(&self) -> &'static str {
+        "rails"
+    }
+
+    fn read(&mut self, dev: &mut Device, pid: u32, lpn: u64) -> Result<()> {
+        self.read.reads += 1;
+        let r = self.read_group();
+        let home = dev.ftl.lookup(lpn);
+        let home_conflict = home != NONE && dev.sched.conflicts(dev.unit_of_pun(home));
+        self.read.home_conflicts += home_conflict as u64;
+        if bit(&self.stale[r], lpn) || self.inflight[r][lpn as usize] > 0 {
+            // The latest data is still in the cache.
+            self.cache_reads += 1;
+            self.read.redirected += 1;
+            self.read.avoided += home_conflict as u64;
+            return Ok(());
+        }
+        let pun = dev.ftl.lookup(lpn + r as u64 * self.host);
+        if pun == NONE {
+            dev.counters.unmapped_read_units += 1;
+            return Ok(());
+        }
+        if !self.copy_version[r].is_empty() && self.versions.stale(lpn, self.copy_version[r][lpn as usize]) {
+            self.read.stale_reads += 1;
+        }
+        if r == 1 {
+            self.read.redirected += 1;
+            self.read.avoided += (home_conflict && !dev.sched.conflicts(dev.unit_of_pun(pun))) as u64;
+        }
+        dev.scheme_read(pid, pun);
+        Ok(())
+    }
+
+    fn write(&mut self, dev: &mut Device, pid: u32, first: u64, last: u64, ready: u64) -> Result<bool> {
+        let (w, r) = (self.write, self.read_group());
+        for lpn in first..=last {
+            self.versions.bump(lpn);
+            set_bit(&mut self.stale[w], lpn, false);
+            if !bit(&self.stale[r], lpn) {
+                set_bit(&mut self.stale[r], lpn, true);
+                self.pending[r].push(lpn);
+            }
+            dev.add_part(pid);
+            self.program(dev, w, lpn, ready, pid)?;
+        }
+        Ok(true)
+    }
+
+    fn trim(&mut self, dev: &mut Device, first: u64, end: u64) {
+        for lpn in first..end {
+            self.versions.bump(lpn);
+            dev.ftl.trim(lpn + self.host);
+            for g in 0..2 {
+                set_bit(&mut self.stale[g], lpn, false);
+            }
+        }
+    }
+
+    fn op_done(&mut self, dev: &mut Device, token: u32, time: u64) -> Result<()> {
+        let (pid, g, lpn) = self.ops[token as usize];
+        self.free_ops.push(token);
+        self.inflight[g as usize][lpn as usize] -= 1;
+        if pid != NO_PID {
+            dev.part_done(pid, time)?;
+        }
+        Ok(())
+    }
+
+    fn tick(&mut self, dev: &mut Device) -> Result<()> {
+        let now = dev.now();
+        if now < self.next_swap {
+            return Ok(());
+        }
+        // Swaps due since the last request; two in a row bring both groups up to date and
+        // leave the roles as they were, so at most two are carried out.
+        let due = (now - self.next_swap) / self.period + 1;
+        self.next_swap += due * self.period;
+        let times = if due % 2 == 1 { 1 } else { 2 };
+        self.swaps += due - times;
+        for _ in 0..times {
+            self.swap(dev)?;
+        }
+        Ok(())
+    }
+
+    fn home_plane(&self, _geo: &Geometry, lpn: u64) -> Option<usize> {
+        let g = (lpn / self.host) as usize;
+        let planes = &self.planes[g.min(1)];
+        Some(planes[(lpn % self.host) as usize % planes.len()])
+    }
+
+    fn fill(&self, lpn: u64, out: &mut dyn FnMut(u64)) {
+        out(lpn);
+        out(lpn + self.host);
+    }
+
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        let mut v = self.read.list().to_vec();
+        v.extend([
+            ("swaps", self.swaps),
+            ("flush_programs", self.flush_programs),
+            ("cache_reads", self.cache_reads),
+        ]);
+        v
+    }
+
+    fn space_cost(&self) -> f64 {
+        2.0
+    }
+
+    fn check(&self, dev: &Device) -> std::result::Result<(), String> {
+        let geo = &dev.geo;
+        let half = geo.channels / 2;
+        for lpn in 0..2 * self.host {
+            let pun = dev.ftl.lookup(lpn);
+            if pun == NONE {
+                continue;
+            }
+            let g = (geo.channel_of_plane(geo.plane_of_block(geo.block_of_unit(pun))) >= half) as u64;
+            if g != lpn / self.host {
+                return Err(format!("FTL unit {lpn} is in group {g}, not in its copy's group"));
+            }
+        }
+        for g in 0..2 {
+            let listed: std::collections::HashSet<u64> = self.pending[g].iter().copied().collect();
+            if let Some(l) = (0..self.host).find(|&l| bit(&self.stale[g], l) && !listed.contains(&l)) {
+                return Err(format!(
+                    "unit {l}'s copy in group {g} is stale but not waiting for a flush"
+                ));
+            }
+            if g == self.write && !self.pending[g].is_empty() {
+                return Err(format!(
+                    "group {g} is in write mode with {} units not flushed",
+                    self.pending[g].len()
+                ));
+            }
+        }
+        let inflight: u64 = self.inflight.iter().flatten().map(|&n| n as u64).sum();
+        let ops = (self.ops.len() - self.free_ops.len()) as u64;
+        if inflight != ops {
+            return Err(format!("{inflight} copies being programmed, {ops} programs under way"));
+        }
+        Ok(())
+    }
+
+    fn track_versions(&mut self, units: u64) {
+        self.versions.track(units);
+        self.copy_version = [vec![0; units as usize], vec![0; units as usize]];
+    }
+}

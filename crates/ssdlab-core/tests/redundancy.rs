@@ -1,0 +1,328 @@
+//! The redundancy schemes against read/write interference (seed 004) on hand-computed cases:
+//! HotR's R-LRU (insert, hit, eviction), its copy (served from the chip and copied while a
+//! read conflicts, from the copy afterwards, dropped by a write), TTFlash's rebuild (the
+//! stripe's other chips read, exact completion), Rails' roles (reads on the read-mode half,
+//! the cache for stale copies, the swap and its flush); and, on random mixes, no read ever
+//! served from a stale copy and every scheme's invariants.
+//!
+//! Device: SLC (tR 25 us, tPROG 200 us), 8 KiB pages (the mapping unit), 100 MB/s channels
+//! (81,920 ns per page), a SATA link at 600 MB/s plus 5 us per command (18,654 ns per 8 KiB),
+//! one plane per chip, first come first served, write-through.
+
+mod common;
+
+use ssdlab_core::config::parse_config;
+use ssdlab_core::{Device, Op, Request};
+use std::path::Path;
+
+const R: u64 = 25_000; // tR
+const P: u64 = 200_000; // tPROG
+const CH: u64 = 81_920; // one page over a channel
+const LINK: u64 = 18_654; // 8 KiB over the SATA link, with the command
+const PAGE: u64 = 8192;
+
+/// `channels` data channels of one chip each; `scheme` is the `[device.redundancy]` body.
+fn device(channels: u32, scheme: &str, fill: bool) -> Device {
+    let text = format!(
+        r#"
+[device]
+name = "dev"
+[device.geometry]
+channels = {channels}
+ways = 1
+blocks_per_plane = 32
+pages_per_block = 16
+page_size = "8KiB"
+mapping_unit = "8KiB"
+overprovisioning = 0.5
+"#
+    ) + common::SLC_TIMING
+        + &format!(
+            "write_buffer = \"0\"\n[device.scheduler]\npolicy = \"fcfs\"\n[device.redundancy]\n{scheme}\n[precondition]\nmode = \"{}\"\nutilisation = 1.0\n",
+            if fill { "sequential" } else { "none" }
+        );
+    let cfg = parse_config(&text, "dev.toml", Path::new(".")).unwrap_or_else(|e| panic!("{e}"));
+    let mut d = Device::new(&cfg.device, 1).unwrap();
+    if fill {
+        ssdlab_core::precondition::precondition(&mut d, &cfg.precondition, 0, &mut |_, _| {}).unwrap();
+    }
+    d
+}
+
+fn req(op: Op, page: u64) -> Request {
+    Request {
+        time_ns: 0,
+        op,
+        offset: page * PAGE,
+        len: PAGE,
+        stream: 0,
+    }
+}
+
+/// Submit requests at `t` (tags 0..), run everything; completion times by tag.
+fn at(d: &mut Device, t: u64, reqs: &[Request]) -> Vec<u64> {
+    d.advance_to(t).unwrap();
+    for (tag, r) in reqs.iter().enumerate() {
+        d.submit(t, r, tag as u64).unwrap();
+    }
+    d.drain().unwrap();
+    let mut done = vec![u64::MAX; reqs.len()];
+    for (tag, c) in d.completions.drain(..) {
+        done[tag as usize] = c;
+    }
+    done
+}
+
+fn counter(d: &Device, name: &str) -> u64 {
+    let s = d.scheme().expect("a scheme");
+    s.counters()
+        .into_iter()
+        .find(|(k, _)| *k == name)
+        .unwrap_or_else(|| panic!("no counter {name}"))
+        .1
+}
+
+/// A write arriving at `t` on an idle chip ends at t + LINK + CH + P; a read of the same
+/// chip arriving with it waits for it, then takes R + CH + LINK.
+const WAIT: u64 = LINK + CH + P + R + CH + LINK;
+const CLEAN: u64 = R + CH + LINK;
+
+#[test]
+fn hotr_copies_a_conflicting_hit_and_serves_the_next_conflict_from_scratch() {
+    let mut d = device(1, "scheme = \"hotr\"\nhot_share = 1.0", false);
+    let mut none = device(1, "", false);
+    for dev in [&mut d, &mut none] {
+        assert_eq!(at(dev, 0, &[req(Op::Write, 1)]), [LINK + CH + P]);
+    }
+    // An idle chip: the first read inserts an entry and is served from the chip.
+    assert_eq!(at(&mut d, 1_000_000, &[req(Op::Read, 1)]), [1_000_000 + CLEAN]);
+    assert_eq!((counter(&d, "inserts"), counter(&d, "home_conflicts")), (1, 0));
+    // A program on the chip: a hit without a copy waits for it, and its page is copied to
+    // the spare chip once read (the read does not wait for that).
+    let t = 2_000_000;
+    assert_eq!(
+        at(&mut d, t, &[req(Op::Write, 2), req(Op::Read, 1)]),
+        [t + LINK + CH + P, t + WAIT]
+    );
+    assert_eq!((counter(&d, "home_conflicts"), counter(&d, "migrations")), (1, 1));
+    assert_eq!(counter(&d, "scratch_reads"), 0);
+    // The next conflicting read is served from the copy on the idle spare chip.
+    let t = 3_000_000;
+    assert_eq!(
+        at(&mut d, t, &[req(Op::Write, 3), req(Op::Read, 1)]),
+        [t + LINK + CH + P, t + CLEAN]
+    );
+    assert_eq!(at(&mut none, t, &[req(Op::Write, 3), req(Op::Read, 1)])[1], t + WAIT);
+    assert_eq!(
+        (
+            counter(&d, "scratch_reads"),
+            counter(&d, "redirected_reads"),
+            counter(&d, "conflicts_avoided")
+        ),
+        (1, 1, 1)
+    );
+    // A write drops the entry and its copy: the next conflicting read goes to the chip.
+    let t = 4_000_000;
+    assert_eq!(at(&mut d, t, &[req(Op::Write, 1)]), [t + LINK + CH + P]);
+    assert_eq!(counter(&d, "copies_invalidated"), 1);
+    let t = 5_000_000;
+    assert_eq!(at(&mut d, t, &[req(Op::Write, 2), req(Op::Read, 1)])[1], t + WAIT);
+    assert_eq!(counter(&d, "scratch_reads"), 1);
+    // That read found no entry: it inserted one.
+    assert_eq!(counter(&d, "inserts"), 2);
+    d.check_invariants().unwrap();
+}
+
+#[test]
+fn hotr_r_lru_evicts_its_least_recent_entry_and_its_copy() {
+    // 32 blocks x 16 pages / 1.5 = 341 host units on one chip; hot_share 2/341 → 2 entries.
+    let mut d = device(1, "scheme = \"hotr\"\nhot_share = 0.005", false);
+    for p in 1..=3 {
+        at(&mut d, p * 1_000_000, &[req(Op::Write, p)]);
+    }
+    // Page 1 read, then copied on a conflicting hit.
+    at(&mut d, 10_000_000, &[req(Op::Read, 1)]);
+    at(&mut d, 11_000_000, &[req(Op::Write, 4), req(Op::Read, 1)]);
+    assert_eq!(counter(&d, "migrations"), 1);
+    // Page 2 read: the list holds 2 and 1. A hit on 1 moves it to the head.
+    at(&mut d, 12_000_000, &[req(Op::Read, 2)]);
+    at(&mut d, 13_000_000, &[req(Op::Read, 1)]);
+    assert_eq!(counter(&d, "inserts"), 2);
+    // Page 3 read: the tail (2, no copy) falls off, 1 keeps its copy.
+    at(&mut d, 14_000_000, &[req(Op::Read, 3)]);
+    assert_eq!((counter(&d, "inserts"), counter(&d, "copies_evicted")), (3, 0));
+    let t = 15_000_000;
+    assert_eq!(at(&mut d, t, &[req(Op::Write, 4), req(Op::Read, 1)])[1], t + CLEAN);
+    // Page 2 again: the tail is now 3... and then 1 falls off with its copy.
+    at(&mut d, 16_000_000, &[req(Op::Read, 2)]);
+    assert_eq!(counter(&d, "inserts"), 4);
+    at(&mut d, 17_000_000, &[req(Op::Read, 3)]);
+    assert_eq!((counter(&d, "inserts"), counter(&d, "copies_evicted")), (5, 1));
+    let t = 18_000_000;
+    assert_eq!(at(&mut d, t, &[req(Op::Write, 4), req(Op::Read, 1)])[1], t + WAIT);
+    assert_eq!(counter(&d, "scratch_reads"), 1);
+    d.check_invariants().unwrap();
+}
+
+#[test]
+fn ttflash_rebuilds_a_read_from_the_other_chips_of_its_stripe() {
+    // 4 data channels + 1 parity channel: one chip group. Stripe 0 has its parity on chip 0
+    // and host units 0..4 on chips 1..5; stripe 1 (units 4..8) its parity on chip 1, unit 4
+    // on chip 2.
+    let mut d = device(4, "scheme = \"ttflash\"", true);
+    assert_eq!(d.geo.channels, 5);
+    // Unit 4's write programs chip 2 (data) and chip 1 (parity) at once; unit 1 (chip 2) is
+    // read meanwhile: rebuilt from units 0 (chip 1, busy with the parity), 2, 3 and parity
+    // 0. The busy chip makes the rebuild as slow as waiting.
+    let t = 1_000_000;
+    assert_eq!(
+        at(&mut d, t, &[req(Op::Write, 4), req(Op::Read, 1)]),
+        [t + LINK + CH + P, t + WAIT]
+    );
+    assert_eq!((counter(&d, "rebuilds"), counter(&d, "rebuild_reads")), (1, 4));
+    assert_eq!(
+        (counter(&d, "home_conflicts"), counter(&d, "conflicts_avoided")),
+        (1, 0)
+    );
+    assert_eq!(counter(&d, "parity_programs"), 1);
+    // A read of a chip with nothing to do is read there.
+    let t = 2_000_000;
+    assert_eq!(at(&mut d, t, &[req(Op::Read, 2)]), [t + CLEAN]);
+    assert_eq!(counter(&d, "rebuild_reads"), 4);
+    // A write of a whole stripe (units 8..12, 4 pages) programs one parity page.
+    let four = Request {
+        len: 4 * PAGE,
+        ..req(Op::Write, 8)
+    };
+    at(&mut d, 3_000_000, &[four]);
+    assert_eq!(counter(&d, "parity_programs"), 2);
+    d.check_invariants().unwrap();
+}
+
+#[test]
+fn ttflash_stripes_stay_in_their_chip_group() {
+    // Two chip groups (8 data + 2 parity channels): group 0 on even channels, group 1 on
+    // odd ones. Stripe 0 (units 0..4) is in group 0, stripe 1 (units 4..8) in group 1.
+    let mut d = device(8, "scheme = \"ttflash\"", true);
+    assert_eq!(d.geo.channels, 10);
+    // Unit 4's write keeps two chips of group 1 busy; unit 0 (group 0) reads at once.
+    let t = 1_000_000;
+    assert_eq!(at(&mut d, t, &[req(Op::Write, 4), req(Op::Read, 0)])[1], t + CLEAN);
+    assert_eq!(counter(&d, "home_conflicts"), 0);
+    // Unit 12 (stripe 3, group 1: parity on member (3 / 2) % 5 = 1, channel 3; the unit on
+    // member 2, channel 5) and unit 5 (stripe 1: parity member 0, the unit on member 2,
+    // channel 5): the read is rebuilt from units 4, 6, 7 and parity 1 (channels 3, 7, 9,
+    // 1), and channel 3 holds the other program: as slow as waiting.
+    let t = 2_000_000;
+    assert_eq!(at(&mut d, t, &[req(Op::Write, 12), req(Op::Read, 5)])[1], t + WAIT);
+    assert_eq!((counter(&d, "rebuilds"), counter(&d, "rebuild_reads")), (1, 4));
+    assert_eq!(counter(&d, "conflicts_avoided"), 0);
+    d.check_invariants().unwrap();
+}
+
+#[test]
+fn rails_reads_the_read_half_serves_stale_copies_from_cache_and_swaps_roles() {
+    // One data channel mirrored on a second; roles swap every 1 ms.
+    let mut d = device(1, "scheme = \"rails\"\nperiod = \"1ms\"", true);
+    assert_eq!(d.geo.channels, 2);
+    // Group 0 writes: unit 0's write programs chip 0; a read of unit 1 (its home, chip 0, is
+    // busy) is served by chip 1 at once.
+    let t = 100_000;
+    assert_eq!(
+        at(&mut d, t, &[req(Op::Write, 0), req(Op::Read, 1)]),
+        [t + LINK + CH + P, t + CLEAN]
+    );
+    assert_eq!(
+        (
+            counter(&d, "home_conflicts"),
+            counter(&d, "conflicts_avoided"),
+            counter(&d, "redirected_reads")
+        ),
+        (1, 1, 1)
+    );
+    // Chip 1's copy of unit 0 is stale: read from the cache, the link only.
+    let t = 500_000;
+    assert_eq!(at(&mut d, t, &[req(Op::Read, 0)]), [t + LINK]);
+    assert_eq!(counter(&d, "cache_reads"), 1);
+    // After 1 ms the roles swap at the next request: chip 1 gets unit 0 (the flush) and the
+    // read goes to chip 0, which is idle.
+    let t = 1_500_000;
+    assert_eq!(at(&mut d, t, &[req(Op::Read, 0)]), [t + CLEAN]);
+    assert_eq!((counter(&d, "swaps"), counter(&d, "flush_programs")), (1, 1));
+    // Now chip 1 writes: a write of unit 2 with reads of units 0 and 2 at once. Unit 0 is
+    // read on chip 0; unit 2's copy there is stale: from the cache, once the write's data has
+    // crossed the (half-duplex) link.
+    let t = 1_800_000;
+    assert_eq!(
+        at(&mut d, t, &[req(Op::Write, 2), req(Op::Read, 0), req(Op::Read, 2)]),
+        [t + LINK + CH + P, t + CLEAN, t + 2 * LINK]
+    );
+    assert_eq!(counter(&d, "cache_reads"), 2);
+    // Three swaps due by 4.2 ms (at 2, 3 and 4 ms): an odd number, so the roles change once
+    // more and chip 0 gets unit 2 (the two others would have flushed nothing new).
+    let t = 4_200_000;
+    at(&mut d, t, &[req(Op::Read, 3)]);
+    assert_eq!((counter(&d, "swaps"), counter(&d, "flush_programs")), (4, 2));
+    // Chip 0 writes again: a write to it leaves chip 1 free for reads.
+    let t = 5_500_000;
+    assert_eq!(at(&mut d, t, &[req(Op::Write, 3), req(Op::Read, 2)])[1], t + CLEAN);
+    d.check_invariants().unwrap();
+}
+
+/// Random reads and writes (with bursts that keep chips busy) on a small device, versions
+/// tracked: no scheme may serve a stale copy, and every invariant holds.
+fn random_mix(scheme: &str, channels: u32) -> Device {
+    let mut d = device(channels, scheme, true);
+    d.track_versions();
+    let pages = d.geo.host_units;
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let mut t = 0;
+    for i in 0..4000u64 {
+        t += next() % 150_000;
+        d.advance_to(t).unwrap();
+        // Reads go to a hot tenth of the pages, writes anywhere (some to the hot pages).
+        let r = next();
+        let page = if r % 2 == 0 {
+            r / 2 % (pages / 10)
+        } else {
+            r / 2 % pages
+        };
+        let op = if next() % 3 == 0 { Op::Write } else { Op::Read };
+        d.submit(t, &req(op, page), i).unwrap();
+        if i % 500 == 0 {
+            d.check_invariants().unwrap();
+        }
+    }
+    d.drain().unwrap();
+    d.check_invariants().unwrap();
+    assert_eq!(counter(&d, "stale_reads"), 0, "{scheme}");
+    assert_eq!(d.completions.len(), 4000);
+    d
+}
+
+#[test]
+fn hotr_never_serves_a_stale_copy() {
+    let d = random_mix("scheme = \"hotr\"\nhot_share = 0.2", 2);
+    // The mix exercises the copies: many served, some dropped by writes.
+    assert!(counter(&d, "scratch_reads") > 50, "{}", counter(&d, "scratch_reads"));
+    assert!(counter(&d, "copies_invalidated") > 10);
+}
+
+#[test]
+fn rails_never_serves_a_stale_copy() {
+    let d = random_mix("scheme = \"rails\"\nperiod = \"2ms\"", 2);
+    assert!(counter(&d, "cache_reads") > 10);
+    assert!(counter(&d, "flush_programs") > 100);
+}
+
+#[test]
+fn ttflash_keeps_every_unit_on_its_stripe_chip() {
+    let d = random_mix("scheme = \"ttflash\"", 4);
+    assert!(counter(&d, "rebuilds") > 50);
+}
