@@ -18,6 +18,7 @@ pub const PRESETS: &[(&str, &str)] = &[
     ("qlc-nvme", include_str!("../../../configs/qlc-nvme.toml")),
     ("slc-sata", include_str!("../../../configs/slc-sata.toml")),
     ("femu-bbssd", include_str!("../../../configs/femu-bbssd.toml")),
+    ("hotr", include_str!("../../../configs/hotr.toml")),
 ];
 
 /// Longest NAND array operation or page transfer accepted (operation times are kept in 32
@@ -1648,6 +1649,41 @@ mod tests {
         assert_eq!(c.device.nand.cell, CellType::Mlc);
         assert_eq!(timing_ns(&c), (vec![25_000; 2], vec![200_000; 2], 1_500_000));
         assert!(c.device.nand.typical_keys().is_empty());
+    }
+
+    #[test]
+    fn hotr_preset_takes_its_timing_from_its_cell() {
+        let c = load_config("hotr").unwrap();
+        assert_eq!(timing_ns(&c), (vec![75_000; 3], vec![1_125_000; 3], 4_500_000));
+        // The DiskSim SSD extension's device: 16 GiB raw, die-level operations, write-through,
+        // FCFS without suspension.
+        let g = &c.device.geometry;
+        let raw = (g.channels * g.ways * g.dies_per_chip * g.planes_per_die * g.blocks_per_plane) as u64
+            * g.pages_per_block as u64
+            * g.page_size.0;
+        assert_eq!(raw, 16 << 30);
+        assert!(!c.device.nand.plane_parallel);
+        assert_eq!(c.device.ftl.write_buffer, Size(0));
+        assert_eq!(c.device.scheduler.policy, crate::scheduler::Policy::Fcfs);
+        assert!(c.device.scheduler.suspend.is_empty());
+        // A run file's cell switches the whole timing.
+        let c = parse("[device]\npreset = \"hotr\"\n[device.nand]\ncell = \"qlc\"\n").unwrap();
+        assert_eq!(timing_ns(&c), (vec![130_000; 4], vec![2_800_000; 4], 4_500_000));
+        // So does --set.
+        let c = load_config_with("hotr", &["device.nand.cell=slc".to_string()]).unwrap();
+        assert_eq!(timing_ns(&c), (vec![25_000], vec![200_000], 1_500_000));
+        // A timing the run file writes stays; the others follow the cell.
+        let c = parse("[device]\npreset = \"hotr\"\n[device.nand]\ncell = \"mlc\"\nprogram = \"1ms\"\n").unwrap();
+        assert_eq!(timing_ns(&c), (vec![50_000; 2], vec![1_000_000; 2], 3_000_000));
+        // `config show` gives the values in force and where they come from.
+        let shown = preset_defaults("hotr").unwrap();
+        for line in [
+            "#   read = \"75us\" (unset: typical for cell = \"tlc\")",
+            "#   program = \"1.125ms\" (unset: typical for cell = \"tlc\")",
+            "#   erase = \"4.5ms\" (unset: typical for cell = \"tlc\")",
+        ] {
+            assert!(shown.contains(line), "{line} not in:\n{shown}");
+        }
     }
 
     #[test]
