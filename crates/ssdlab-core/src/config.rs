@@ -18,6 +18,7 @@ pub const PRESETS: &[(&str, &str)] = &[
     ("qlc-nvme", include_str!("../../../configs/qlc-nvme.toml")),
     ("slc-sata", include_str!("../../../configs/slc-sata.toml")),
     ("femu-bbssd", include_str!("../../../configs/femu-bbssd.toml")),
+    ("hotr", include_str!("../../../configs/hotr.toml")),
 ];
 
 /// Longest NAND array operation or page transfer accepted (operation times are kept in 32
@@ -46,6 +47,45 @@ impl CellType {
             CellType::Mlc => 2,
             CellType::Tlc => 3,
             CellType::Qlc => 4,
+        }
+    }
+
+    /// The typical array timing of the cell type, `(read, program, erase)`: what
+    /// `[device.nand]` takes for each of `read`, `program` and `erase` it does not set. One
+    /// value per cell type (every page type alike), as the HotR paper's Figure 1(a) gives one
+    /// read and one write latency per cell type. "White paper" is the vendor white paper row
+    /// of the design notes' NAND timing references (DESIGN.md, "NAND timing references":
+    /// SLC / MLC / TLC read 25 / 50 / ~75 us, program 200-300 / 600-900 / ~900-1350 us, erase
+    /// 1.5-2 / 3 / ~4.5 ms).
+    ///
+    /// - SLC: read 25 us, program 200 us, erase 1.5 ms: the white paper's figures (the low
+    ///   end of its program and erase ranges), which are also the DiskSim SSD extension's SLC
+    ///   parameters (Agrawal et al., USENIX ATC'08).
+    /// - MLC: read 50 us and erase 3 ms: the white paper's; program 750 us, the middle of its
+    ///   600-900 us.
+    /// - TLC: read 75 us and erase 4.5 ms: the white paper's; program 1125 us, the middle of
+    ///   its ~900-1350 us.
+    /// - QLC: read 130 us, 1.75x TLC's 75 us rounded (the middle of the design notes' "reads
+    ///   roughly 1.5-2x TLC"); program 2800 us, 2.5x TLC's 1125 us rounded (the middle of
+    ///   "programs 2-3x TLC"); erase 4.5 ms, TLC's: no source we cite gives a QLC erase time.
+    pub fn typical(self) -> (Duration, Duration, Duration) {
+        const US: u64 = 1_000;
+        let (read, program, erase) = match self {
+            CellType::Slc => (25 * US, 200 * US, 1_500 * US),
+            CellType::Mlc => (50 * US, 750 * US, 3_000 * US),
+            CellType::Tlc => (75 * US, 1_125 * US, 4_500 * US),
+            CellType::Qlc => (130 * US, 2_800 * US, 4_500 * US),
+        };
+        (Duration(read), Duration(program), Duration(erase))
+    }
+
+    /// The name used in config files (`"tlc"`).
+    pub fn name(self) -> &'static str {
+        match self {
+            CellType::Slc => "slc",
+            CellType::Mlc => "mlc",
+            CellType::Tlc => "tlc",
+            CellType::Qlc => "qlc",
         }
     }
 }
@@ -150,12 +190,16 @@ pub struct GeometryConfig {
 #[serde(deny_unknown_fields)]
 pub struct NandConfig {
     pub cell: CellType,
-    /// Array read time tR, one value or one per page type.
-    pub read: PerPageType,
-    /// Program time tPROG, one value or one per page type.
-    pub program: PerPageType,
-    /// Block erase time tBERS.
-    pub erase: Duration,
+    /// Array read time tR, one value or one per page type; unset: the cell type's typical
+    /// value ([`CellType::typical`]), which follows `cell` when an override changes it.
+    #[serde(default)]
+    pub read: Option<PerPageType>,
+    /// Program time tPROG, one value or one per page type; unset: as `read`.
+    #[serde(default)]
+    pub program: Option<PerPageType>,
+    /// Block erase time tBERS; unset: as `read`.
+    #[serde(default)]
+    pub erase: Option<Duration>,
     /// Channel (flash bus) transfer rate.
     pub channel_rate: Rate,
     /// Program/erase cycles before a block is retired.
@@ -170,6 +214,35 @@ pub struct NandConfig {
     /// Where the numbers come from.
     #[serde(default)]
     pub source: String,
+}
+
+/// The timing keys of `[device.nand]` that may be left to the cell type.
+pub const CELL_TIMING_KEYS: [&str; 3] = ["read", "program", "erase"];
+
+impl NandConfig {
+    /// The array timing in force, `(read, program, erase)`: each as written, or, unset, the
+    /// cell type's typical value ([`CellType::typical`]). Resolved here, at use, so a value
+    /// a file or preset left to the cell follows a `cell` changed by a run file or `--set`,
+    /// while one written explicitly stays.
+    pub fn timing(&self) -> (PerPageType, PerPageType, Duration) {
+        let (read, program, erase) = self.cell.typical();
+        (
+            self.read.clone().unwrap_or(PerPageType::One(read)),
+            self.program.clone().unwrap_or(PerPageType::One(program)),
+            self.erase.unwrap_or(erase),
+        )
+    }
+
+    /// Which of [`CELL_TIMING_KEYS`] are unset and so take the cell type's typical value.
+    pub fn typical_keys(&self) -> Vec<&'static str> {
+        let unset = [self.read.is_none(), self.program.is_none(), self.erase.is_none()];
+        CELL_TIMING_KEYS
+            .iter()
+            .zip(unset)
+            .filter(|(_, u)| *u)
+            .map(|(k, _)| *k)
+            .collect()
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -861,6 +934,9 @@ fn build_config(
 
 /// Keys that serialise to nothing while unset, with what unset means.
 pub const UNSET_KEYS: &[(&str, &str)] = &[
+    ("device.nand.read", "the cell type's typical value"),
+    ("device.nand.program", "the cell type's typical value"),
+    ("device.nand.erase", "the cell type's typical value"),
     ("device.host.bandwidth", "the interface's bandwidth"),
     ("device.ftl.allocation_slack", "a quarter of a block"),
     ("job.offset", "0"),
@@ -929,6 +1005,24 @@ pub fn preset_defaults(name: &str) -> Option<String> {
             (table.to_string(), key.to_string(), v.to_string())
         })
         .collect();
+    // Timings left to the cell type: the value in force, and that the cell gives it.
+    let nand = &cfg.device.nand;
+    let (read, program, erase) = nand.timing();
+    let timing = [
+        toml::Value::try_from(&read).ok()?,
+        toml::Value::try_from(&program).ok()?,
+        toml::Value::try_from(erase).ok()?,
+    ];
+    let typical = nand.typical_keys();
+    for (key, v) in CELL_TIMING_KEYS.iter().zip(timing) {
+        if typical.contains(key) {
+            leaves.push((
+                "device.nand".into(),
+                key.to_string(),
+                format!("{v} (unset: typical for cell = \"{}\")", nand.cell.name()),
+            ));
+        }
+    }
     for (key, meaning) in UNSET_KEYS {
         let (table, leaf) = key.rsplit_once('.').expect("dotted");
         let tables: Vec<String> = if table == "job" {
@@ -1078,13 +1172,14 @@ impl DeviceConfig {
     pub fn validate(&self, f: &str) -> Result<()> {
         let n = &self.nand;
         let bits = n.cell.bits();
-        n.read.resolve(bits, f, "device.nand.read")?;
-        n.program.resolve(bits, f, "device.nand.program")?;
-        if n.erase.0 == 0 || n.erase.0 > MAX_NAND_NS {
+        let (read, program, erase) = n.timing();
+        read.resolve(bits, f, "device.nand.read")?;
+        program.resolve(bits, f, "device.nand.program")?;
+        if erase.0 == 0 || erase.0 > MAX_NAND_NS {
             return Err(Error::config(
                 f,
                 "device.nand.erase",
-                format!("got {} ns; expected a positive duration of at most 1s", n.erase.0),
+                format!("got {} ns; expected a positive duration of at most 1s", erase.0),
             ));
         }
         let page = self.geometry.page_size.0 as u128;
@@ -1312,19 +1407,25 @@ impl DeviceConfig {
         Ok(())
     }
 
-    /// Read times per page type (ns).
+    /// Read times per page type (ns), as written or the cell type's typical value.
     pub fn read_ns(&self) -> Vec<u64> {
         self.nand
-            .read
+            .timing()
+            .0
             .resolve(self.nand.cell.bits(), "", "")
             .unwrap_or_default()
     }
-    /// Program times per page type (ns).
+    /// Program times per page type (ns), as written or the cell type's typical value.
     pub fn program_ns(&self) -> Vec<u64> {
         self.nand
-            .program
+            .timing()
+            .1
             .resolve(self.nand.cell.bits(), "", "")
             .unwrap_or_default()
+    }
+    /// Block erase time (ns), as written or the cell type's typical value.
+    pub fn erase_ns(&self) -> u64 {
+        self.nand.timing().2 .0
     }
     pub fn link_bandwidth(&self) -> u64 {
         self.host
@@ -1493,6 +1594,107 @@ mod tests {
             .to_string();
         assert!(e.contains("device.ftl.gc_frontier"), "{e}");
         parse("[device]\npreset = \"tlc-nvme\"\n[device.ftl]\ngc_frontier = \"shared\"\nwrite_buffer = 0\n").unwrap();
+    }
+
+    /// A device without a preset whose `[device.nand]` gives `cell` and `nand` (more keys),
+    /// but no timing unless `nand` does.
+    fn cell_device(cell: &str, nand: &str) -> String {
+        format!(
+            "[device.geometry]\nchannels = 2\nways = 1\nblocks_per_plane = 64\npages_per_block = 64\n\
+             page_size = \"4KiB\"\noverprovisioning = 0.25\n\
+             [device.nand]\ncell = \"{cell}\"\nchannel_rate = \"40MB/s\"\nendurance = 1000\n{nand}\
+             [device.host]\ninterface = \"sata3\"\ncommand_overhead = \"5us\"\n"
+        )
+    }
+
+    /// (read per page type, program per page type, erase), ns.
+    fn timing_ns(c: &Config) -> (Vec<u64>, Vec<u64>, u64) {
+        (c.device.read_ns(), c.device.program_ns(), c.device.erase_ns())
+    }
+
+    #[test]
+    fn cell_alone_gives_its_typical_timing() {
+        for (cell, bits, read, program, erase) in [
+            ("slc", 1, 25_000, 200_000, 1_500_000),
+            ("mlc", 2, 50_000, 750_000, 3_000_000),
+            ("tlc", 3, 75_000, 1_125_000, 4_500_000),
+            ("qlc", 4, 130_000, 2_800_000, 4_500_000),
+        ] {
+            let c = parse(&cell_device(cell, "")).unwrap_or_else(|e| panic!("{cell}: {e}"));
+            assert_eq!(timing_ns(&c), (vec![read; bits], vec![program; bits], erase), "{cell}");
+            assert_eq!(c.device.nand.typical_keys(), CELL_TIMING_KEYS, "{cell}");
+        }
+    }
+
+    #[test]
+    fn timing_keys_not_written_come_from_the_cell() {
+        // Only the program time written: read and erase are the MLC cell's.
+        let c = parse(&cell_device("mlc", "program = [\"500us\", \"1.5ms\"]\n")).unwrap();
+        assert_eq!(timing_ns(&c), (vec![50_000; 2], vec![500_000, 1_500_000], 3_000_000));
+        assert_eq!(c.device.nand.typical_keys(), ["read", "erase"]);
+        // Only the erase time written.
+        let c = parse(&cell_device("slc", "erase = \"2ms\"\n")).unwrap();
+        assert_eq!(timing_ns(&c), (vec![25_000], vec![200_000], 2_000_000));
+    }
+
+    #[test]
+    fn timing_left_to_the_cell_follows_a_cell_set_on_top() {
+        let text = cell_device("tlc", "read = \"60us\"\n");
+        let o = vec!["device.nand.cell=qlc".to_string()];
+        let c = parse_config_with(&text, "t.toml", Path::new("."), &o).unwrap();
+        // The written read time stays (one value for every page type of the new cell); the
+        // program and erase times are QLC's, not TLC's.
+        assert_eq!(timing_ns(&c), (vec![60_000; 4], vec![2_800_000; 4], 4_500_000));
+        // A written per-page-type list does not follow the cell: it no longer fits.
+        let text = cell_device("mlc", "read = [\"50us\", \"60us\"]\n");
+        let e = parse_config_with(&text, "t.toml", Path::new("."), &o)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("device.nand.read: got 2 durations"), "{e}");
+    }
+
+    #[test]
+    fn explicit_preset_timing_stays_when_the_cell_changes() {
+        // slc-sata writes its SLC timing: a run file setting cell = "mlc" keeps it.
+        let c = parse("[device]\npreset = \"slc-sata\"\n[device.nand]\ncell = \"mlc\"\n").unwrap();
+        assert_eq!(c.device.nand.cell, CellType::Mlc);
+        assert_eq!(timing_ns(&c), (vec![25_000; 2], vec![200_000; 2], 1_500_000));
+        assert!(c.device.nand.typical_keys().is_empty());
+    }
+
+    #[test]
+    fn hotr_preset_takes_its_timing_from_its_cell() {
+        let c = load_config("hotr").unwrap();
+        assert_eq!(timing_ns(&c), (vec![75_000; 3], vec![1_125_000; 3], 4_500_000));
+        // The DiskSim SSD extension's device: 16 GiB raw, die-level operations, write-through,
+        // FCFS without suspension.
+        let g = &c.device.geometry;
+        let raw = (g.channels * g.ways * g.dies_per_chip * g.planes_per_die * g.blocks_per_plane) as u64
+            * g.pages_per_block as u64
+            * g.page_size.0;
+        assert_eq!(raw, 16 << 30);
+        assert!(!c.device.nand.plane_parallel);
+        assert_eq!(c.device.ftl.write_buffer, Size(0));
+        assert_eq!(c.device.scheduler.policy, crate::scheduler::Policy::Fcfs);
+        assert!(c.device.scheduler.suspend.is_empty());
+        // A run file's cell switches the whole timing.
+        let c = parse("[device]\npreset = \"hotr\"\n[device.nand]\ncell = \"qlc\"\n").unwrap();
+        assert_eq!(timing_ns(&c), (vec![130_000; 4], vec![2_800_000; 4], 4_500_000));
+        // So does --set.
+        let c = load_config_with("hotr", &["device.nand.cell=slc".to_string()]).unwrap();
+        assert_eq!(timing_ns(&c), (vec![25_000], vec![200_000], 1_500_000));
+        // A timing the run file writes stays; the others follow the cell.
+        let c = parse("[device]\npreset = \"hotr\"\n[device.nand]\ncell = \"mlc\"\nprogram = \"1ms\"\n").unwrap();
+        assert_eq!(timing_ns(&c), (vec![50_000; 2], vec![1_000_000; 2], 3_000_000));
+        // `config show` gives the values in force and where they come from.
+        let shown = preset_defaults("hotr").unwrap();
+        for line in [
+            "#   read = \"75us\" (unset: typical for cell = \"tlc\")",
+            "#   program = \"1.125ms\" (unset: typical for cell = \"tlc\")",
+            "#   erase = \"4.5ms\" (unset: typical for cell = \"tlc\")",
+        ] {
+            assert!(shown.contains(line), "{line} not in:\n{shown}");
+        }
     }
 
     #[test]

@@ -303,7 +303,7 @@ impl Device {
             gc_shared_frontier: cfg.ftl.gc_frontier == "shared",
             read_ns: cfg.read_ns(),
             program_ns: cfg.program_ns(),
-            erase_ns: cfg.nand.erase.0,
+            erase_ns: cfg.erase_ns(),
             seed,
         };
         let ftl = Ftl::with_streams(geo, params, cfg.ftl.streams as usize)?;

@@ -119,7 +119,7 @@ fn steady_write(quick: bool) -> Result<()> {
     let r = sim.run(&mut |_| {})?;
     let d = &cfg.device;
     let mean = |v: &[u64]| v.iter().sum::<u64>() as f64 / v.len() as f64 / 1e9;
-    let (t_r, t_p, t_e) = (mean(&d.read_ns()), mean(&d.program_ns()), d.nand.erase.0 as f64 / 1e9);
+    let (t_r, t_p, t_e) = (mean(&d.read_ns()), mean(&d.program_ns()), d.erase_ns() as f64 / 1e9);
     let g = &sim.device.geo;
     let (planes, upp, upb) = (g.planes as f64, g.units_per_page as f64, g.units_per_block as f64);
     // From the run's own flash work: host units / (array time / planes).
