@@ -953,6 +953,7 @@ pub const UNSET_KEYS: &[(&str, &str)] = &[
         "job.fs",
         "no file-system application; its keys are in docs/workloads.md",
     ),
+    ("job.hpc", "no HPC-like generator; its keys are in docs/workloads.md"),
     ("job.replay", "open"),
     ("job.write_lat_log", "no latency log"),
     ("job.write_bw_log", "no bandwidth log"),

@@ -597,6 +597,12 @@ fn check_job(job: &JobConfig, i: usize, capacity: u64) -> Result<()> {
     if job.rate_iops.is_some() {
         return refuse("rate_iops", "open-loop jobs are not modelled on the hard disk");
     }
+    if job.hpc.is_some() {
+        return refuse(
+            "hpc",
+            "open-loop jobs (an HPC job's Poisson arrivals) are not modelled on the hard disk",
+        );
+    }
     if job.stonewall {
         return refuse("stonewall", "jobs on the hard disk all start at 0");
     }
@@ -1129,5 +1135,17 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(e.contains("job[0].rate_iops"), "{e}");
+        // An HPC job's Poisson arrivals are open loop too.
+        let e = run_jobs(
+            &cfg,
+            &[JobConfig {
+                hpc: Some(crate::workload::hpc::HpcJob::default()),
+                ..job(Rw::Read, 1, 1)
+            }],
+            3,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("job[0].hpc: open-loop jobs"), "{e}");
     }
 }

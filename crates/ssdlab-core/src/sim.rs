@@ -344,7 +344,7 @@ impl Simulation {
                             (Some(e), Some(n), None) => Some(e + n),
                             _ => None,
                         };
-                        (src, job.rate_iops.is_some())
+                        (src, job.open_loop())
                     }
                 };
                 let logs = CloneLogs::create(job, streams.len() + 1)?;
@@ -752,6 +752,7 @@ impl Simulation {
                         source: match (&job.trace, &job.fs) {
                             (Some(t), _) => format!("trace {}", t.file),
                             (None, Some(f)) => format!("fs {}", f.app),
+                            (None, None) if job.hpc.is_some() => "hpc".to_string(),
                             (None, None) => format!("{:?}", job.rw).to_lowercase(),
                         },
                         open_loop,

@@ -210,6 +210,38 @@ proptest! {
         }
     }
 
+    /// The keys of `[job.hpc]` (the HPC-like generator).
+    #[test]
+    fn any_value_of_any_hpc_key_runs_or_names_the_key(
+        key in prop::sample::select(ssdlab_core::workload::hpc::HpcJob::KEYS.to_vec()),
+        value in toml_value(),
+    ) {
+        let text = format!("{BASE}[job.hpc]\n");
+        let set = format!("job.0.hpc.{key}={value}");
+        match parse_config_with(&text, "base.toml", Path::new("."), std::slice::from_ref(&set)) {
+            Err(e) => {
+                let msg = e.to_string();
+                prop_assert!(!msg.contains('\n'), "{set}: {msg}");
+                prop_assert!(msg.contains("; expected"), "{set}: {msg}");
+                prop_assert!(
+                    msg.contains(&format!("job[0].hpc.{key}")) || msg.contains("job[0].size"),
+                    "{set}: the message names no key: {msg}"
+                );
+            }
+            Ok(cfg) => {
+                let mut sim = ssdlab_core::Simulation::new(&cfg).unwrap();
+                match sim.run(&mut |_| {}) {
+                    Ok(_) => sim.device.check_invariants().unwrap(),
+                    // Arrivals so rare that they pass the simulated-time horizon.
+                    Err(e) => {
+                        let msg = e.to_string();
+                        prop_assert!(!msg.contains('\n') && msg.contains("hpc.rate: "), "{set}: {msg}");
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn any_value_of_any_fio_option_parses_or_names_it(
         key in prop::sample::select(vec![

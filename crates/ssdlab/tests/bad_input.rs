@@ -96,6 +96,57 @@ fn config_values_are_reported_at_their_line_and_key() {
     }
 }
 
+/// `[job.hpc]` (the HPC-like generator): each bad key at its line, under its job's key path.
+#[test]
+fn hpc_keys_are_reported_at_their_line_and_key() {
+    let d = tempfile::tempdir().unwrap();
+    let cases: &[(&str, &str)] = &[
+        (
+            "read_share = 46",
+            "c.toml:5:1: job[0].hpc.read_share: got 46; expected a share from 0 to 1",
+        ),
+        (
+            "rate = -2000",
+            "c.toml:5:1: job[0].hpc.rate: got -2000; expected a positive rate in requests per second",
+        ),
+        (
+            "read_locality = 1.01",
+            "c.toml:5:1: job[0].hpc.read_locality: got 1.01; expected a share from 0 to 1",
+        ),
+        (
+            "hot_share = 0",
+            "c.toml:5:1: job[0].hpc.hot_share: got 0; expected a share of the region above 0 and below 1",
+        ),
+        (
+            "sequentiality = -0.3",
+            "c.toml:5:1: job[0].hpc.sequentiality: got -0.3; expected a share from 0 to 1",
+        ),
+        (
+            "bs = \"3KB\"",
+            "c.toml:5:1: job[0].hpc.bs: got 2.93KiB; expected a multiple of 512 bytes",
+        ),
+        (
+            "locality = 0.9",
+            "c.toml:5:1: job[0].hpc.locality: unknown key `locality`; expected one of",
+        ),
+    ];
+    for (hpc, prefix) in cases {
+        std::fs::write(d.path().join("c.toml"), format!("{BASE}[[job]]\n[job.hpc]\n{hpc}\n")).unwrap();
+        refused(d.path(), &["run", "c.toml", "-q"], prefix);
+    }
+    // A rate_iops beside the table: the job's key, at its line.
+    std::fs::write(
+        d.path().join("c.toml"),
+        format!("{BASE}[[job]]\nrate_iops = 100\n[job.hpc]\n"),
+    )
+    .unwrap();
+    refused(
+        d.path(),
+        &["run", "c.toml", "-q"],
+        "c.toml:4:1: job[0].rate_iops: set on an HPC job; expected none",
+    );
+}
+
 #[test]
 fn preset_and_command_line_origins_are_named() {
     let d = tempfile::tempdir().unwrap();

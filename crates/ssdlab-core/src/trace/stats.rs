@@ -8,6 +8,7 @@
 
 use super::ranges::{PageCounts, RunLimit, RUN_BYTES};
 use super::{Devices, TraceReader, TraceRecord};
+use crate::request::RequestSource;
 use crate::units::fmt_size;
 use crate::{Error, Op, Result};
 use serde::Serialize;
@@ -105,6 +106,98 @@ pub struct AccessClasses {
     pub mixed: ClassShare,
 }
 
+/// Which class a page read `reads` and written `writes` times is in: 0 read-intensive (reads
+/// above [`INTENSIVE`] of its accesses), 1 write-intensive (writes above it), 2 mixed.
+fn class_of(reads: u32, writes: u32) -> usize {
+    let a = reads as f64 + writes as f64;
+    if reads as f64 > INTENSIVE * a {
+        0
+    } else if writes as f64 > INTENSIVE * a {
+        1
+    } else {
+        2
+    }
+}
+
+/// Per-page read and write counts and the access classes they give: the one implementation
+/// behind a trace's statistics ([`StatsBuilder`]) and a generated workload's classes
+/// ([`access_classes_of`]).
+pub(crate) struct PageAccesses {
+    pages: PageCounts,
+}
+
+impl PageAccesses {
+    /// Counts keeping at most `max_page_runs` pages and runs of pages.
+    pub(crate) fn new(max_page_runs: usize) -> Self {
+        PageAccesses {
+            pages: PageCounts::new(max_page_runs),
+        }
+    }
+
+    /// Count an access to each 4 KiB page of `[offset, offset + len)` (none for a trim or an
+    /// empty request). Fails, counting nothing, past the cap of pages and runs.
+    pub(crate) fn add(&mut self, op: Op, offset: u64, len: u64) -> std::result::Result<(), RunLimit> {
+        if op == Op::Trim || len == 0 {
+            return Ok(());
+        }
+        let end = offset.saturating_add(len);
+        self.pages.add(offset / PAGE, (end - 1) / PAGE + 1, op == Op::Read)
+    }
+
+    /// The access classes of the pages counted, and the footprint in pages; `each(pages,
+    /// reads, writes)` sees every group of pages with equal counts on the way, in page order.
+    pub(crate) fn classes_with(&self, mut each: impl FnMut(u64, u32, u32)) -> (AccessClasses, u64) {
+        let mut classes = AccessClasses::default();
+        let mut total_accesses = 0u128;
+        let mut footprint = 0u64;
+        let mut accesses = [0u128; 3];
+        let mut pages_of = [0u64; 3];
+        self.pages.for_each_group(|pages, r, w| {
+            let n = pages as u128 * (r as u128 + w as u128);
+            total_accesses += n;
+            footprint += pages;
+            let i = class_of(r, w);
+            pages_of[i] += pages;
+            accesses[i] += n;
+            each(pages, r, w);
+        });
+        for (i, c) in [
+            &mut classes.read_intensive,
+            &mut classes.write_intensive,
+            &mut classes.mixed,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            c.pages = pages_of[i];
+            c.accesses = u64::try_from(accesses[i]).unwrap_or(u64::MAX);
+            c.page_share = ratio(c.pages, footprint);
+            c.access_share = ratio128(accesses[i], total_accesses);
+        }
+        (classes, footprint)
+    }
+}
+
+/// The access classes (HotR's >90 % rule, as `ssdlab trace stats` gives them for a trace) of
+/// the first `max_requests` requests of `source`, such as a job's generated source
+/// ([`crate::workload::generated_source`]). Trims are not accesses. Each request is asked for
+/// at the arrival time of the one before (0 for closed-loop sources), as the host model asks.
+/// The page map grows with the footprint only: by at most 16 pages, or two run boundaries,
+/// per request.
+pub fn access_classes_of(source: &mut dyn RequestSource, max_requests: u64) -> Result<AccessClasses> {
+    let mut pages = PageAccesses::new(usize::MAX);
+    let mut now = 0;
+    for _ in 0..max_requests {
+        let Some(r) = source.next_request(now)? else {
+            break;
+        };
+        now = r.time_ns;
+        // No cap: the page map grows with the footprint only.
+        pages.add(r.op, r.offset, r.len).expect("an uncapped page map has room");
+    }
+    Ok(pages.classes_with(|_, _, _| {}).0)
+}
+
 /// Share of all page reads that go to the hottest `top_percent` % of the read pages.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Concentration {
@@ -166,7 +259,7 @@ pub struct StatsBuilder {
     last_end: [Option<u64>; 3],
     gaps: hdrhistogram::Histogram<u64>,
     gap_sum: u128,
-    pages: PageCounts,
+    pages: PageAccesses,
     volumes: BTreeMap<u32, VolumeStats>,
     other_volumes_requests: u64,
     max_volumes: usize,
@@ -193,7 +286,7 @@ impl StatsBuilder {
             last_end: [None; 3],
             gaps,
             gap_sum: 0,
-            pages: PageCounts::new(opts.max_page_runs),
+            pages: PageAccesses::new(opts.max_page_runs),
             volumes: BTreeMap::new(),
             other_volumes_requests: 0,
             max_volumes: opts.max_volumes,
@@ -204,10 +297,7 @@ impl StatsBuilder {
     /// the cap.
     pub fn add(&mut self, r: &TraceRecord) -> std::result::Result<(), RunLimit> {
         let end = r.offset.saturating_add(r.len);
-        if r.op != Op::Trim && r.len > 0 {
-            self.pages
-                .add(r.offset / PAGE, (end - 1) / PAGE + 1, r.op == Op::Read)?;
-        }
+        self.pages.add(r.op, r.offset, r.len)?;
         self.add_volume(r, end);
         self.requests += 1;
         self.ops.add(r.op, 1);
@@ -282,41 +372,12 @@ impl StatsBuilder {
         };
         // Access classes and read concentration: per group of pages with equal counts, then the
         // groups sorted by read count (a group of n pages stands for n pages).
-        let mut classes = AccessClasses::default();
-        let mut reads: Vec<(u32, u64)> = Vec::with_capacity(self.pages.len());
-        let mut total_accesses = 0u128;
-        let mut footprint = 0u64;
-        let mut accesses = [0u128; 3];
-        self.pages.for_each_group(|pages, r, w| {
-            let a = r as u64 + w as u64;
-            let n = pages as u128 * a as u128;
-            total_accesses += n;
-            footprint += pages;
-            let (c, i) = if r as f64 > INTENSIVE * a as f64 {
-                (&mut classes.read_intensive, 0)
-            } else if w as f64 > INTENSIVE * a as f64 {
-                (&mut classes.write_intensive, 1)
-            } else {
-                (&mut classes.mixed, 2)
-            };
-            c.pages += pages;
-            accesses[i] += n;
+        let mut reads: Vec<(u32, u64)> = Vec::with_capacity(self.pages.pages.len());
+        let (classes, footprint) = self.pages.classes_with(|pages, r, _| {
             if r > 0 {
                 reads.push((r, pages));
             }
         });
-        for (i, c) in [
-            &mut classes.read_intensive,
-            &mut classes.write_intensive,
-            &mut classes.mixed,
-        ]
-        .into_iter()
-        .enumerate()
-        {
-            c.accesses = u64::try_from(accesses[i]).unwrap_or(u64::MAX);
-            c.page_share = ratio(c.pages, footprint);
-            c.access_share = ratio128(accesses[i], total_accesses);
-        }
         reads.sort_unstable_by_key(|&(r, _)| std::cmp::Reverse(r));
         let read_pages: u64 = reads.iter().map(|&(_, n)| n).sum();
         let total_reads: u128 = reads.iter().map(|&(r, n)| r as u128 * n as u128).sum();
@@ -534,5 +595,139 @@ impl fmt::Display for TraceStats {
             )?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::request::Request;
+
+    /// Requests from a list, then the end.
+    struct Listed(std::vec::IntoIter<Request>);
+
+    impl RequestSource for Listed {
+        fn next_request(&mut self, _now_ns: u64) -> Result<Option<Request>> {
+            Ok(self.0.next())
+        }
+    }
+
+    fn req(op: Op, offset: u64, len: u64) -> Request {
+        Request {
+            time_ns: 0,
+            op,
+            offset,
+            len,
+            stream: 0,
+        }
+    }
+
+    /// `reads` reads and `writes` writes of 4 KiB page `page`.
+    fn page(page: u64, reads: usize, writes: usize) -> Vec<Request> {
+        let mut v = vec![req(Op::Read, page * PAGE, PAGE); reads];
+        v.extend(vec![req(Op::Write, page * PAGE, PAGE); writes]);
+        v
+    }
+
+    fn share(pages: u64, page_share: f64, accesses: u64, access_share: f64) -> ClassShare {
+        ClassShare {
+            pages,
+            page_share,
+            accesses,
+            access_share,
+        }
+    }
+
+    #[test]
+    fn classes_of_a_source_follow_the_90_percent_rule_at_its_boundary() {
+        let mut reqs: Vec<Request> = [
+            page(0, 10, 1),  // 10 / 11 = 90.9 % reads: read-intensive
+            page(1, 9, 1),   // exactly 90 %: mixed
+            page(2, 1, 9),   // exactly 90 % writes: mixed
+            page(3, 1, 10),  // 90.9 % writes: write-intensive
+            page(4, 89, 10), // 89.9 %: mixed
+            page(5, 1, 0),   // read-intensive
+            page(6, 0, 1),   // write-intensive
+            page(7, 5, 5),   // mixed
+        ]
+        .concat();
+        // Trims are not accesses: page 8 is no page of the footprint, page 0 stays as it is.
+        reqs.push(req(Op::Trim, 8 * PAGE, PAGE));
+        reqs.push(req(Op::Trim, 0, PAGE));
+        // A request counts each page it touches: two pages read, two written (unaligned).
+        reqs.push(req(Op::Read, 9 * PAGE, 2 * PAGE));
+        reqs.push(req(Op::Write, 11 * PAGE + 100, PAGE));
+        // Long requests (counted as runs of pages): 32 pages read 10 times and written once
+        // (read-intensive), their second half written once more (10 / 12: mixed).
+        reqs.extend(vec![req(Op::Read, 100 * PAGE, 32 * PAGE); 10]);
+        reqs.push(req(Op::Write, 100 * PAGE, 32 * PAGE));
+        reqs.push(req(Op::Write, 116 * PAGE, 16 * PAGE));
+        // The order of the requests does not matter.
+        let n = reqs.len();
+        let shuffled: Vec<Request> = (0..n).map(|i| reqs[(i * 37) % n]).collect();
+        assert!(!n.is_multiple_of(37), "37 steps visit every request");
+        let want = AccessClasses {
+            // Pages 0, 5, 9, 10, 100..116: 11 + 1 + 1 + 1 + 16 × 11 accesses.
+            read_intensive: share(20, 20.0 / 44.0, 190, 190.0 / 525.0),
+            // Pages 3, 6, 11, 12.
+            write_intensive: share(4, 4.0 / 44.0, 14, 14.0 / 525.0),
+            // Pages 1, 2, 4, 7, 116..132: 10 + 10 + 99 + 10 + 16 × 12.
+            mixed: share(20, 20.0 / 44.0, 321, 321.0 / 525.0),
+        };
+        for list in [reqs.clone(), shuffled] {
+            let got = access_classes_of(&mut Listed(list.into_iter()), u64::MAX).unwrap();
+            assert_eq!(got, want);
+        }
+        // The trace statistics count the same requests the same way.
+        let mut b = StatsBuilder::default();
+        for r in &reqs {
+            b.add(&TraceRecord {
+                time_ns: 0,
+                device: 0,
+                op: r.op,
+                offset: r.offset,
+                len: r.len,
+            })
+            .unwrap();
+        }
+        let stats = b.finish("t", "native", 0);
+        assert_eq!(stats.access_classes, want);
+        assert_eq!(stats.footprint_pages, 44);
+        // Only the first max_requests count: page 0 read ten times, then no write.
+        let got = access_classes_of(&mut Listed(reqs.clone().into_iter()), 10).unwrap();
+        assert_eq!(got.read_intensive, share(1, 1.0, 10, 1.0));
+        assert_eq!(got.mixed.pages + got.write_intensive.pages, 0);
+        assert_eq!(
+            access_classes_of(&mut Listed(Vec::new().into_iter()), 5).unwrap(),
+            AccessClasses::default()
+        );
+    }
+
+    #[test]
+    fn hpc_defaults_give_read_and_write_intensive_pages_and_few_mixed() {
+        // The seed's HPC setting on 1 MiB (256 pages, a hot read set of 25), long enough for
+        // every page to be accessed hundreds of times.
+        let job: crate::workload::job::JobConfig =
+            toml::from_str("size = \"1MiB\"\nnumber_ios = 200000\n[hpc]\n").unwrap();
+        let mut src = crate::workload::generated_source(&job, 1 << 30, 4).unwrap();
+        let c = access_classes_of(src.as_mut(), u64::MAX).unwrap();
+        let pages = c.read_intensive.pages + c.write_intensive.pages + c.mixed.pages;
+        assert_eq!(pages, 256);
+        // The hot read set is read-intensive; the cold space, written and read 0.6 : 0.046,
+        // write-intensive (7 % of its accesses are reads, below the 10 % of the rule).
+        assert_eq!(c.read_intensive.pages, 25, "{c:?}");
+        assert!(c.mixed.page_share < 0.02, "{c:?}");
+        assert!(c.write_intensive.page_share > 0.88, "{c:?}");
+        // Accesses to read-intensive pages: the reads of the hot set, 0.46 × (0.9 + 0.1 × 25 / 256).
+        let want = 0.46 * (0.9 + 0.1 * 25.0 / 256.0);
+        let sd = (want * (1.0 - want) / 200_000.0 * 2.0f64).sqrt();
+        assert!((c.read_intensive.access_share - want).abs() < 5.0 * sd, "{c:?}");
+        // The same workload run 40 times shorter on a region 64 times larger touches most pages
+        // once or not at all: few of them read and written, few mixed.
+        let job: crate::workload::job::JobConfig =
+            toml::from_str("size = \"64MiB\"\nnumber_ios = 5000\n[hpc]\n").unwrap();
+        let mut src = crate::workload::generated_source(&job, 1 << 30, 4).unwrap();
+        let c = access_classes_of(src.as_mut(), u64::MAX).unwrap();
+        assert!(c.mixed.page_share < 0.02, "{c:?}");
     }
 }

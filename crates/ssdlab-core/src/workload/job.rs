@@ -5,6 +5,7 @@ use crate::request::{Op, Request, RequestSource};
 use crate::trace::ReplayConfig;
 use crate::units::{Duration, Size};
 use crate::workload::fs::FsJob;
+use crate::workload::hpc::HpcJob;
 use crate::{Error, Result};
 use rand::{Rng, SeedableRng};
 use rand_distr::Distribution;
@@ -160,6 +161,10 @@ pub struct JobConfig {
     /// docs/workloads.md).
     #[serde(default)]
     pub fs: Option<FsJob>,
+    /// Generate an HPC-like workload instead (`[job.hpc]`: read share, Poisson arrivals, read
+    /// locality, sequentiality; see docs/workloads.md). Open loop.
+    #[serde(default)]
+    pub hpc: Option<HpcJob>,
     /// Trace replay timing: "open" (timestamps × speed) or "closed" (iodepth, ignore timestamps).
     #[serde(default)]
     pub replay: Option<String>,
@@ -364,6 +369,18 @@ impl JobConfig {
                 "set on a job that replays a trace; expected either [job.fs] or [job.trace], not both".into(),
             ));
         }
+        if self.hpc.is_some() && self.trace.is_some() {
+            return Err(e(
+                "hpc",
+                "set on a job that replays a trace; expected either [job.hpc] or [job.trace], not both".into(),
+            ));
+        }
+        if self.hpc.is_some() && self.fs.is_some() {
+            return Err(e(
+                "hpc",
+                "set on a file-system job; expected either [job.hpc] or [job.fs], not both".into(),
+            ));
+        }
         if let Some(t) = &self.trace {
             t.validate(file, &format!("{key}.trace"))?;
             if let Some(r) = &self.replay {
@@ -463,7 +480,22 @@ impl JobConfig {
             }
             crate::workload::fs::check(self, fs, capacity).map_err(|b| e(&b.key, b.msg))?;
         }
+        if let Some(hpc) = &self.hpc {
+            if self.rate_iops.is_some() {
+                return Err(e(
+                    "rate_iops",
+                    "set on an HPC job; expected none (a [job.hpc] job is open loop at its own hpc.rate)".into(),
+                ));
+            }
+            crate::workload::hpc::check(self, hpc, capacity).map_err(|b| e(&b.key, b.msg))?;
+        }
         Ok(())
+    }
+
+    /// Whether the job's generated requests carry arrival times (open loop: `rate_iops`, or
+    /// the Poisson arrivals of `[job.hpc]`) rather than keeping `iodepth` outstanding.
+    pub fn open_loop(&self) -> bool {
+        self.rate_iops.is_some() || self.hpc.is_some()
     }
 
     /// fio's `job options` object: the options of the job file's section, or, for a job of a

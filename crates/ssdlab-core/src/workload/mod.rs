@@ -1,7 +1,8 @@
 //! Workloads: fio-style synthetic jobs, fio job files, applications on a file system
-//! (`fs/`), and (through `crate::trace`) trace replay.
+//! (`fs/`), an HPC-like generator (`hpc.rs`), and (through `crate::trace`) trace replay.
 pub mod fio;
 pub mod fs;
+pub mod hpc;
 pub mod job;
 
 use crate::request::RequestSource;
@@ -9,11 +10,13 @@ use crate::Result;
 use job::{JobConfig, JobSource};
 
 /// The requests of one clone (seeded `seed`) of a job that generates them rather than
-/// replaying a trace: the application of its `[job.fs]` table, or the fio-style job. The SSD
-/// run, the hard-disk run and `ssdlab lint` all build their generated sources here.
+/// replaying a trace: the application of its `[job.fs]` table, the HPC-like generator of its
+/// `[job.hpc]` table, or the fio-style job. The SSD run, the hard-disk run and `ssdlab lint`
+/// all build their generated sources here.
 pub fn generated_source(job: &JobConfig, capacity: u64, seed: u64) -> Result<Box<dyn RequestSource>> {
-    Ok(match &job.fs {
-        Some(fs) => fs::make_source(job, fs, capacity, seed)?,
-        None => Box::new(JobSource::new(job, capacity, seed)?),
+    Ok(match (&job.fs, &job.hpc) {
+        (Some(fs), _) => fs::make_source(job, fs, capacity, seed)?,
+        (None, Some(h)) => Box::new(hpc::HpcSource::new(job, h, capacity, seed)?),
+        (None, None) => Box::new(JobSource::new(job, capacity, seed)?),
     })
 }

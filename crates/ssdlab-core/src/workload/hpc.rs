@@ -1,0 +1,640 @@
+//! An HPC-like synthetic workload (`[job.hpc]`), after the generator of HotR (DATE 2019):
+//! "an HPC-like synthetic workload lets us vary the read/write ratio, the request arrival
+//! time, the read access probability (locality) and sequentiality". Those are its four knobs:
+//! `read_share`, `rate` (Poisson arrivals, open loop), `read_locality` (with the hot read set's
+//! size `hot_share`) and `sequentiality`; requests are `bs` each.
+//!
+//! The layout of the job's region, in `bs` blocks aligned to `bs` on the device (the region's
+//! partial blocks at either end are not used), `S` blocks in all:
+//!
+//! ```text
+//! [0, H)  hot read set, H = floor(hot_share × S): input data, read, never written
+//! [H, S)  cold space: checkpoint and output data, where every write lands
+//! [0, S)  read region: where a read outside the hot set lands (so it can hit the hot set)
+//! ```
+//!
+//! A read goes to the hot read set with probability `read_locality`, uniform over it; otherwise
+//! it is uniform over the whole read region. A write is uniform over the cold space. With
+//! probability `sequentiality` a request instead continues where the previous request of its
+//! kind ended, in the same place as that one (a hot read in the hot set, a cold read in the
+//! read region, a write in the cold space), wrapping to the start of that place at its end.
+//! So every read hits the hot set with probability exactly
+//! `read_locality + (1 − read_locality) × H / S`, and no write ever does.
+
+use crate::request::{Op, Request, RequestSource};
+use crate::units::{fmt_size, Size};
+use crate::workload::fs::BadKey;
+use crate::workload::job::{JobConfig, Limits};
+use crate::{Error, Result};
+use rand::{Rng, SeedableRng};
+use rand_distr::{Distribution, Exp1};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use serde::{Deserialize, Serialize};
+
+/// `[job.hpc]`: the generator's knobs, every one optional (docs/workloads.md).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HpcJob {
+    /// Share of the requests that read (0 to 1). The seed's setting "HPC 46" read as 0.46.
+    #[serde(default = "default_read_share")]
+    pub read_share: f64,
+    /// Mean arrival rate, requests per second per clone: a Poisson process (open loop).
+    #[serde(default = "default_rate")]
+    pub rate: f64,
+    /// Probability that a read goes to the hot read set (0 to 1).
+    #[serde(default = "default_read_locality")]
+    pub read_locality: f64,
+    /// Size of the hot read set, a share of the job's region (above 0, below 1).
+    #[serde(default = "default_hot_share")]
+    pub hot_share: f64,
+    /// Probability that a request continues where the previous one of its kind ended (0 to 1).
+    #[serde(default = "default_sequentiality")]
+    pub sequentiality: f64,
+    /// Size of every request; offsets are multiples of it.
+    #[serde(default = "default_bs")]
+    pub bs: Size,
+}
+
+fn default_read_share() -> f64 {
+    0.46
+}
+fn default_rate() -> f64 {
+    2000.0
+}
+fn default_read_locality() -> f64 {
+    0.9
+}
+fn default_hot_share() -> f64 {
+    0.1
+}
+fn default_sequentiality() -> f64 {
+    0.3
+}
+fn default_bs() -> Size {
+    Size(4096)
+}
+
+impl Default for HpcJob {
+    fn default() -> Self {
+        toml::from_str("").expect("defaults")
+    }
+}
+
+impl HpcJob {
+    /// The keys of the table.
+    pub const KEYS: [&'static str; 6] = [
+        "read_share",
+        "rate",
+        "read_locality",
+        "hot_share",
+        "sequentiality",
+        "bs",
+    ];
+}
+
+/// The highest `rate`: one request per nanosecond on average.
+pub const MAX_RATE: f64 = 1e9;
+
+/// Where the requests of a job go: `slots` blocks of `bs` bytes from `start`, the first `hot`
+/// of them the hot read set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Layout {
+    /// First byte of block 0 (a multiple of `bs`).
+    pub start: u64,
+    pub bs: u64,
+    /// Blocks of the read region (S).
+    pub slots: u64,
+    /// Blocks of the hot read set (H), at the start of the region; the rest is the cold space.
+    pub hot: u64,
+}
+
+impl Layout {
+    /// Byte offset of block `slot`.
+    pub fn offset(&self, slot: u64) -> u64 {
+        self.start + slot * self.bs
+    }
+
+    /// Whether the block at byte `offset` is in the hot read set.
+    pub fn is_hot(&self, offset: u64) -> bool {
+        offset >= self.start && offset < self.offset(self.hot)
+    }
+}
+
+/// Check the keys of `[job.hpc]` and lay out the job's region on a device of `capacity`
+/// bytes. A bad value names its key relative to the job (`hpc.read_share`, `size`).
+pub fn layout(job: &JobConfig, hpc: &HpcJob, capacity: u64) -> std::result::Result<Layout, BadKey> {
+    for (key, v) in [
+        ("read_share", hpc.read_share),
+        ("read_locality", hpc.read_locality),
+        ("sequentiality", hpc.sequentiality),
+    ] {
+        if !(0.0..=1.0).contains(&v) {
+            return Err(BadKey::new(
+                &format!("hpc.{key}"),
+                format!("got {v}; expected a share from 0 to 1"),
+            ));
+        }
+    }
+    if !(hpc.rate > 0.0 && hpc.rate <= MAX_RATE) {
+        return Err(BadKey::new(
+            "hpc.rate",
+            format!(
+                "got {}; expected a positive rate in requests per second, at most {MAX_RATE:e}",
+                hpc.rate
+            ),
+        ));
+    }
+    if !(hpc.hot_share > 0.0 && hpc.hot_share < 1.0) {
+        return Err(BadKey::new(
+            "hpc.hot_share",
+            format!(
+                "got {}; expected a share of the region above 0 and below 1",
+                hpc.hot_share
+            ),
+        ));
+    }
+    let (off, len) = job.region(capacity).map_err(|m| BadKey::new("size", m))?;
+    let bs = hpc.bs.0;
+    if bs == 0 || !bs.is_multiple_of(512) || bs > len / 2 {
+        return Err(BadKey::new(
+            "hpc.bs",
+            format!(
+                "got {}; expected a multiple of 512 bytes from 512B to half the job's region ({})",
+                fmt_size(bs),
+                fmt_size(len / 2)
+            ),
+        ));
+    }
+    let start = off.next_multiple_of(bs);
+    let slots = ((off + len) / bs).saturating_sub(start / bs);
+    if slots < 2 {
+        return Err(BadKey::new(
+            "size",
+            format!(
+                "the job's region of {} holds {slots} aligned block(s) of {}; expected at least 2 (one hot, one cold)",
+                fmt_size(len),
+                fmt_size(bs)
+            ),
+        ));
+    }
+    let hot = (hpc.hot_share * slots as f64) as u64;
+    if hot == 0 || hot >= slots {
+        return Err(BadKey::new(
+            "hpc.hot_share",
+            format!(
+                "got {}: a hot read set of {hot} of the region's {slots} blocks of {}; expected a share that holds at least one block and leaves one (from {} to below 1, or a larger size)",
+                hpc.hot_share,
+                fmt_size(bs),
+                1.0 / slots as f64
+            ),
+        ));
+    }
+    Ok(Layout { start, bs, slots, hot })
+}
+
+/// Check `[job.hpc]` of `job` against a device of `capacity` bytes.
+pub fn check(job: &JobConfig, hpc: &HpcJob, capacity: u64) -> std::result::Result<(), BadKey> {
+    layout(job, hpc, capacity).map(|_| ())
+}
+
+/// Where the previous read was drawn, and the block after it.
+#[derive(Clone, Copy, Debug)]
+struct Cursor {
+    /// The hot read set (else the read region, or the cold space for writes).
+    hot: bool,
+    next: u64,
+}
+
+/// The requests of one clone of an HPC-like job.
+pub struct HpcSource {
+    name: String,
+    layout: Layout,
+    read_share: f64,
+    read_locality: f64,
+    sequentiality: f64,
+    /// Mean inter-arrival time, ns.
+    mean_gap_ns: f64,
+    rng: Xoshiro256PlusPlus,
+    /// Arrival time of the last request, ns from the job's start.
+    time_ns: u64,
+    read: Option<Cursor>,
+    write: Option<Cursor>,
+    limits: Limits,
+}
+
+impl HpcSource {
+    /// The source of one clone (seeded `seed`) of `job` on a device of `capacity` bytes.
+    pub fn new(job: &JobConfig, hpc: &HpcJob, capacity: u64, seed: u64) -> Result<HpcSource> {
+        let layout = layout(job, hpc, capacity)
+            .map_err(|b| Error::Invalid(format!("job '{}': {}: {}", job.name, b.key, b.msg)))?;
+        Ok(HpcSource {
+            name: job.name.clone(),
+            layout,
+            read_share: hpc.read_share,
+            read_locality: hpc.read_locality,
+            sequentiality: hpc.sequentiality,
+            mean_gap_ns: 1e9 / hpc.rate,
+            rng: Xoshiro256PlusPlus::seed_from_u64(seed),
+            time_ns: 0,
+            read: None,
+            write: None,
+            // As a fio-style job: one pass's worth of bytes over the region by default.
+            limits: Limits::new(job, layout.slots * layout.bs),
+        })
+    }
+
+    /// The layout the source draws from.
+    pub fn layout(&self) -> Layout {
+        self.layout
+    }
+
+    /// The next request's operation and block.
+    fn draw(&mut self) -> (Op, u64) {
+        let read = self.rng.gen_bool(self.read_share);
+        let seq = self.rng.gen_bool(self.sequentiality);
+        let l = self.layout;
+        let prev = if read { self.read } else { self.write };
+        let at = match prev {
+            Some(c) if seq => {
+                // Continue in the same place, wrapping at its end.
+                let (first, end) = match (read, c.hot) {
+                    (true, true) => (0, l.hot),
+                    (true, false) => (0, l.slots),
+                    (false, _) => (l.hot, l.slots),
+                };
+                Cursor {
+                    hot: c.hot,
+                    next: if c.next >= end { first } else { c.next },
+                }
+            }
+            _ if read => {
+                if self.rng.gen_bool(self.read_locality) {
+                    Cursor {
+                        hot: true,
+                        next: self.rng.gen_range(0..l.hot),
+                    }
+                } else {
+                    Cursor {
+                        hot: false,
+                        next: self.rng.gen_range(0..l.slots),
+                    }
+                }
+            }
+            _ => Cursor {
+                hot: false,
+                next: self.rng.gen_range(l.hot..l.slots),
+            },
+        };
+        let after = Some(Cursor {
+            next: at.next + 1,
+            ..at
+        });
+        if read {
+            self.read = after;
+        } else {
+            self.write = after;
+        }
+        (if read { Op::Read } else { Op::Write }, at.next)
+    }
+}
+
+impl RequestSource for HpcSource {
+    fn next_request(&mut self, now_ns: u64) -> Result<Option<Request>> {
+        if self.limits.reached(now_ns) {
+            return Ok(None);
+        }
+        // Poisson arrivals: exponential gaps from the job's start.
+        let gap: f64 = Exp1.sample(&mut self.rng);
+        let t = self.time_ns.saturating_add((gap * self.mean_gap_ns).round() as u64);
+        if self.limits.runtime_ns().is_some_and(|r| t >= r) {
+            return Ok(None);
+        }
+        if t > crate::sim::HORIZON_NS {
+            return Err(Error::Invalid(format!(
+                "job '{}': hpc.rate: request {} would arrive at {t} ns, past the simulated-time horizon; expected a higher rate or fewer requests (times up to 2^62 ns)",
+                self.name,
+                self.limits.issued() + 1
+            )));
+        }
+        self.time_ns = t;
+        let (op, slot) = self.draw();
+        self.limits.count(self.layout.bs);
+        Ok(Some(Request {
+            time_ns: t,
+            op,
+            offset: self.layout.offset(slot),
+            len: self.layout.bs,
+            stream: 0,
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::units::Size;
+
+    /// A job on `size` bytes at `offset` of a 1 GiB device, with `[job.hpc]` from TOML text.
+    fn job(hpc: &str, extra: &str) -> JobConfig {
+        toml::from_str(&format!("{extra}\n[hpc]\n{hpc}\n")).unwrap()
+    }
+
+    fn requests(job: &JobConfig, seed: u64) -> Vec<Request> {
+        let mut s = HpcSource::new(job, job.hpc.as_ref().unwrap(), 1 << 30, seed).unwrap();
+        let mut v = Vec::new();
+        let mut now = 0;
+        while let Some(r) = s.next_request(now).unwrap() {
+            now = r.time_ns;
+            v.push(r);
+        }
+        v
+    }
+
+    fn layout_of(job: &JobConfig) -> Layout {
+        layout(job, job.hpc.as_ref().unwrap(), 1 << 30).unwrap()
+    }
+
+    /// `|got − want| ≤ k` standard deviations `sd`, with a message.
+    fn within(what: &str, got: f64, want: f64, sd: f64, k: f64) {
+        assert!(
+            (got - want).abs() <= k * sd,
+            "{what}: got {got}, expected {want} ± {k} × {sd}"
+        );
+    }
+
+    #[test]
+    fn defaults_are_the_seeds_hpc_46() {
+        let h = HpcJob::default();
+        assert_eq!(
+            (
+                h.read_share,
+                h.rate,
+                h.read_locality,
+                h.hot_share,
+                h.sequentiality,
+                h.bs
+            ),
+            (0.46, 2000.0, 0.9, 0.1, 0.3, Size(4096))
+        );
+        let v = toml::Value::try_from(&h).unwrap();
+        let mut keys: Vec<&str> = v.as_table().unwrap().keys().map(|k| k.as_str()).collect();
+        keys.sort_unstable();
+        let mut want = HpcJob::KEYS.to_vec();
+        want.sort_unstable();
+        assert_eq!(keys, want, "KEYS lists the table's keys");
+    }
+
+    #[test]
+    fn the_layout_is_aligned_and_split_at_hot_share() {
+        // 1 MiB + 3 KiB from offset 3 KiB: its whole 4 KiB blocks are 4 KiB to 1028 KiB, 256.
+        let j = job("hot_share = 0.25", "offset = 3072\nsize = 1051648");
+        assert_eq!(
+            layout_of(&j),
+            Layout {
+                start: 4096,
+                bs: 4096,
+                slots: 256,
+                hot: 64
+            }
+        );
+        let j = job("hot_share = 0.1\nbs = \"64KiB\"", "size = \"16MiB\"");
+        assert_eq!(layout_of(&j).slots, 256);
+        assert_eq!(layout_of(&j).hot, 25, "floor(0.1 × 256)");
+    }
+
+    #[test]
+    fn requests_stay_in_the_region_aligned_and_writes_avoid_the_hot_set() {
+        let j = job(
+            "bs = \"8KiB\"\nsequentiality = 0.5",
+            "offset = \"1MiB\"\nsize = \"4MiB\"\nnumber_ios = 20000",
+        );
+        let l = layout_of(&j);
+        let reqs = requests(&j, 3);
+        assert_eq!(reqs.len(), 20_000);
+        let mut hot_reads = 0;
+        for r in &reqs {
+            assert_eq!(r.len, 8192);
+            assert!(r.offset.is_multiple_of(8192), "{r:?}");
+            assert!(r.offset >= 1 << 20 && r.offset + r.len <= 5 << 20, "{r:?}");
+            assert_ne!(r.op, Op::Trim);
+            if r.op == Op::Write {
+                assert!(!l.is_hot(r.offset), "a write in the hot read set: {r:?}");
+            } else {
+                hot_reads += l.is_hot(r.offset) as u32;
+            }
+        }
+        assert!(hot_reads > 0);
+    }
+
+    #[test]
+    fn the_read_share_is_read_share() {
+        let n = 100_000.0;
+        for p in [0.0, 0.2, 0.46, 0.8, 1.0] {
+            let j = job(&format!("read_share = {p}"), "size = \"64MiB\"\nnumber_ios = 100000");
+            let reads = requests(&j, 5).iter().filter(|r| r.op == Op::Read).count() as f64;
+            match p {
+                0.0 => assert_eq!(reads, 0.0),
+                1.0 => assert_eq!(reads, n),
+                _ => within("read share", reads / n, p, (p * (1.0 - p) / n).sqrt(), 5.0),
+            }
+        }
+    }
+
+    #[test]
+    fn arrivals_are_poisson_at_rate() {
+        for rate in [2000.0, 150_000.0] {
+            let j = job(&format!("rate = {rate}"), "size = \"64MiB\"\nnumber_ios = 100000");
+            let reqs = requests(&j, 9);
+            // The first arrival is a gap after the start too.
+            let mut gaps = vec![reqs[0].time_ns as f64];
+            gaps.extend(reqs.windows(2).map(|w| w[1].time_ns as f64 - w[0].time_ns as f64));
+            assert!(gaps.iter().all(|&g| g >= 0.0), "arrivals in order");
+            let n = gaps.len() as f64;
+            let mean = gaps.iter().sum::<f64>() / n;
+            let sd = (gaps.iter().map(|g| (g - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
+            let want = 1e9 / rate;
+            // Exponential: the mean's deviation is mean/√n; the CV is 1 (sd of its estimate
+            // about √(2/n)); P(gap > mean) = 1/e.
+            within("mean gap", mean, want, want / n.sqrt(), 5.0);
+            within("coefficient of variation", sd / mean, 1.0, (2.0 / n).sqrt(), 5.0);
+            let above = gaps.iter().filter(|&&g| g > want).count() as f64 / n;
+            let e = (-1.0f64).exp();
+            within("P(gap > mean)", above, e, (e * (1.0 - e) / n).sqrt(), 5.0);
+        }
+    }
+
+    #[test]
+    fn reads_hit_the_hot_set_with_read_locality_plus_the_uniform_parts_chance() {
+        for (loc, hot, seq) in [(0.9, 0.1, 0.3), (0.6, 0.25, 0.0), (0.0, 0.5, 0.5), (1.0, 0.1, 0.8)] {
+            let j = job(
+                &format!("read_locality = {loc}\nhot_share = {hot}\nsequentiality = {seq}\nread_share = 0.7"),
+                "size = \"64MiB\"\nnumber_ios = 200000",
+            );
+            let l = layout_of(&j);
+            let reads: Vec<Request> = requests(&j, 7).into_iter().filter(|r| r.op == Op::Read).collect();
+            let n = reads.len() as f64;
+            let got = reads.iter().filter(|r| l.is_hot(r.offset)).count() as f64 / n;
+            // Exact: a read is hot-set mode with probability loc (sequential reads keep the
+            // mode, fresh ones draw it), and a read-region read is uniform over S blocks.
+            let want = loc + (1.0 - loc) * l.hot as f64 / l.slots as f64;
+            if loc == 1.0 {
+                assert_eq!(got, 1.0);
+                continue;
+            }
+            // Sequential reads repeat their mode: the variance grows by (1 + seq) / (1 − seq).
+            let sd = (want * (1.0 - want) / n * (1.0 + seq) / (1.0 - seq)).sqrt();
+            within(&format!("hot reads at locality {loc}"), got, want, sd, 5.0);
+        }
+    }
+
+    #[test]
+    fn sequentiality_is_the_share_of_requests_continuing_their_kind() {
+        for seq in [0.0, 0.3, 0.75, 1.0] {
+            let j = job(
+                &format!("sequentiality = {seq}"),
+                "size = \"64MiB\"\nnumber_ios = 100000",
+            );
+            let l = layout_of(&j);
+            let reqs = requests(&j, 11);
+            for op in [Op::Read, Op::Write] {
+                let (mut n, mut cont) = (0u64, 0u64);
+                let mut end = None;
+                for r in reqs.iter().filter(|r| r.op == op) {
+                    if let Some(e) = end {
+                        n += 1;
+                        cont += (r.offset == e) as u64;
+                    }
+                    end = Some(r.offset + r.len);
+                }
+                let got = cont as f64 / n as f64;
+                // A sequential request at the end of its place wraps (not counted), a random
+                // one may start where the last ended by chance: both below 1/H + 1/(S − H).
+                let edge = 1.0 / l.hot as f64 + 1.0 / (l.slots - l.hot) as f64;
+                let sd = (seq * (1.0 - seq) / n as f64).sqrt();
+                let (lo, hi) = (seq * (1.0 - edge) - 5.0 * sd, seq + (1.0 - seq) * edge + 5.0 * sd);
+                assert!(
+                    got >= lo && got <= hi,
+                    "{op:?} at sequentiality {seq}: {got} not in [{lo}, {hi}]"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn sequential_runs_wrap_inside_their_place() {
+        // Fully sequential, all hot reads: the hot set's 4 blocks over and over.
+        let j = job(
+            "sequentiality = 1.0\nread_share = 1.0\nread_locality = 1.0\nhot_share = 0.25",
+            "size = \"64KiB\"\nnumber_ios = 12",
+        );
+        let slots: Vec<u64> = requests(&j, 1).iter().map(|r| r.offset / 4096).collect();
+        let k = slots[0];
+        assert_eq!(slots, (0..12).map(|i| (k + i) % 4).collect::<Vec<_>>());
+        // Writes: the cold space, blocks 4 to 15.
+        let j = job(
+            "sequentiality = 1.0\nread_share = 0.0\nhot_share = 0.25",
+            "size = \"64KiB\"\nnumber_ios = 30",
+        );
+        let slots: Vec<u64> = requests(&j, 1).iter().map(|r| r.offset / 4096).collect();
+        let k = slots[0] - 4;
+        assert_eq!(slots, (0..30).map(|i| 4 + (k + i) % 12).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn the_same_seed_gives_the_same_requests() {
+        let j = job("", "size = \"16MiB\"\nnumber_ios = 5000");
+        let a = requests(&j, 42);
+        assert_eq!(a, requests(&j, 42));
+        assert_ne!(a, requests(&j, 43));
+        assert_eq!(a.len(), 5000);
+    }
+
+    #[test]
+    fn the_job_limits_stop_it() {
+        // Default: one pass's worth of bytes over the region.
+        let j = job("bs = \"16KiB\"", "size = \"4MiB\"");
+        assert_eq!(requests(&j, 1).len(), 256);
+        let j = job("", "size = \"4MiB\"\nio_size = \"40KiB\"");
+        assert_eq!(requests(&j, 1).len(), 10);
+        // A runtime: no arrival at or after it; at 2000 IOPS, about 200 in 100 ms.
+        let j = job("", "size = \"4MiB\"\nruntime = \"100ms\"\ntime_based = true");
+        let reqs = requests(&j, 1);
+        assert!(reqs.iter().all(|r| r.time_ns < 100_000_000));
+        within("arrivals in 100 ms", reqs.len() as f64, 200.0, 200f64.sqrt(), 5.0);
+    }
+
+    #[test]
+    fn the_host_model_issues_at_the_arrival_times() {
+        // 2,000 requests at 2,000 IOPS arrive over about a second (sd 2.2 %), whatever the
+        // device's speed: open loop. Closed loop at iodepth 1 would be done in a fraction.
+        let text = run_file("number_ios = 2000\nsize = \"16MiB\"", "");
+        let cfg = crate::config::parse_config(&text, "h.toml", std::path::Path::new(".")).unwrap();
+        let mut sim = crate::Simulation::new(&cfg).unwrap();
+        let res = sim.run(&mut |_| {}).unwrap();
+        sim.device.check_invariants().unwrap();
+        let j = &res.jobs[0];
+        assert_eq!(j.ssdlab.source, "hpc");
+        assert!(j.ssdlab.open_loop.is_some());
+        assert_eq!(j.read.total_ios + j.write.total_ios, 2000);
+        let end = j.ssdlab.last_completion_ns as f64;
+        assert!((end - 1e9).abs() < 0.11e9, "last completion at {end} ns");
+    }
+
+    #[test]
+    fn arrivals_past_the_horizon_are_an_error_naming_the_rate() {
+        // A mean gap of 10^18 ns: the fifth arrival or so passes 2^62 ns.
+        let j = job("rate = 1e-9", "size = \"4MiB\"\nnumber_ios = 100");
+        let mut s = HpcSource::new(&j, j.hpc.as_ref().unwrap(), 1 << 30, 1).unwrap();
+        let e = loop {
+            match s.next_request(0) {
+                Ok(Some(r)) => assert!(r.time_ns <= crate::sim::HORIZON_NS),
+                Ok(None) => panic!("ended before the horizon"),
+                Err(e) => break e.to_string(),
+            }
+        };
+        assert!(e.starts_with("job 'job': hpc.rate: request "), "{e}");
+        assert!(e.contains("; expected a higher rate or fewer requests"), "{e}");
+    }
+
+    /// A run file with one `[[job]]` (of `extra` keys) and its `[job.hpc]` table.
+    fn run_file(extra: &str, hpc: &str) -> String {
+        format!(
+            "[device]\npreset = \"tlc-nvme\"\n[device.geometry]\nchannels = 1\nblocks_per_plane = 64\noverprovisioning = 0.25\n[[job]]\n{extra}\n[job.hpc]\n{hpc}\n"
+        )
+    }
+
+    #[test]
+    fn each_bad_key_is_named_at_its_line() {
+        let parse = |text: &str| {
+            crate::config::parse_config(text, "h.toml", std::path::Path::new("."))
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        };
+        for (extra, hpc, want) in [
+            ("", "read_share = 1.5", "h.toml:10:1: job[0].hpc.read_share: got 1.5; expected a share from 0 to 1"),
+            ("", "read_share = -0.1", "h.toml:10:1: job[0].hpc.read_share: got -0.1; expected a share from 0 to 1"),
+            ("", "read_locality = 2", "h.toml:10:1: job[0].hpc.read_locality: got 2; expected a share from 0 to 1"),
+            ("", "sequentiality = nan", "h.toml:10:1: job[0].hpc.sequentiality: got NaN; expected a share from 0 to 1"),
+            ("", "rate = 0", "h.toml:10:1: job[0].hpc.rate: got 0; expected a positive rate in requests per second, at most 1e9"),
+            ("", "rate = 2e9", "h.toml:10:1: job[0].hpc.rate: got 2000000000; expected a positive rate"),
+            ("", "hot_share = 1.0", "h.toml:10:1: job[0].hpc.hot_share: got 1; expected a share of the region above 0 and below 1"),
+            (
+                "size = \"64KiB\"",
+                "hot_share = 0.01",
+                "h.toml:10:1: job[0].hpc.hot_share: got 0.01: a hot read set of 0 of the region's 16 blocks of 4KiB; expected a share that holds at least one block",
+            ),
+            ("", "bs = 1000", "h.toml:10:1: job[0].hpc.bs: got 1000B; expected a multiple of 512 bytes"),
+            ("size = \"64KiB\"", "bs = \"64KiB\"", "h.toml:10:1: job[0].hpc.bs: got 64KiB; expected a multiple of 512 bytes from 512B to half the job's region (32KiB)"),
+            ("", "bs = \"4k\"\nwhat = 1", "h.toml:11:1: job[0].hpc.what: unknown key `what`; expected one of"),
+            ("", "rate = \"fast\"", "h.toml:10:1: job[0].hpc.rate: invalid type: string \"fast\"; expected a number"),
+            ("rate_iops = 100", "", "h.toml:8:1: job[0].rate_iops: set on an HPC job; expected none"),
+            ("[job.fs]\napp = \"fio\"", "", "job[0].hpc: set on a file-system job; expected either [job.hpc] or [job.fs], not both"),
+            ("[job.trace]\nfile = \"t.csv\"", "", "job[0].hpc: set on a job that replays a trace; expected either [job.hpc] or [job.trace], not both"),
+        ] {
+            let e = parse(&run_file(extra, hpc)).unwrap_err();
+            assert!(e.contains(want), "{extra} / {hpc}:\n  got      {e}\n  expected {want}");
+            assert!(!e.contains('\n'), "{e}");
+        }
+        parse(&run_file("size = \"64KiB\"", "hot_share = 0.07\nbs = \"4KiB\"")).unwrap();
+    }
+}
