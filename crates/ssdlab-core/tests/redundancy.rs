@@ -89,7 +89,7 @@ const CLEAN: u64 = R + CH + LINK;
 
 #[test]
 fn hotr_copies_a_conflicting_hit_and_serves_the_next_conflict_from_scratch() {
-    let mut d = device(1, "scheme = \"hotr\"\nhot_share = 1.0", false);
+    let mut d = device(1, "scheme = \"hotr\"\nhot_share = 1.0\nmigrate = \"conflict\"", false);
     let mut none = device(1, "", false);
     for dev in [&mut d, &mut none] {
         assert_eq!(at(dev, 0, &[req(Op::Write, 1)]), [LINK + CH + P]);
@@ -134,9 +134,30 @@ fn hotr_copies_a_conflicting_hit_and_serves_the_next_conflict_from_scratch() {
 }
 
 #[test]
+fn hotr_copies_every_hit_by_default_and_only_conflicting_ones_when_told() {
+    for (migrate, copies) in [("", 1), ("migrate = \"conflict\"", 0)] {
+        let mut d = device(1, &format!("scheme = \"hotr\"\nhot_share = 1.0\n{migrate}"), false);
+        at(&mut d, 0, &[req(Op::Write, 1)]);
+        // Two reads of page 1 on an idle chip: a miss, then a hit.
+        at(&mut d, 1_000_000, &[req(Op::Read, 1)]);
+        assert_eq!(at(&mut d, 2_000_000, &[req(Op::Read, 1)]), [2_000_000 + CLEAN]);
+        assert_eq!(counter(&d, "migrations"), copies, "{migrate}");
+        // A conflicting read: from the copy if there is one.
+        let t = 3_000_000;
+        let want = if copies == 1 { t + CLEAN } else { t + WAIT };
+        assert_eq!(
+            at(&mut d, t, &[req(Op::Write, 2), req(Op::Read, 1)])[1],
+            want,
+            "{migrate}"
+        );
+        assert_eq!(counter(&d, "scratch_reads"), copies, "{migrate}");
+    }
+}
+
+#[test]
 fn hotr_r_lru_evicts_its_least_recent_entry_and_its_copy() {
     // 32 blocks x 16 pages / 1.5 = 341 host units on one chip; hot_share 2/341 → 2 entries.
-    let mut d = device(1, "scheme = \"hotr\"\nhot_share = 0.005", false);
+    let mut d = device(1, "scheme = \"hotr\"\nhot_share = 0.005\nmigrate = \"conflict\"", false);
     for p in 1..=3 {
         at(&mut d, p * 1_000_000, &[req(Op::Write, p)]);
     }

@@ -7,6 +7,7 @@
 //! declared order, so the result does not depend on the thread count.
 
 pub mod friendly;
+pub mod hotr;
 pub mod openssd;
 pub mod plan;
 
@@ -18,7 +19,7 @@ use serde::Serialize;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Every experiment, by name.
-pub const REGISTRY: &[&dyn Experiment] = &[&friendly::Friendly, &openssd::OpenSsd, &plan::Plan];
+pub const REGISTRY: &[&dyn Experiment] = &[&friendly::Friendly, &openssd::OpenSsd, &plan::Plan, &hotr::HotR];
 
 /// The experiment called `name`.
 pub fn find(name: &str) -> Result<&'static dyn Experiment> {

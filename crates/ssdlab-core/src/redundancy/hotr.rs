@@ -15,7 +15,10 @@
 //!   is served from the scratch space. One that hits an entry without one is served from its
 //!   chip, and once its data is in the controller the page is written to the scratch space
 //!   (the on-demand migrator), without delaying the read. Its R-offset becomes valid when
-//!   that program ends. Reads that do not conflict are served from their chip.
+//!   that program ends. Reads that do not conflict are served from their chip; with
+//!   `migrate = "hit"` (the default) their hits are copied the same way: section III.B has
+//!   recent and frequently read pages "proactively migrated" as they are requested, Figure 4
+//!   shows the conflicting path (`migrate = "conflict"` keeps to it alone).
 //! - **Writes** always go to the flash chips; a write (or trim) of a page drops its entry and
 //!   invalidates its copy, so a later read gets the new data.
 //!
@@ -69,6 +72,7 @@ pub struct HotR {
     chips: usize,
     spare_chips: usize,
     cap: u32,
+    migrate_on_hit: bool,
     map: HashMap<u64, u32>,
     entries: Vec<Entry>,
     free: Vec<u32>,
@@ -122,6 +126,7 @@ pub fn make(cfg: &DeviceConfig, geo: &Geometry, units: usize) -> Box<dyn Scheme>
         chips: n,
         spare_chips,
         cap: list_cap(cfg, geo),
+        migrate_on_hit: cfg.redundancy.migrate_on_hit(),
         map: HashMap::new(),
         entries: Vec::new(),
         free: Vec::new(),
@@ -136,7 +141,7 @@ pub fn make(cfg: &DeviceConfig, geo: &Geometry, units: usize) -> Box<dyn Scheme>
         unit_pages: up as u32,
         ppb: geo.pages_per_block as u32,
         owner: vec![NIL; extra * up as usize],
-        erase_ns: cfg.nand.erase.0,
+        erase_ns: cfg.erase_ns(),
         page_bytes: geo.page_size,
         waiting: Vec::new(),
         versions: Versions::default(),
@@ -321,7 +326,10 @@ impl Scheme for HotR {
             dev.unit_op(unit, Kind::Read, tr, self.page_bytes, now, Token::Request(pid));
             return Ok(());
         }
-        if conflict && ent.slot == NIL && !self.waiting.iter().any(|w| w.1 == e && w.2 == ent.gen) {
+        if (conflict || self.migrate_on_hit)
+            && ent.slot == NIL
+            && !self.waiting.iter().any(|w| w.1 == e && w.2 == ent.gen)
+        {
             self.waiting.push((pid, e, ent.gen, self.versions.get(lpn)));
         }
         dev.scheme_read(pid, pun);

@@ -51,6 +51,11 @@ pub struct RedundancyConfig {
     /// default 1.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spare_chips: Option<u32>,
+    /// hotr: which R-LRU hits copy their page to the scratch space: "hit" (default: every
+    /// hit of an entry without a copy, the proactive migration of hot pages in the seed's
+    /// section III.B) or "conflict" (only conflicting hits, Figure 4's path alone).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub migrate: Option<String>,
     /// rails: time between role swaps; default 100 ms.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub period: Option<Duration>,
@@ -74,6 +79,10 @@ impl RedundancyConfig {
     }
     pub fn spare_chips(&self) -> u32 {
         self.spare_chips.unwrap_or(DEFAULT_SPARE_CHIPS)
+    }
+    /// hotr: every R-LRU hit without a copy migrates (else only conflicting ones).
+    pub fn migrate_on_hit(&self) -> bool {
+        self.migrate.as_deref() != Some("conflict")
     }
     pub fn period_ns(&self) -> u64 {
         self.period.map_or(DEFAULT_PERIOD_NS, |d| d.0)
@@ -186,6 +195,7 @@ pub fn check(cfg: &DeviceConfig) -> std::result::Result<(), (String, String)> {
     for (k, set, owner) in [
         ("hot_share", r.hot_share.is_some(), "hotr"),
         ("spare_chips", r.spare_chips.is_some(), "hotr"),
+        ("migrate", r.migrate.is_some(), "hotr"),
         ("period", r.period.is_some(), "rails"),
         ("stripe", r.stripe.is_some(), "ttflash"),
     ] {
@@ -242,6 +252,9 @@ pub fn check(cfg: &DeviceConfig) -> std::result::Result<(), (String, String)> {
                     key("hot_share"),
                     format!("got {h}; expected a share above 0 and at most 1"),
                 ));
+            }
+            if let Some(m) = r.migrate.as_deref().filter(|m| !matches!(*m, "hit" | "conflict")) {
+                return Err((key("migrate"), format!("got \"{m}\"; expected \"hit\" or \"conflict\"")));
             }
             if !(1..=64).contains(&r.spare_chips()) {
                 return Err((

@@ -1,0 +1,735 @@
+//! Seed 004: HotR, hot-read replication against read/write interference, beside a baseline
+//! without redundancy, Rails (mirrored chips, 4+4 groups) and TTFlash (parity, 4+1).
+//!
+//! Device: the `hotr` preset (the MSR SSD extension of DiskSim the seed used: 8 chips, each on
+//! its own 40 MB/s bus, the chip the unit a program blocks, write-through, first come first
+//! served; TLC timing from the cell table). Every scheme keeps the host capacity; its extra
+//! chips are its space cost (Rails 2, TTFlash 1.25, HotR one spare chip: 1.125).
+//!
+//! Workloads: the real traces of `../shared/traces` (Financial1's head, three MSR Cambridge
+//! cuts, TPC-C, WebSearch, CloudPhysics, and the DiskSim validation traces Postmark, IOzone
+//! and its `ascii.trace`), replayed open loop with addresses wrapped into the capacity, and
+//! the HPC-like generator at the seed's "HPC 46" (`[job.hpc]` defaults). A trace whose
+//! offered flash work would keep the baseline's chips more than half busy on average is
+//! replayed slower, to that load (`speed` below 1): the seed's device was not saturated by
+//! its traces (its baseline latencies are milliseconds, not seconds), and a saturated one
+//! measures queueing, not interference. The rule is computed from the trace and the
+//! device's timing, before any run.
+//!
+//! Back ends: the preset's first-come-first-served (the seed's DiskSim), and read priority
+//! with program and erase suspension (MQSim's suspend latencies): how much of HotR's gain a
+//! controller that already favours reads leaves.
+
+use super::{Analysis, Claim, Experiment, Figure, Point, PointResult, Rule, Scale, Series, Work};
+use crate::trace::stats::{AccessClasses, StatsOptions, TraceStats};
+use crate::{Error, Result};
+use std::path::{Path, PathBuf};
+
+pub struct HotR;
+
+const PRESET: &str = "hotr";
+
+/// The schemes: (name, `[device.redundancy]` body).
+pub const SCHEMES: [(&str, &str); 5] = [
+    ("baseline", ""),
+    ("hotr", "scheme = \"hotr\""),
+    ("hotr-conflict", "scheme = \"hotr\"\nmigrate = \"conflict\""),
+    ("rails", "scheme = \"rails\""),
+    ("ttflash", "scheme = \"ttflash\""),
+];
+
+/// The schemes of the seed's figures (HotR as its section III.B has it).
+const COMPARED: [&str; 4] = ["baseline", "hotr", "rails", "ttflash"];
+
+/// Back ends: (name, `[device.scheduler]` body).
+pub const BACKENDS: [(&str, &str); 2] = [
+    ("fcfs", ""),
+    (
+        "rps",
+        "policy = \"read-priority\"\nsuspend = [\"program\", \"erase\"]\nprogram_suspend_time = \"100us\"\nerase_suspend_time = \"700us\"",
+    ),
+];
+
+/// Cells of Figure 9 besides the default TLC.
+const CELLS: [&str; 4] = ["slc", "mlc", "tlc", "qlc"];
+
+/// A workload: a trace of `../shared/traces` or the HPC-like generator.
+#[derive(Clone, Copy)]
+pub struct Workload {
+    pub name: &'static str,
+    /// Trace file name, or "" for the generator.
+    pub trace: &'static str,
+    pub text: &'static str,
+}
+
+pub const WORKLOADS: [Workload; 11] = [
+    Workload {
+        name: "fin1",
+        trace: "example.ascii",
+        text: "Financial1 (UMass OLTP), first 10,000 requests",
+    },
+    Workload {
+        name: "msr-rw20",
+        trace: "msr.cut.per_10k.rw_20_80.105.trace",
+        text: "MSR Cambridge cut, 20 % reads",
+    },
+    Workload {
+        name: "msr-rw40",
+        trace: "msr.cut.per_10k.rw_40_60.1370.trace",
+        text: "MSR Cambridge cut, 41 % reads",
+    },
+    Workload {
+        name: "msr-rand",
+        trace: "msr.cut.per_10k.most_thpt_rand_iops.1006.trace",
+        text: "MSR Cambridge cut, busiest random, 83 % reads",
+    },
+    Workload {
+        name: "tpcc",
+        trace: "tpcc-small.trace",
+        text: "TPC-C (MQSim sample)",
+    },
+    Workload {
+        name: "websearch",
+        trace: "wsrch-small.trace",
+        text: "WebSearch (UMass), reads only",
+    },
+    Workload {
+        name: "cloudphysics",
+        trace: "cloudPhysicsIO.csv",
+        text: "CloudPhysics VM trace",
+    },
+    Workload {
+        name: "postmark",
+        trace: "ssd-postmark-aligned2.trace",
+        text: "DiskSim SSD validation: Postmark",
+    },
+    Workload {
+        name: "iozone",
+        trace: "ssd-iozone-aligned2-100K.trace",
+        text: "DiskSim SSD validation: IOzone, writes only",
+    },
+    Workload {
+        name: "disksim-ascii",
+        trace: "ascii.trace",
+        text: "DiskSim validation trace ascii.trace",
+    },
+    Workload {
+        name: "hpc46",
+        trace: "",
+        text: "HPC-like generator, 46 % reads",
+    },
+];
+
+/// Workloads the quick run replays (the first requests of each trace).
+const QUICK: [&str; 3] = ["fin1", "msr-rw40", "hpc46"];
+
+/// Average flash load above which a trace is replayed slower (see the module notes).
+const MAX_LOAD: f64 = 0.5;
+
+fn workloads(scale: Scale) -> Vec<Workload> {
+    WORKLOADS
+        .iter()
+        .copied()
+        .filter(|w| scale == Scale::Full || QUICK.contains(&w.name))
+        .collect()
+}
+
+/// Workloads with both reads and writes (at least 5 % of requests each): the ones
+/// interference can touch, over which the claims average.
+fn mixed(w: &str) -> bool {
+    !matches!(w, "websearch" | "iozone")
+}
+
+/// The folder holding `shared/traces`' parent: the first of the working directory and its
+/// ancestors with `../shared/traces` beside it.
+pub fn traces_base() -> Result<PathBuf> {
+    let cwd = std::env::current_dir().map_err(|e| Error::Invalid(format!("working directory: {e}")))?;
+    cwd.ancestors()
+        .find(|a| a.join("../shared/traces/MANIFEST.md").exists())
+        .map(Path::to_path_buf)
+        .ok_or_else(|| {
+            Error::Invalid(format!(
+                "experiment hotr: no ../shared/traces beside {} or its parents; expected the project checked out with ../shared beside it",
+                cwd.display()
+            ))
+        })
+}
+
+fn trace_path(base: &Path, w: &Workload) -> PathBuf {
+    base.join("../shared/traces").join(w.trace)
+}
+
+/// Requests each replay or generator run issues (None: the whole trace).
+fn max_requests(scale: Scale, w: &Workload) -> Option<u64> {
+    match (scale, w.trace.is_empty()) {
+        (Scale::Full, true) => Some(400_000),
+        (Scale::Full, false) => None,
+        (Scale::Quick, true) => Some(20_000),
+        (Scale::Quick, false) => Some(3_000),
+    }
+}
+
+/// A trace's statistics (the whole file).
+fn stats(base: &Path, w: &Workload) -> Result<TraceStats> {
+    let mut reader = crate::trace::open(trace_path(base, w), crate::trace::Format::Auto)?;
+    TraceStats::compute(&mut reader, &StatsOptions::default())
+}
+
+/// The replay speed: 1, or what brings the trace's offered flash load on the baseline (TLC,
+/// every page read or programmed on one of the 8 chips, with its transfer) down to
+/// [`MAX_LOAD`].
+fn speed(s: &TraceStats, cfg: &crate::config::DeviceConfig, chips: f64) -> f64 {
+    let xfer = crate::device::xfer_ns(4096, cfg.nand.channel_rate.0) as f64;
+    let (tr, tp) = (cfg.read_ns()[0] as f64, cfg.program_ns()[0] as f64);
+    let work = s.bytes.read as f64 / 4096.0 * (tr + xfer) + s.bytes.write as f64 / 4096.0 * (tp + xfer);
+    let load = work / (s.duration_ns.max(1) as f64 * chips);
+    if load > MAX_LOAD {
+        MAX_LOAD / load
+    } else {
+        1.0
+    }
+}
+
+/// The `[[job]]` of a workload.
+fn job(scale: Scale, base: &Path, w: &Workload) -> Result<String> {
+    let n = max_requests(scale, w);
+    if w.trace.is_empty() {
+        return Ok(format!(
+            "[[job]]\nname = \"{}\"\nsize = \"256MiB\"\nnumber_ios = {}\n[job.hpc]\n",
+            w.name,
+            n.unwrap_or(0)
+        ));
+    }
+    let cfg = crate::config::load_config_with(PRESET, &[])?;
+    let chips = (cfg.device.geometry.channels * cfg.device.geometry.ways) as f64;
+    let sp = speed(&stats(base, w)?, &cfg.device, chips);
+    let mut t = format!(
+        "[[job]]\nname = \"{}\"\n[job.trace]\nfile = \"../shared/traces/{}\"\naddress = \"wrap\"\nspeed = {sp}\n",
+        w.name, w.trace
+    );
+    if let Some(n) = n {
+        t += &format!("max_requests = {n}\n");
+    }
+    Ok(t)
+}
+
+fn point(
+    base: &Path,
+    w: &Workload,
+    job: &str,
+    scheme: (&str, &str),
+    backend: (&str, &str),
+    cell: &str,
+) -> Result<Point> {
+    let mut text = format!("[device]\npreset = \"{PRESET}\"\n[device.nand]\ncell = \"{cell}\"\n");
+    if !scheme.1.is_empty() {
+        text += &format!("[device.redundancy]\n{}\n", scheme.1);
+    }
+    if !backend.1.is_empty() {
+        text += &format!("[device.scheduler]\n{}\n", backend.1);
+    }
+    text += job;
+    let name = format!("experiment hotr, {}/{}/{}/{cell}", w.name, scheme.0, backend.0);
+    let config = crate::config::parse_config(&text, &name, base)?;
+    Ok(Point {
+        id: format!("{}/{}/{}/{cell}", w.name, scheme.0, backend.0),
+        labels: vec![
+            ("device".into(), PRESET.into()),
+            ("scheme".into(), scheme.0.into()),
+            ("workload".into(), w.name.into()),
+            ("backend".into(), backend.0.into()),
+            ("cell".into(), cell.into()),
+        ],
+        work: Work::Ssd(Box::new(config)),
+    })
+}
+
+fn find<'a>(runs: &'a [PointResult], w: &str, scheme: &str, backend: &str, cell: &str) -> &'a PointResult {
+    let id = format!("{w}/{scheme}/{backend}/{cell}");
+    runs.iter()
+        .find(|r| r.id == id)
+        .unwrap_or_else(|| panic!("point {id} declared"))
+}
+
+/// Mean completion latency of every request (reads and writes), µs.
+pub fn mean_us(r: &PointResult) -> f64 {
+    let (mut n, mut sum) = (0u64, 0.0);
+    for j in r.result.jobs() {
+        for o in [&j.read, &j.write] {
+            n += o.total_ios;
+            sum += o.clat_ns.mean * o.total_ios as f64;
+        }
+    }
+    sum / n.max(1) as f64 / 1e3
+}
+
+/// Completion latency percentiles of every request, reads and writes together, µs: from
+/// fio's log-linear histogram bins of both directions (within their 1/64 resolution).
+pub fn percentiles_us(r: &PointResult, ps: &[f64]) -> Vec<f64> {
+    let mut bins: Vec<(u64, u64)> = Vec::new();
+    for j in r.result.jobs() {
+        for o in [&j.read, &j.write] {
+            if let Some(b) = &o.clat_ns.bins {
+                bins.extend(b.0.iter().filter_map(|(v, c)| v.parse::<u64>().ok().map(|v| (v, *c))));
+            }
+        }
+    }
+    percentiles_of(&mut bins, ps)
+        .into_iter()
+        .map(|v| v as f64 / 1e3)
+        .collect()
+}
+
+/// The values at percentiles `ps` of a histogram given as (value, count) pairs.
+pub fn percentiles_of(bins: &mut [(u64, u64)], ps: &[f64]) -> Vec<u64> {
+    bins.sort_unstable();
+    let total: u64 = bins.iter().map(|b| b.1).sum();
+    ps.iter()
+        .map(|p| {
+            let want = ((p / 100.0) * total as f64).ceil().max(1.0) as u64;
+            let mut acc = 0;
+            bins.iter()
+                .find(|b| {
+                    acc += b.1;
+                    acc >= want
+                })
+                .map_or(0, |b| b.0)
+        })
+        .collect()
+}
+
+/// A scheme counter over the run (0 without a scheme).
+fn counter(r: &PointResult, k: &str) -> f64 {
+    r.ssd()
+        .redundancy
+        .as_ref()
+        .map_or(0.0, |o| o[k].as_f64().unwrap_or(0.0))
+}
+
+/// Flash per unit the scheme needs (1 without one).
+fn cost(r: &PointResult) -> f64 {
+    r.ssd()
+        .redundancy
+        .as_ref()
+        .map_or(1.0, |o| o["space_cost"].as_f64().unwrap_or(1.0))
+}
+
+/// Share of host reads served elsewhere than their home, %.
+fn redirected(r: &PointResult) -> f64 {
+    100.0 * counter(r, "redirected_reads") / counter(r, "reads").max(1.0)
+}
+
+/// Share of home conflicts avoided, % (NaN without conflicts).
+fn avoided(r: &PointResult) -> f64 {
+    let c = counter(r, "home_conflicts");
+    if c == 0.0 {
+        f64::NAN
+    } else {
+        100.0 * counter(r, "conflicts_avoided") / c
+    }
+}
+
+fn avg(xs: impl Iterator<Item = f64>) -> f64 {
+    let v: Vec<f64> = xs.filter(|x| x.is_finite()).collect();
+    if v.is_empty() {
+        f64::NAN
+    } else {
+        v.iter().sum::<f64>() / v.len() as f64
+    }
+}
+
+const PERCENTILES: [f64; 5] = [95.0, 97.0, 98.0, 99.0, 99.5];
+const HALF: Rule = Rule::Relative { tolerance: 0.5 };
+
+/// Page classes of a workload (Figure 1(c)).
+fn classes(scale: Scale, base: &Path, w: &Workload) -> Result<AccessClasses> {
+    if w.trace.is_empty() {
+        let text = format!("[device]\npreset = \"{PRESET}\"\n{}", job(scale, base, w)?);
+        let cfg = crate::config::parse_config(&text, "experiment hotr", base)?;
+        let cap = crate::geometry::Geometry::from_config(&cfg.device, PRESET)?.logical_bytes();
+        let mut src = crate::workload::generated_source(&cfg.job[0], cap, cfg.job[0].seed.unwrap_or(1))?;
+        return crate::trace::stats::access_classes_of(src.as_mut(), max_requests(scale, w).unwrap_or(u64::MAX));
+    }
+    Ok(stats(base, w)?.access_classes)
+}
+
+impl Experiment for HotR {
+    fn name(&self) -> &'static str {
+        "hotr"
+    }
+    fn title(&self) -> &'static str {
+        "HotR: hot read data replication against read/write interference, beside Rails and TTFlash"
+    }
+    fn seed_document(&self) -> &'static str {
+        "004_d256b4e9bad6d8b3.txt"
+    }
+    fn scale_note(&self, scale: Scale) -> String {
+        let ws: Vec<&str> = workloads(scale).iter().map(|w| w.name).collect();
+        format!(
+            "Device: the {PRESET} preset (DiskSim SSD extension, 8 TLC chips of 2 GiB on their own 40 MB/s buses, write-through, first come first served), the seed's own simulator's model; its Table II is not in our copy of the paper. Workloads: {} ({}), traces replayed whole at their timestamps unless their offered load would keep the chips more than {:.0} % busy (then slower, to that load); HPC 46 is the [job.hpc] generator's defaults over 256 MiB, {} requests. The seed's Fin2 and full MSR traces (millions of requests) are not available: the shared cuts hold 7,000 to 114,000 requests, so hot pages recur less than in the seed's traces.",
+            ws.join(", "),
+            if scale == Scale::Quick { "the first 3,000 requests of each trace" } else { "whole traces" },
+            MAX_LOAD * 100.0,
+            max_requests(scale, &WORKLOADS[10]).unwrap_or(0),
+        )
+    }
+    fn points(&self, scale: Scale) -> Result<Vec<Point>> {
+        let base = traces_base()?;
+        let mut points = Vec::new();
+        for w in workloads(scale) {
+            let job = job(scale, &base, &w)?;
+            for b in BACKENDS {
+                for s in SCHEMES {
+                    points.push(point(&base, &w, &job, s, b, "tlc")?);
+                }
+            }
+            for cell in CELLS.iter().filter(|c| **c != "tlc") {
+                for s in [SCHEMES[0], SCHEMES[1]] {
+                    points.push(point(&base, &w, &job, s, BACKENDS[0], cell)?);
+                }
+            }
+        }
+        Ok(points)
+    }
+    fn analyse(&self, scale: Scale, runs: &[PointResult]) -> Analysis {
+        let ws = workloads(scale);
+        let mix: Vec<&Workload> = ws.iter().filter(|w| mixed(w.name)).collect();
+        let cats: Vec<String> = ws.iter().map(|w| w.name.to_string()).collect();
+        let mut claims = Vec::new();
+        let mut figures = Vec::new();
+        let get = |w: &str, s: &str, b: &str| find(runs, w, s, b, "tlc");
+        let norm = |w: &str, s: &str, b: &str| mean_us(get(w, s, b)) / mean_us(get(w, "baseline", b));
+        let gain = |w: &str, s: &str, b: &str| 100.0 * (1.0 - norm(w, s, b));
+        let names = |ws: &[&Workload]| ws.iter().map(|w| w.name).collect::<Vec<_>>().join(", ");
+        let note = format!("fcfs back end, TLC, averaged over {}", names(&mix));
+        // Mean response time.
+        let gains: Vec<f64> = mix.iter().map(|w| gain(w.name, "hotr", "fcfs")).collect();
+        claims.push(Claim::new(
+            "mean/hotr-average",
+            "HotR lowers the mean response time by 21.8 % on average",
+            21.8,
+            avg(gains.iter().copied()),
+            "% below baseline",
+            HALF,
+            note.clone(),
+        ));
+        claims.push(Claim::new(
+            "mean/hotr-max",
+            "HotR lowers the mean response time by up to 54.0 %",
+            54.0,
+            gains.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            "% below baseline",
+            HALF,
+            format!("best of {}", names(&mix)),
+        ));
+        claims.push(Claim::new(
+            "mean/hotr-direction",
+            "HotR does not raise the mean response time on any workload",
+            0.0,
+            gains.iter().copied().fold(f64::INFINITY, f64::min),
+            "% below baseline (worst workload)",
+            Rule::AtLeast,
+            format!("worst of {}", names(&mix)),
+        ));
+        claims.push(Claim::new(
+            "redirected/hotr",
+            "About 17.8 % of reads are redirected to the scratch space",
+            17.8,
+            avg(mix.iter().map(|w| redirected(get(w.name, "hotr", "fcfs")))),
+            "% of reads",
+            HALF,
+            note.clone(),
+        ));
+        claims.push(Claim::new(
+            "avoided/hotr",
+            "HotR avoids 63.0 % of the conflicting reads",
+            63.0,
+            avg(mix.iter().map(|w| avoided(get(w.name, "hotr", "fcfs")))),
+            "% of conflicting reads",
+            HALF,
+            note.clone(),
+        ));
+        // Orderings: Rails has the best mean latency, TTFlash the worst tail.
+        let mean_of = |s: &str| avg(mix.iter().map(|w| norm(w.name, s, "fcfs")));
+        let best_other = COMPARED
+            .iter()
+            .filter(|s| **s != "rails")
+            .map(|s| mean_of(s))
+            .fold(f64::INFINITY, f64::min);
+        claims.push(Claim::new(
+            "order/rails-best-mean",
+            "Rails has the lowest mean response time of the four",
+            1.0,
+            mean_of("rails") / best_other,
+            "Rails' mean / the best other's (normalised, averaged)",
+            Rule::AtMost,
+            note.clone(),
+        ));
+        let p99 = |w: &str, s: &str| {
+            percentiles_us(get(w, s, "fcfs"), &[99.0])[0] / percentiles_us(get(w, "baseline", "fcfs"), &[99.0])[0]
+        };
+        let tail_of = |s: &str| avg(mix.iter().map(|w| p99(w.name, s)));
+        let worst_other = COMPARED
+            .iter()
+            .filter(|s| **s != "ttflash")
+            .map(|s| tail_of(s))
+            .fold(0.0, f64::max);
+        claims.push(Claim::new(
+            "order/ttflash-worst-tail",
+            "TTFlash has the worst tail latency of the four",
+            1.0,
+            tail_of("ttflash") / worst_other,
+            "TTFlash's p99 / the worst other's (normalised, averaged)",
+            Rule::AtLeast,
+            note.clone(),
+        ));
+        let rails_tail_best = COMPARED
+            .iter()
+            .filter(|s| **s != "rails")
+            .map(|s| tail_of(s))
+            .fold(f64::INFINITY, f64::min);
+        claims.push(Claim::new(
+            "order/rails-best-tail",
+            "Rails has the best tail latency of the four",
+            1.0,
+            tail_of("rails") / rails_tail_best,
+            "Rails' p99 / the best other's (normalised, averaged)",
+            Rule::AtMost,
+            note.clone(),
+        ));
+        // Cost-latency product.
+        let clp = |s: &str| {
+            let c = cost(get(mix[0].name, s, "fcfs"));
+            c * mean_of(s)
+        };
+        let best_rival = COMPARED
+            .iter()
+            .filter(|s| **s != "hotr")
+            .map(|s| clp(s))
+            .fold(f64::INFINITY, f64::min);
+        claims.push(Claim::new(
+            "clp/hotr-best",
+            "HotR has the best cost-latency product",
+            1.0,
+            clp("hotr") / best_rival,
+            "HotR's / the best other's",
+            Rule::AtMost,
+            note.clone(),
+        ));
+        for (s, seed) in [("rails", 31.6), ("ttflash", 65.7), ("baseline", 13.9)] {
+            claims.push(Claim::new(
+                &format!("clp/hotr-vs-{s}"),
+                &format!("HotR's cost-latency product is {seed} % better than {s}'s"),
+                seed,
+                100.0 * (1.0 - clp("hotr") / clp(s)),
+                "% lower",
+                HALF,
+                note.clone(),
+            ));
+        }
+        // Figure 9: HotR's speed-up over baseline by cell type.
+        let speedup = |cell: &str| {
+            avg(mix.iter().map(|w| {
+                mean_us(find(runs, w.name, "baseline", "fcfs", cell))
+                    / mean_us(find(runs, w.name, "hotr", "fcfs", cell))
+            }))
+        };
+        let ups: Vec<f64> = CELLS.iter().map(|c| speedup(c)).collect();
+        claims.push(Claim::new(
+            "cells/grows",
+            "HotR's speed-up grows from SLC to MLC, TLC and QLC",
+            3.0,
+            ups.windows(2).filter(|p| p[1] >= p[0]).count() as f64,
+            "steps (of 3) where the speed-up does not fall",
+            Rule::AtLeast,
+            format!(
+                "mean baseline/HotR response-time ratio: {}",
+                CELLS
+                    .iter()
+                    .zip(&ups)
+                    .map(|(c, u)| format!("{c} {u:.3}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        ));
+        claims.push(Claim::new(
+            "cells/qlc-over-slc",
+            "HotR gains more on QLC than on SLC",
+            1.0,
+            ups[3] / ups[0],
+            "QLC speed-up / SLC speed-up",
+            Rule::AtLeast,
+            "Figure 9's end points".into(),
+        ));
+        // Figures.
+        let bars = |id: &str, title: &str, y: &str, schemes: &[&str], f: &dyn Fn(&str, &str) -> f64| Figure {
+            id: id.into(),
+            title: title.into(),
+            x_label: "workload".into(),
+            y_label: y.into(),
+            log_x: false,
+            series: schemes
+                .iter()
+                .map(|s| Series {
+                    name: s.to_string(),
+                    points: ws.iter().enumerate().map(|(i, w)| (i as f64, f(w.name, s))).collect(),
+                })
+                .collect(),
+            categories: cats.clone(),
+        };
+        figures.push(bars(
+            "fig5-mean",
+            "Mean response time, normalised to baseline (fcfs)",
+            "× baseline",
+            &SCHEMES.map(|s| s.0),
+            &|w, s| norm(w, s, "fcfs"),
+        ));
+        figures.push(bars(
+            "fig6-redirected",
+            "Reads served elsewhere than their chip (fcfs)",
+            "% of reads",
+            &["hotr", "hotr-conflict", "rails", "ttflash"],
+            &|w, s| redirected(get(w, s, "fcfs")),
+        ));
+        figures.push(bars(
+            "avoided",
+            "Conflicting reads avoided (fcfs)",
+            "% of conflicting reads",
+            &["hotr", "hotr-conflict", "rails", "ttflash"],
+            &|w, s| avoided(get(w, s, "fcfs")),
+        ));
+        figures.push(Figure {
+            id: "fig7-cost-latency".into(),
+            title: "Cost-latency product: space cost × mean response time normalised to baseline (fcfs, averaged)"
+                .into(),
+            x_label: "scheme".into(),
+            y_label: "normalised cost × latency".into(),
+            log_x: false,
+            series: vec![Series {
+                name: "cost-latency product".into(),
+                points: COMPARED.iter().enumerate().map(|(i, s)| (i as f64, clp(s))).collect(),
+            }],
+            categories: COMPARED.iter().map(|s| s.to_string()).collect(),
+        });
+        figures.push(Figure {
+            id: "fig8-tail".into(),
+            title: "Tail latency normalised to baseline, averaged over the workloads (fcfs)".into(),
+            x_label: "percentile".into(),
+            y_label: "× baseline".into(),
+            log_x: false,
+            series: COMPARED
+                .iter()
+                .map(|s| Series {
+                    name: s.to_string(),
+                    points: PERCENTILES
+                        .iter()
+                        .map(|&p| {
+                            (
+                                p,
+                                avg(mix.iter().map(|w| {
+                                    percentiles_us(get(w.name, s, "fcfs"), &[p])[0]
+                                        / percentiles_us(get(w.name, "baseline", "fcfs"), &[p])[0]
+                                })),
+                            )
+                        })
+                        .collect(),
+                })
+                .collect(),
+            categories: vec![],
+        });
+        figures.push(Figure {
+            id: "fig9-cells".into(),
+            title: "HotR's speed-up over baseline by cell type (fcfs)".into(),
+            x_label: "cell".into(),
+            y_label: "baseline mean / HotR mean".into(),
+            log_x: false,
+            series: ws
+                .iter()
+                .map(|w| Series {
+                    name: w.name.to_string(),
+                    points: CELLS
+                        .iter()
+                        .enumerate()
+                        .map(|(i, c)| {
+                            (
+                                i as f64,
+                                mean_us(find(runs, w.name, "baseline", "fcfs", c))
+                                    / mean_us(find(runs, w.name, "hotr", "fcfs", c)),
+                            )
+                        })
+                        .collect(),
+                })
+                .collect(),
+            categories: CELLS.iter().map(|c| c.to_uppercase()).collect(),
+        });
+        figures.push(bars(
+            "backend",
+            "HotR's gain in mean response time with each back end",
+            "% below that back end's baseline",
+            &["fcfs", "rps"],
+            &|w, b| gain(w, "hotr", b),
+        ));
+        // Figure 1(c): page classes.
+        if let Ok(base) = traces_base() {
+            let cl: Vec<Option<AccessClasses>> = ws.iter().map(|w| classes(scale, &base, w).ok()).collect();
+            figures.push(Figure {
+                id: "fig1c-page-classes".into(),
+                title: "Page classes: read-intensive, write-intensive (> 90 % of accesses) and mixed".into(),
+                x_label: "workload".into(),
+                y_label: "% of pages".into(),
+                log_x: false,
+                series: ["read-intensive", "write-intensive", "mixed"]
+                    .iter()
+                    .enumerate()
+                    .map(|(k, name)| Series {
+                        name: name.to_string(),
+                        points: cl
+                            .iter()
+                            .enumerate()
+                            .map(|(i, c)| {
+                                let v = c.map_or(f64::NAN, |c| {
+                                    [c.read_intensive, c.write_intensive, c.mixed][k].page_share * 100.0
+                                });
+                                (i as f64, v)
+                            })
+                            .collect(),
+                    })
+                    .collect(),
+                categories: cats.clone(),
+            });
+        }
+        // How much of HotR's gain survives read priority with suspension: a figure and a
+        // claim with no seed value of its own (the seed ran FCFS only).
+        let survive = avg(mix.iter().map(|w| gain(w.name, "hotr", "rps")))
+            / avg(mix.iter().map(|w| gain(w.name, "hotr", "fcfs")));
+        claims.push(Claim::new(
+            "backend/survives",
+            "HotR still lowers the mean response time under read priority with suspension",
+            0.0,
+            avg(mix.iter().map(|w| gain(w.name, "hotr", "rps"))),
+            "% below that back end's baseline",
+            Rule::AtLeast,
+            format!(
+                "not a seed figure: the seed's baseline is FCFS; the gain left is {:.0} % of the fcfs one",
+                100.0 * survive
+            ),
+        ));
+        Analysis { claims, figures }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles_of_merged_bins() {
+        let mut bins = vec![(300, 1), (100, 50), (200, 49)];
+        assert_eq!(
+            percentiles_of(&mut bins, &[50.0, 99.0, 99.5, 100.0]),
+            [100, 200, 300, 300]
+        );
+        let mut one = vec![(7, 1)];
+        assert_eq!(percentiles_of(&mut one, &[1.0, 95.0]), [7, 7]);
+    }
+}
