@@ -7,9 +7,11 @@
 //! `U + l`. At any time one group is in write mode and the other in read mode; the roles
 //! swap every `period` of simulated time (at the first request after it is due).
 //!
-//! - A write programs its copy in the write-mode group at once (the request completes when
-//!   that program ends) and leaves the other copy stale; the data stays in Rails' cache
-//!   (NVRAM) until both copies are on flash.
+//! - A write completes once its data is in Rails' cache (NVRAM, in the controller), where it
+//!   stays until both copies are on flash. Its copy in the write-mode group is programmed at
+//!   once; the other copy is stale until that group's next turn in write mode. The cache's
+//!   high-water mark (units held) is a counter: its size is part of Rails' cost, not of the
+//!   flash space cost.
 //! - At a swap, the group entering write mode is brought up to date first: a program for each
 //!   unit written while it was in read mode (in the order first written), then the new writes.
 //! - A read goes to the read-mode group; when that group's copy is stale or still being
@@ -24,8 +26,6 @@ use crate::device::{Device, Token};
 use crate::ftl::NONE;
 use crate::geometry::Geometry;
 use crate::Result;
-
-const NO_PID: u32 = u32::MAX;
 
 pub struct Rails {
     /// Host units.
@@ -42,8 +42,8 @@ pub struct Rails {
     pending: [Vec<u64>; 2],
     /// Per group, programs of each unit's copy under way.
     inflight: [Vec<u16>; 2],
-    /// Programs under way: (request or NO_PID, group, host unit), by token.
-    ops: Vec<(u32, u8, u64)>,
+    /// Programs under way: (group, host unit), by token.
+    ops: Vec<(u8, u64)>,
     free_ops: Vec<u32>,
     versions: Versions,
     /// Per group, the version each copy holds (when versions are tracked).
@@ -52,6 +52,9 @@ pub struct Rails {
     swaps: u64,
     flush_programs: u64,
     cache_reads: u64,
+    /// Units in the cache now (a copy stale or being programmed), and the most ever.
+    cached: u64,
+    cache_peak: u64,
 }
 
 pub fn make(cfg: &DeviceConfig, geo: &Geometry, _units: usize) -> Box<dyn Scheme> {
@@ -80,6 +83,8 @@ pub fn make(cfg: &DeviceConfig, geo: &Geometry, _units: usize) -> Box<dyn Scheme
         swaps: 0,
         flush_programs: 0,
         cache_reads: 0,
+        cached: 0,
+        cache_peak: 0,
     })
 }
 
@@ -103,9 +108,14 @@ impl Rails {
         1 - self.write
     }
 
-    /// Program group `g`'s copy of host unit `lpn` (for request `pid`, or a flush).
-    fn program(&mut self, dev: &mut Device, g: usize, lpn: u64, ready: u64, pid: u32) -> Result<()> {
-        let op = (pid, g as u8, lpn);
+    /// The unit is in the cache: a copy stale or being programmed.
+    fn in_cache(&self, lpn: u64) -> bool {
+        (0..2).any(|g| bit(&self.stale[g], lpn) || self.inflight[g][lpn as usize] > 0)
+    }
+
+    /// Program group `g`'s copy of host unit `lpn`, its data in the cache at `ready`.
+    fn program(&mut self, dev: &mut Device, g: usize, lpn: u64, ready: u64) -> Result<()> {
+        let op = (g as u8, lpn);
         let token = match self.free_ops.pop() {
             Some(t) => {
                 self.ops[t as usize] = op;
@@ -139,9 +149,10 @@ impl Rails {
         let now = dev.now();
         for lpn in std::mem::take(&mut self.pending[w]) {
             if bit(&self.stale[w], lpn) {
+                // Still cached: the program below is under way.
                 set_bit(&mut self.stale[w], lpn, false);
                 self.flush_programs += 1;
-                self.program(dev, w, lpn, now, NO_PID)?;
+                self.program(dev, w, lpn, now)?;
             }
         }
         Ok(())
@@ -182,18 +193,23 @@ impl Scheme for Rails {
         Ok(())
     }
 
-    fn write(&mut self, dev: &mut Device, pid: u32, first: u64, last: u64, ready: u64) -> Result<bool> {
+    fn write(&mut self, dev: &mut Device, _pid: u32, first: u64, last: u64, ready: u64) -> Result<bool> {
         let (w, r) = (self.write, self.read_group());
         for lpn in first..=last {
             self.versions.bump(lpn);
+            if !self.in_cache(lpn) {
+                self.cached += 1;
+                self.cache_peak = self.cache_peak.max(self.cached);
+            }
             set_bit(&mut self.stale[w], lpn, false);
             if !bit(&self.stale[r], lpn) {
                 set_bit(&mut self.stale[r], lpn, true);
                 self.pending[r].push(lpn);
             }
-            dev.add_part(pid);
-            self.program(dev, w, lpn, ready, pid)?;
+            self.program(dev, w, lpn, ready)?;
         }
+        // Complete once the data is in the cache (the device completes a write-through
+        // request without parts at its data-ready time).
         Ok(true)
     }
 
@@ -201,18 +217,22 @@ impl Scheme for Rails {
         for lpn in first..end {
             self.versions.bump(lpn);
             dev.ftl.trim(lpn + self.host);
+            let had = self.in_cache(lpn);
             for g in 0..2 {
                 set_bit(&mut self.stale[g], lpn, false);
+            }
+            if had && !self.in_cache(lpn) {
+                self.cached -= 1;
             }
         }
     }
 
-    fn op_done(&mut self, dev: &mut Device, token: u32, time: u64) -> Result<()> {
-        let (pid, g, lpn) = self.ops[token as usize];
+    fn op_done(&mut self, _dev: &mut Device, token: u32, _time: u64) -> Result<()> {
+        let (g, lpn) = self.ops[token as usize];
         self.free_ops.push(token);
         self.inflight[g as usize][lpn as usize] -= 1;
-        if pid != NO_PID {
-            dev.part_done(pid, time)?;
+        if !self.in_cache(lpn) {
+            self.cached -= 1;
         }
         Ok(())
     }
@@ -251,6 +271,7 @@ impl Scheme for Rails {
             ("swaps", self.swaps),
             ("flush_programs", self.flush_programs),
             ("cache_reads", self.cache_reads),
+            ("cache_peak_units", self.cache_peak),
         ]);
         v
     }
@@ -285,6 +306,10 @@ impl Scheme for Rails {
                     self.pending[g].len()
                 ));
             }
+        }
+        let cached = (0..self.host).filter(|&l| self.in_cache(l)).count() as u64;
+        if cached != self.cached {
+            return Err(format!("{cached} units in the cache, {} counted", self.cached));
         }
         let inflight: u64 = self.inflight.iter().flatten().map(|&n| n as u64).sum();
         let ops = (self.ops.len() - self.free_ops.len()) as u64;
