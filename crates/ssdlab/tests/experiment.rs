@@ -298,3 +298,89 @@ fn plan_quick_runs_every_policy_on_every_workload() {
     // GCC: builds die whole, every victim is empty.
     assert_eq!(mean_valid(ssd("gcc", "baseline")), 0.0);
 }
+
+#[test]
+fn hotr_quick_runs_every_scheme_back_end_and_cell() {
+    // The seed's traces are read from ../shared/traces.
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    if !root.join("../shared/traces/MANIFEST.md").exists() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI is set but ../shared/traces is missing"
+        );
+        eprintln!("skipped: ../shared/traces is not present");
+        return;
+    }
+    let dir = tempfile::Builder::new().prefix("ssdlab-exp-").tempdir().unwrap();
+    let files = [
+        "result.json",
+        "table.md",
+        "table.csv",
+        "fig1c-page-classes.svg",
+        "fig5-mean.svg",
+        "fig6-redirected.svg",
+        "fig7-cost-latency.svg",
+        "fig8-tail.svg",
+        "fig9-cells.svg",
+        "backend.svg",
+    ];
+    let (out, stdout) = run_quick(dir.path(), "hotr", &files);
+    let r: Value = serde_json::from_str(&std::fs::read_to_string(out.join("result.json")).unwrap()).unwrap();
+    let runs = r["runs"].as_array().unwrap();
+    // 3 workloads × (2 back ends × 5 schemes + 3 cells × 2 schemes).
+    assert_eq!(runs.len(), 48);
+    assert!(stdout.contains("claims reproduced; 48 points"), "{stdout}");
+    claims_judged_by_their_rules(&r, &stdout);
+    let ssd = |id: &str| -> &Value {
+        &runs.iter().find(|x| x["id"] == id).unwrap_or_else(|| panic!("{id}"))["result"]["ssd"]
+    };
+    let red = |id: &str, k: &str| ssd(id)["redundancy"][k].as_f64().unwrap_or_else(|| panic!("{id} {k}"));
+    for w in ["fin1", "msr-rw40", "hpc46"] {
+        for b in ["fcfs", "rps"] {
+            let base = format!("{w}/baseline/{b}/tlc");
+            assert!(ssd(&base).get("redundancy").is_none());
+            assert_eq!(
+                ssd(&base)["scheduler"]["policy"],
+                if b == "fcfs" { "fcfs" } else { "read-priority" }
+            );
+            let writes = ssd(&base)["host"]["write_units"].as_u64().unwrap();
+            for (s, cost) in [
+                ("hotr", 1.125),
+                ("hotr-conflict", 1.125),
+                ("rails", 2.0),
+                ("ttflash", 1.25),
+            ] {
+                let id = format!("{w}/{s}/{b}/tlc");
+                // The same workload whatever the scheme, and never a stale read.
+                assert_eq!(ssd(&id)["host"]["write_units"].as_u64().unwrap(), writes, "{id}");
+                assert_eq!(red(&id, "space_cost"), cost, "{id}");
+                assert_eq!(red(&id, "stale_reads"), 0.0, "{id}");
+                assert!(red(&id, "conflicts_avoided") <= red(&id, "home_conflicts"), "{id}");
+            }
+            // Rails reads its mirror half when the primaries write: about half the reads.
+            let rails = format!("{w}/rails/{b}/tlc");
+            let share = red(&rails, "redirected_reads") / red(&rails, "reads");
+            assert!((0.3..0.7).contains(&share), "{rails}: {share}");
+            // TTFlash rebuilds every conflicting read from at most the 4 other chips.
+            let tt = format!("{w}/ttflash/{b}/tlc");
+            assert_eq!(red(&tt, "rebuilds"), red(&tt, "home_conflicts"), "{tt}");
+            assert!(red(&tt, "rebuild_reads") <= 4.0 * red(&tt, "rebuilds"), "{tt}");
+        }
+    }
+    // HPC 46: HotR serves conflicting reads from its copies, more when every hit copies.
+    let hit = red("hpc46/hotr/fcfs/tlc", "redirected_reads");
+    assert!(
+        hit > 100.0 && hit > 2.0 * red("hpc46/hotr-conflict/fcfs/tlc", "redirected_reads"),
+        "{hit}"
+    );
+    assert!(red("hpc46/hotr/fcfs/tlc", "conflicts_avoided") > 50.0);
+    // The cells' runs: HotR and baseline at SLC, MLC and QLC.
+    for c in ["slc", "mlc", "qlc"] {
+        assert!(
+            ssd(&format!("hpc46/hotr/fcfs/{c}"))["redundancy"]["migrations"]
+                .as_u64()
+                .unwrap()
+                > 0
+        );
+    }
+}

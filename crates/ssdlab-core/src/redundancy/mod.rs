@@ -397,3 +397,122 @@ impl Versions {
         self.0.as_ref().is_some_and(|v| v[lpn as usize] != had)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::config::parse_config;
+    use std::path::Path;
+
+    fn err(body: &str) -> String {
+        let text = format!("[device]\npreset = \"hotr\"\n{body}\n");
+        match parse_config(&text, "r.toml", Path::new(".")) {
+            Ok(_) => panic!("accepted: {body}"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn bad_redundancy_keys_are_named() {
+        for (body, key, want) in [
+            (
+                "[device.redundancy]\nscheme = \"raid6\"",
+                "device.redundancy.scheme",
+                "expected one of none, hotr, rails, ttflash",
+            ),
+            (
+                "[device.redundancy]\nscheme = \"rails\"\nhot_share = 0.2",
+                "device.redundancy.hot_share",
+                "is a key of scheme \"hotr\"",
+            ),
+            (
+                "[device.redundancy]\nperiod = \"1ms\"",
+                "device.redundancy.period",
+                "got scheme \"none\"",
+            ),
+            (
+                "[device.redundancy]\nscheme = \"hotr\"\nhot_share = 0",
+                "device.redundancy.hot_share",
+                "above 0",
+            ),
+            (
+                "[device.redundancy]\nscheme = \"hotr\"\nspare_chips = 0",
+                "device.redundancy.spare_chips",
+                "1 to 64",
+            ),
+            (
+                "[device.redundancy]\nscheme = \"hotr\"\nmigrate = \"always\"",
+                "device.redundancy.migrate",
+                "\"hit\" or \"conflict\"",
+            ),
+            (
+                "[device.redundancy]\nscheme = \"rails\"\nperiod = \"10ns\"",
+                "device.redundancy.period",
+                "at least 1us",
+            ),
+            (
+                "[device.redundancy]\nscheme = \"ttflash\"\nstripe = 3",
+                "device.redundancy.stripe",
+                "multiple of 3",
+            ),
+            (
+                "[device.redundancy]\nscheme = \"ttflash\"\nstripe = 1",
+                "device.redundancy.stripe",
+                "2 to 16",
+            ),
+            (
+                "[device.redundancy]\nscheme = \"rails\"\n[device.ftl]\nwrite_buffer = \"1MiB\"",
+                "device.redundancy.scheme",
+                "write-through",
+            ),
+            (
+                "[device.redundancy]\nscheme = \"hotr\"\n[device.geometry]\npage_size = \"16KiB\"",
+                "device.redundancy.scheme",
+                "mapping_unit = page_size",
+            ),
+            (
+                "[device.redundancy]\nscheme = \"ttflash\"\n[device.placement]\npolicy = \"baseline\"",
+                "device.redundancy.scheme",
+                "policy = \"plane\"",
+            ),
+            (
+                "[device.redundancy]\nscheme = \"rails\"\n[precondition]\nmode = \"steady\"",
+                "precondition.mode",
+                "\"sequential\" or \"none\"",
+            ),
+            (
+                "[device.redundancy]\nschema = \"rails\"",
+                "device.redundancy.schema",
+                "unknown key",
+            ),
+        ] {
+            let e = err(body);
+            assert!(e.contains(key) && e.contains(want), "{body}: {e}");
+            assert!(e.starts_with("r.toml:"), "{e}");
+        }
+    }
+
+    #[test]
+    fn schemes_add_their_chips_and_keep_the_host_capacity() {
+        let geo = |body: &str| {
+            let text = format!("[device]\npreset = \"hotr\"\n{body}\n");
+            let c = parse_config(&text, "r.toml", Path::new(".")).unwrap();
+            crate::geometry::Geometry::from_config(&c.device, "r.toml").unwrap()
+        };
+        let base = geo("");
+        for (scheme, channels) in [("hotr", 8), ("rails", 16), ("ttflash", 10)] {
+            let g = geo(&format!("[device.redundancy]\nscheme = \"{scheme}\""));
+            assert_eq!(g.channels, channels, "{scheme}");
+            // Within a stripe (4 units) of the baseline's capacity.
+            assert!(
+                g.host_units <= base.host_units + 4 && g.host_units + 4 >= base.host_units,
+                "{scheme}"
+            );
+            assert!(
+                g.logical_units >= g.host_units * if scheme == "rails" { 2 } else { 1 },
+                "{scheme}"
+            );
+        }
+        assert_eq!(super::ttflash::host_units(10, 4), 8);
+        assert_eq!(super::ttflash::host_units(14, 4), 8);
+    }
+}
