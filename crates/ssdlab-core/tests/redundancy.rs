@@ -292,6 +292,16 @@ fn rails_reads_the_read_half_serves_stale_copies_from_cache_and_swaps_roles() {
     d.check_invariants().unwrap();
 }
 
+#[test]
+fn rails_acknowledges_a_write_from_its_cache_or_from_flash() {
+    for (ack, done) in [("", LINK), ("ack = \"flash\"", LINK + CH + P)] {
+        let mut d = device(1, &format!("scheme = \"rails\"\n{ack}"), true);
+        let t = 100_000;
+        assert_eq!(at(&mut d, t, &[req(Op::Write, 0)]), [t + done], "{ack}");
+        d.check_invariants().unwrap();
+    }
+}
+
 /// Random reads and writes (with bursts that keep chips busy) on a small device, versions
 /// tracked: no scheme may serve a stale copy, and every invariant holds.
 fn random_mix(scheme: &str, channels: u32) -> Device {
@@ -340,6 +350,8 @@ fn hotr_never_serves_a_stale_copy() {
 #[test]
 fn rails_never_serves_a_stale_copy() {
     let d = random_mix("scheme = \"rails\"\nperiod = \"2ms\"", 2);
+    assert!(counter(&d, "cache_reads") > 10);
+    let d = random_mix("scheme = \"rails\"\nperiod = \"2ms\"\nack = \"flash\"", 2);
     assert!(counter(&d, "cache_reads") > 10);
     assert!(counter(&d, "flush_programs") > 100);
 }

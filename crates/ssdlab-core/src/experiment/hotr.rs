@@ -30,11 +30,12 @@ pub struct HotR;
 const PRESET: &str = "hotr";
 
 /// The schemes: (name, `[device.redundancy]` body).
-pub const SCHEMES: [(&str, &str); 5] = [
+pub const SCHEMES: [(&str, &str); 6] = [
     ("baseline", ""),
     ("hotr", "scheme = \"hotr\""),
     ("hotr-conflict", "scheme = \"hotr\"\nmigrate = \"conflict\""),
     ("rails", "scheme = \"rails\""),
+    ("rails-flash", "scheme = \"rails\"\nack = \"flash\""),
     ("ttflash", "scheme = \"ttflash\""),
 ];
 
@@ -612,14 +613,14 @@ impl Experiment for HotR {
             "fig6-redirected",
             "Reads served elsewhere than their chip (fcfs)",
             "% of reads",
-            &["hotr", "hotr-conflict", "rails", "ttflash"],
+            &["hotr", "hotr-conflict", "rails", "rails-flash", "ttflash"],
             &|w, s| redirected(get(w, s, "fcfs")),
         ));
         figures.push(bars(
             "avoided",
             "Conflicting reads avoided (fcfs)",
             "% of conflicting reads",
-            &["hotr", "hotr-conflict", "rails", "ttflash"],
+            &["hotr", "hotr-conflict", "rails", "rails-flash", "ttflash"],
             &|w, s| avoided(get(w, s, "fcfs")),
         ));
         figures.push(Figure {

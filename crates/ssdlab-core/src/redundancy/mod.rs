@@ -56,6 +56,10 @@ pub struct RedundancyConfig {
     /// section III.B) or "conflict" (only conflicting hits, Figure 4's path alone).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub migrate: Option<String>,
+    /// rails: when a write completes: "cache" (default: its data is in Rails' NVRAM cache)
+    /// or "flash" (its write-mode copy is programmed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ack: Option<String>,
     /// rails: time between role swaps; default 100 ms.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub period: Option<Duration>,
@@ -83,6 +87,10 @@ impl RedundancyConfig {
     /// hotr: every R-LRU hit without a copy migrates (else only conflicting ones).
     pub fn migrate_on_hit(&self) -> bool {
         self.migrate.as_deref() != Some("conflict")
+    }
+    /// rails: a write completes when its write-mode copy is programmed.
+    pub fn ack_flash(&self) -> bool {
+        self.ack.as_deref() == Some("flash")
     }
     pub fn period_ns(&self) -> u64 {
         self.period.map_or(DEFAULT_PERIOD_NS, |d| d.0)
@@ -197,6 +205,7 @@ pub fn check(cfg: &DeviceConfig) -> std::result::Result<(), (String, String)> {
         ("spare_chips", r.spare_chips.is_some(), "hotr"),
         ("migrate", r.migrate.is_some(), "hotr"),
         ("period", r.period.is_some(), "rails"),
+        ("ack", r.ack.is_some(), "rails"),
         ("stripe", r.stripe.is_some(), "ttflash"),
     ] {
         if set && scheme != owner {
@@ -264,6 +273,9 @@ pub fn check(cfg: &DeviceConfig) -> std::result::Result<(), (String, String)> {
             }
         }
         "rails" => {
+            if let Some(a) = r.ack.as_deref().filter(|a| !matches!(*a, "cache" | "flash")) {
+                return Err((key("ack"), format!("got \"{a}\"; expected \"cache\" or \"flash\"")));
+            }
             if r.period_ns() < 1_000 {
                 return Err((
                     key("period"),
@@ -448,6 +460,16 @@ mod tests {
                 "[device.redundancy]\nscheme = \"rails\"\nperiod = \"10ns\"",
                 "device.redundancy.period",
                 "at least 1us",
+            ),
+            (
+                "[device.redundancy]\nscheme = \"rails\"\nack = \"disk\"",
+                "device.redundancy.ack",
+                "\"cache\" or \"flash\"",
+            ),
+            (
+                "[device.redundancy]\nscheme = \"hotr\"\nack = \"flash\"",
+                "device.redundancy.ack",
+                "is a key of scheme \"rails\"",
             ),
             (
                 "[device.redundancy]\nscheme = \"ttflash\"\nstripe = 3",

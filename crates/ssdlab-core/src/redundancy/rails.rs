@@ -8,7 +8,8 @@
 //! swap every `period` of simulated time (at the first request after it is due).
 //!
 //! - A write completes once its data is in Rails' cache (NVRAM, in the controller), where it
-//!   stays until both copies are on flash. Its copy in the write-mode group is programmed at
+//!   stays until both copies are on flash (`ack = "flash"`: once its write-mode copy is
+//!   programmed, as a device without the NVRAM would). Its copy in the write-mode group is programmed at
 //!   once; the other copy is stale until that group's next turn in write mode. The cache's
 //!   high-water mark (units held) is a counter: its size is part of Rails' cost, not of the
 //!   flash space cost.
@@ -27,6 +28,8 @@ use crate::ftl::NONE;
 use crate::geometry::Geometry;
 use crate::Result;
 
+const NO_PID: u32 = u32::MAX;
+
 pub struct Rails {
     /// Host units.
     host: u64,
@@ -42,8 +45,10 @@ pub struct Rails {
     pending: [Vec<u64>; 2],
     /// Per group, programs of each unit's copy under way.
     inflight: [Vec<u16>; 2],
-    /// Programs under way: (group, host unit), by token.
-    ops: Vec<(u8, u64)>,
+    /// Programs under way: (group, host unit, request waiting for it or NO_PID), by token.
+    ops: Vec<(u8, u64, u32)>,
+    /// A write completes when its write-mode copy is programmed (else: in the cache).
+    ack_flash: bool,
     free_ops: Vec<u32>,
     versions: Versions,
     /// Per group, the version each copy holds (when versions are tracked).
@@ -76,6 +81,7 @@ pub fn make(cfg: &DeviceConfig, geo: &Geometry, _units: usize) -> Box<dyn Scheme
         pending: [Vec::new(), Vec::new()],
         inflight: [vec![0; n], vec![0; n]],
         ops: Vec::new(),
+        ack_flash: cfg.redundancy.ack_flash(),
         free_ops: Vec::new(),
         versions: Versions::default(),
         copy_version: [Vec::new(), Vec::new()],
@@ -113,9 +119,10 @@ impl Rails {
         (0..2).any(|g| bit(&self.stale[g], lpn) || self.inflight[g][lpn as usize] > 0)
     }
 
-    /// Program group `g`'s copy of host unit `lpn`, its data in the cache at `ready`.
-    fn program(&mut self, dev: &mut Device, g: usize, lpn: u64, ready: u64) -> Result<()> {
-        let op = (g as u8, lpn);
+    /// Program group `g`'s copy of host unit `lpn`, its data in the cache at `ready`; request
+    /// `pid` (or NO_PID) waits for it.
+    fn program(&mut self, dev: &mut Device, g: usize, lpn: u64, ready: u64, pid: u32) -> Result<()> {
+        let op = (g as u8, lpn, pid);
         let token = match self.free_ops.pop() {
             Some(t) => {
                 self.ops[t as usize] = op;
@@ -152,7 +159,7 @@ impl Rails {
                 // Still cached: the program below is under way.
                 set_bit(&mut self.stale[w], lpn, false);
                 self.flush_programs += 1;
-                self.program(dev, w, lpn, now)?;
+                self.program(dev, w, lpn, now, NO_PID)?;
             }
         }
         Ok(())
@@ -193,7 +200,7 @@ impl Scheme for Rails {
         Ok(())
     }
 
-    fn write(&mut self, dev: &mut Device, _pid: u32, first: u64, last: u64, ready: u64) -> Result<bool> {
+    fn write(&mut self, dev: &mut Device, pid: u32, first: u64, last: u64, ready: u64) -> Result<bool> {
         let (w, r) = (self.write, self.read_group());
         for lpn in first..=last {
             self.versions.bump(lpn);
@@ -206,10 +213,16 @@ impl Scheme for Rails {
                 set_bit(&mut self.stale[r], lpn, true);
                 self.pending[r].push(lpn);
             }
-            self.program(dev, w, lpn, ready)?;
+            let pid = if self.ack_flash {
+                dev.add_part(pid);
+                pid
+            } else {
+                NO_PID
+            };
+            self.program(dev, w, lpn, ready, pid)?;
         }
-        // Complete once the data is in the cache (the device completes a write-through
-        // request without parts at its data-ready time).
+        // Without parts to wait for, the device completes the request at its data-ready
+        // time: the data is in the cache.
         Ok(true)
     }
 
@@ -227,12 +240,15 @@ impl Scheme for Rails {
         }
     }
 
-    fn op_done(&mut self, _dev: &mut Device, token: u32, _time: u64) -> Result<()> {
-        let (g, lpn) = self.ops[token as usize];
+    fn op_done(&mut self, dev: &mut Device, token: u32, time: u64) -> Result<()> {
+        let (g, lpn, pid) = self.ops[token as usize];
         self.free_ops.push(token);
         self.inflight[g as usize][lpn as usize] -= 1;
         if !self.in_cache(lpn) {
             self.cached -= 1;
+        }
+        if pid != NO_PID {
+            dev.part_done(pid, time)?;
         }
         Ok(())
     }
