@@ -59,6 +59,7 @@ fn measure(text: &str) -> (u64, u64) {
 fn the_estimate_covers_what_a_run_allocates_and_refuses_beyond_the_limit() {
     // One test, so that no other test allocates while this one counts.
     estimate_against_allocations();
+    redundancy_within_the_estimate();
     file_system_jobs_within_the_estimate();
     refused_before_allocating();
     the_estimate_adds_the_device_and_the_jobs_to_the_ftl();
@@ -87,6 +88,27 @@ fn estimate_against_allocations() {
         assert!(
             (0.8..=1.0).contains(&ratio),
             "{what}: the run allocated {peak} bytes at its peak against an estimate of {est} (ratio {ratio:.3})"
+        );
+    }
+}
+
+/// A redundancy scheme's tables: Rails' bitmaps and counts and TTFlash's (none) are exact; HotR's
+/// R-LRU is counted at its capacity (`hot_share` of the host units), a bound.
+fn redundancy_within_the_estimate() {
+    let job = "[[job]]\nname = \"h\"\nsize = \"64MiB\"\nnumber_ios = 20000\n[job.hpc]\n";
+    for (scheme, tight) in [
+        ("scheme = \"rails\"", true),
+        ("scheme = \"ttflash\"", true),
+        ("scheme = \"hotr\"\nhot_share = 0.0001", true),
+        ("scheme = \"hotr\"\nspare_chips = 3", false),
+    ] {
+        let text = format!("[device]\npreset = \"hotr\"\n[device.geometry]\nblocks_per_plane = 512\n[device.redundancy]\n{scheme}\n{job}");
+        let (peak, est) = measure(&text);
+        let ratio = peak as f64 / est as f64;
+        eprintln!("{scheme}: peak {peak} B, estimate {est} B, ratio {ratio:.3}");
+        assert!(
+            ratio <= 1.0 && (!tight || ratio >= 0.8),
+            "{scheme}: peak {peak} against {est} ({ratio:.3})"
         );
     }
 }

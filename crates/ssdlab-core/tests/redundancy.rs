@@ -186,6 +186,68 @@ fn hotr_r_lru_evicts_its_least_recent_entry_and_its_copy() {
 }
 
 #[test]
+fn hotr_scratch_ring_erases_a_block_before_reusing_it() {
+    // One spare chip: 32 blocks of 16 pages, a ring of 512 slots. Two rounds of 300 pages,
+    // each read twice (the second read copies it) then rewritten (its copy dropped): 600
+    // copies: from the 513th the ring reuses blocks, erasing each first: the 88 copies past
+    // 512 fill 6 blocks. Two spare chips share the copies: no ring wraps.
+    for (spare, erases) in [(1, 6), (2, 0)] {
+        let mut d = device(
+            1,
+            &format!("scheme = \"hotr\"\nhot_share = 1.0\nspare_chips = {spare}"),
+            true,
+        );
+        let mut t = 0;
+        for _ in 0..2 {
+            for p in 0..300 {
+                for op in [Op::Read, Op::Read, Op::Write] {
+                    // Apart enough for a write's garbage collection to end.
+                    t += 10_000_000;
+                    at(&mut d, t, &[req(op, p)]);
+                }
+            }
+        }
+        assert_eq!(counter(&d, "migrations"), 600);
+        assert_eq!(counter(&d, "copies_invalidated"), 600);
+        // The copies in the erased block were dropped by writes already.
+        assert_eq!(
+            (counter(&d, "scratch_erases"), counter(&d, "copies_evicted")),
+            (erases, 0),
+            "{spare}"
+        );
+        d.check_invariants().unwrap();
+    }
+}
+
+#[test]
+fn hotr_lists_are_per_chip() {
+    // Two chips, 682 host units: hot_share 0.006 gives ceil(0.006 × 682 / 2) = 3 entries per
+    // chip. Pages 0, 2, 4, 6 sit on chip 0 (the fill alternates), 1, 3, 5 on chip 1.
+    let mut d = device(2, "scheme = \"hotr\"\nhot_share = 0.006", true);
+    let mut t = 0;
+    let mut read = |d: &mut Device, p: u64| {
+        t += 1_000_000;
+        at(d, t, &[req(Op::Read, p)]);
+    };
+    for p in [1, 3, 5, 0, 2, 4] {
+        read(&mut d, p);
+    }
+    assert_eq!(counter(&d, "inserts"), 6);
+    // Six entries fit: every page hits.
+    for p in [1, 3, 5, 0, 2, 4] {
+        read(&mut d, p);
+    }
+    assert_eq!(counter(&d, "inserts"), 6);
+    // A fourth page on chip 0 evicts chip 0's least recent (page 0), not chip 1's.
+    read(&mut d, 6);
+    read(&mut d, 1);
+    assert_eq!(counter(&d, "inserts"), 7);
+    read(&mut d, 0);
+    assert_eq!(counter(&d, "inserts"), 8);
+    d.check_invariants().unwrap();
+}
+
+#[test]
 fn ttflash_rebuilds_a_read_from_the_other_chips_of_its_stripe() {
     // 4 data channels + 1 parity channel: one chip group. Stripe 0 has its parity on chip 0
     // and host units 0..4 on chips 1..5; stripe 1 (units 4..8) its parity on chip 1, unit 4

@@ -26,7 +26,7 @@
 //! scheduler units after the FTL's. Each spare unit's pages form a ring written in order;
 //! before the ring enters a block that was written before, the block is erased and the copies
 //! still in it are dropped (they are copies: nothing is lost). Copies go to the spare unit
-//! that could start a program first.
+//! that could start a program first (of idle ones, the one given fewer copies).
 
 use super::{chip_of_plane, chips, ReadCounters, Scheme, Versions};
 use crate::config::DeviceConfig;
@@ -66,6 +66,8 @@ struct Ring {
     next: u32,
     /// Every block has been written once (from now on a block is erased before reuse).
     wrapped: bool,
+    /// Copies written so far (ties between idle spare units go to the one with fewer).
+    given: u64,
 }
 
 pub struct HotR {
@@ -114,7 +116,9 @@ fn unit_pages(cfg: &DeviceConfig, geo: &Geometry) -> u64 {
 pub fn memory_estimate(cfg: &DeviceConfig, geo: &Geometry) -> u64 {
     let (units, _) = super::extra_units(cfg);
     let entries = list_cap(cfg, geo) as u64 * chips(geo) as u64;
-    entries * (std::mem::size_of::<Entry>() as u64 + 24) + units as u64 * unit_pages(cfg, geo) * 4
+    // An entry, and its share of the map (a hash table at most 7/8 full, grown by doubling:
+    // up to 2.3 slots of 12 bytes per entry, plus control bytes).
+    entries * (std::mem::size_of::<Entry>() as u64 + 32) + units as u64 * unit_pages(cfg, geo) * 4
 }
 
 pub fn make(cfg: &DeviceConfig, geo: &Geometry, units: usize) -> Box<dyn Scheme> {
@@ -136,6 +140,7 @@ pub fn make(cfg: &DeviceConfig, geo: &Geometry, units: usize) -> Box<dyn Scheme>
                 unit: units + k,
                 next: 0,
                 wrapped: false,
+                given: 0,
             })
             .collect(),
         unit_pages: up as u32,
@@ -244,7 +249,7 @@ impl HotR {
         let etas = dev.sched.etas();
         let now = dev.now();
         let r = (0..self.rings.len())
-            .min_by_key(|&r| etas[self.rings[r].unit].max(now))
+            .min_by_key(|&r| (etas[self.rings[r].unit].max(now), self.rings[r].given))
             .expect("a spare unit");
         let page = self.rings[r].next;
         let base = r as u32 * self.unit_pages;
@@ -264,6 +269,7 @@ impl HotR {
             dev.unit_op(unit, Kind::Erase, self.erase_ns, 0, now, Token::Scheme(ERASE));
         }
         let ring = &mut self.rings[r];
+        ring.given += 1;
         ring.next += 1;
         if ring.next == self.unit_pages {
             ring.next = 0;

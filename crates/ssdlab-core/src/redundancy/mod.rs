@@ -333,7 +333,8 @@ pub fn extra_units(cfg: &DeviceConfig) -> (usize, usize) {
 pub fn memory_estimate(cfg: &DeviceConfig, geo: &Geometry) -> u64 {
     match cfg.redundancy.scheme() {
         "hotr" => hotr::memory_estimate(cfg, geo),
-        "rails" => geo.logical_units * 2 / 8 + geo.logical_units * 2,
+        // Two stale bitmaps and two counts of programs under way per host unit.
+        "rails" => geo.host_units.div_ceil(64) * 8 * 2 + geo.host_units * 2 * 2,
         _ => 0,
     }
 }
