@@ -220,6 +220,38 @@ fn hotr_scratch_ring_erases_a_block_before_reusing_it() {
 }
 
 #[test]
+fn hotr_scratch_erase_drops_the_copies_still_in_the_block() {
+    let mut d = device(1, "scheme = \"hotr\"\nhot_share = 1.0", true);
+    let mut t = 0;
+    let mut run = |d: &mut Device, op: Op, p: u64| {
+        t += 10_000_000;
+        at(d, t, &[req(op, p)]);
+    };
+    // Pages 0..300 copied: slots 0..300 of the ring hold live copies.
+    for p in 0..300 {
+        run(&mut d, Op::Read, p);
+        run(&mut d, Op::Read, p);
+    }
+    // 14 rounds of 16 pages rewritten and copied again: slots 300..512, then the ring wraps
+    // into block 0 (slots 0..16), whose 16 live copies (pages 0..16) are dropped.
+    for _ in 0..14 {
+        for p in 300..316 {
+            for op in [Op::Write, Op::Read, Op::Read] {
+                run(&mut d, op, p);
+            }
+        }
+    }
+    assert_eq!(counter(&d, "migrations"), 300 + 224);
+    assert_eq!((counter(&d, "scratch_erases"), counter(&d, "copies_evicted")), (1, 16));
+    d.check_invariants().unwrap();
+    // Page 3 lost its copy: a conflicting read waits for the chip; page 20 kept its copy.
+    let t = 100_000_000_000;
+    assert_eq!(at(&mut d, t, &[req(Op::Write, 330), req(Op::Read, 3)])[1], t + WAIT);
+    let t = t + 100_000_000;
+    assert_eq!(at(&mut d, t, &[req(Op::Write, 331), req(Op::Read, 20)])[1], t + CLEAN);
+}
+
+#[test]
 fn hotr_lists_are_per_chip() {
     // Two chips, 682 host units: hot_share 0.006 gives ceil(0.006 × 682 / 2) = 3 entries per
     // chip. Pages 0, 2, 4, 6 sit on chip 0 (the fill alternates), 1, 3, 5 on chip 1.
