@@ -1109,7 +1109,9 @@ impl Config {
             ));
         }
         // Spare blocks per plane must cover the free-block reserve and the open frontiers.
-        let spare = (geo.physical_units - geo.logical_units) as f64 / (geo.planes * geo.units_per_block) as f64;
+        let lent = crate::redundancy::reserved_per_plane(&self.device, &geo);
+        let spare =
+            (geo.physical_units - geo.logical_units) as f64 / (geo.planes * geo.units_per_block) as f64 - lent as f64;
         // The reserve, plus one open block per host frontier and one for GC.
         let ftl = &self.device.ftl;
         let frontiers = crate::placement::host_frontiers(&self.device);
@@ -1129,11 +1131,18 @@ impl Config {
             ];
             // Streams asked for are what the spare blocks cannot hold, when the user wrote them.
             keys.insert(if ftl.streams > 1 { 0 } else { keys.len() }, "device.ftl.streams");
+            // A scratch space in over-provisioning is what takes the blocks, when there is one.
+            let lent_note = if lent > 0 {
+                keys.insert(0, "device.redundancy.scratch_share");
+                format!(" after {lent} lent to the scratch space")
+            } else {
+                String::new()
+            };
             return Err(Error::config_keys(
                 f,
                 &keys,
                 format!(
-                    "{spare:.1} spare blocks per plane cannot hold the GC reserve and open blocks ({need}); expected more overprovisioning or blocks_per_plane, or a lower gc_threshold or fewer streams"
+                    "{spare:.1} spare blocks per plane{lent_note} cannot hold the GC reserve and open blocks ({need}); expected more overprovisioning or blocks_per_plane, or a lower gc_threshold, scratch_share or fewer streams"
                 ),
             ));
         }

@@ -379,6 +379,13 @@ impl Device {
             geo.channels + extra_channels,
         );
         let scheme = crate::redundancy::make(cfg, &geo, base_units);
+        // Blocks lent to the scheme for good (kept when the FTL comes preconditioned).
+        let lend = scheme.as_ref().map_or(0, |s| s.reserve_per_plane());
+        for p in 0..if lend > 0 { geo.planes } else { 0 } {
+            while ftl.reserved_blocks(p) < lend {
+                ftl.reserve_block(p)?;
+            }
+        }
         let fw = firmware::make(cfg)?;
         // A design keeps its own buffer: the engine's is for the "page" design only.
         let wb = if fw.is_some() { 0 } else { wb };

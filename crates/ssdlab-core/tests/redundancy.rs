@@ -23,6 +23,11 @@ const PAGE: u64 = 8192;
 
 /// `channels` data channels of one chip each; `scheme` is the `[device.redundancy]` body.
 fn device(channels: u32, scheme: &str, fill: bool) -> Device {
+    device_ftl(channels, scheme, fill, "")
+}
+
+/// [`device`] with more `[device.ftl]` keys.
+fn device_ftl(channels: u32, scheme: &str, fill: bool, ftl: &str) -> Device {
     let text = format!(
         r#"
 [device]
@@ -38,7 +43,7 @@ overprovisioning = 0.5
 "#
     ) + common::SLC_TIMING
         + &format!(
-            "write_buffer = \"0\"\n[device.scheduler]\npolicy = \"fcfs\"\n[device.redundancy]\n{scheme}\n[precondition]\nmode = \"{}\"\nutilisation = 1.0\n",
+            "write_buffer = \"0\"\n{ftl}\n[device.scheduler]\npolicy = \"fcfs\"\n[device.redundancy]\n{scheme}\n[precondition]\nmode = \"{}\"\nutilisation = 1.0\n",
             if fill { "sequential" } else { "none" }
         );
     let cfg = parse_config(&text, "dev.toml", Path::new(".")).unwrap_or_else(|e| panic!("{e}"));
@@ -249,6 +254,30 @@ fn hotr_scratch_erase_drops_the_copies_still_in_the_block() {
     assert_eq!(at(&mut d, t, &[req(Op::Write, 330), req(Op::Read, 3)])[1], t + WAIT);
     let t = t + 100_000_000;
     assert_eq!(at(&mut d, t, &[req(Op::Write, 331), req(Op::Read, 20)])[1], t + CLEAN);
+}
+
+#[test]
+fn hotr_scratch_in_over_provisioning_copies_to_another_chip() {
+    // Two chips, 682 host units; 5 % of them is 34 units: 2 blocks (of 16) lent per plane.
+    let scheme = "scheme = \"hotr\"\nhot_share = 1.0\nscratch = \"op\"\nscratch_share = 0.05";
+    let mut d = device_ftl(2, scheme, true, "allocation = \"round-robin\"");
+    assert_eq!(d.geo.channels, 2);
+    assert_eq!((d.ftl.reserved_blocks(0), d.ftl.reserved_blocks(1)), (2, 2));
+    let cost = d.scheme().unwrap().space_cost();
+    assert!((cost - (1.0 + 64.0 / 682.0)).abs() < 1e-12, "{cost}");
+    // Page 0 (chip 0) read twice: copied to chip 1's lent blocks.
+    at(&mut d, 1_000_000, &[req(Op::Read, 0)]);
+    at(&mut d, 2_000_000, &[req(Op::Read, 0)]);
+    assert_eq!(counter(&d, "migrations"), 1);
+    // The first write goes to plane 0 (chip 0): the read is served from chip 1.
+    let t = 3_000_000;
+    assert_eq!(at(&mut d, t, &[req(Op::Write, 100), req(Op::Read, 0)])[1], t + CLEAN);
+    assert_eq!((counter(&d, "scratch_reads"), counter(&d, "conflicts_avoided")), (1, 1));
+    // The next goes to chip 1: the copy is busy there, but page 0's own chip is free.
+    let t = 4_000_000;
+    assert_eq!(at(&mut d, t, &[req(Op::Write, 101), req(Op::Read, 0)])[1], t + CLEAN);
+    assert_eq!(counter(&d, "scratch_reads"), 1);
+    d.check_invariants().unwrap();
 }
 
 #[test]

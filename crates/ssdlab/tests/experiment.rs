@@ -327,9 +327,9 @@ fn hotr_quick_runs_every_scheme_back_end_and_cell() {
     let (out, stdout) = run_quick(dir.path(), "hotr", &files);
     let r: Value = serde_json::from_str(&std::fs::read_to_string(out.join("result.json")).unwrap()).unwrap();
     let runs = r["runs"].as_array().unwrap();
-    // 3 workloads × (2 back ends × 6 schemes + 3 cells × 2 schemes).
-    assert_eq!(runs.len(), 54);
-    assert!(stdout.contains("claims reproduced; 54 points"), "{stdout}");
+    // 3 workloads × (2 back ends × 7 schemes + 3 cells × 2 schemes).
+    assert_eq!(runs.len(), 60);
+    assert!(stdout.contains("claims reproduced; 60 points"), "{stdout}");
     claims_judged_by_their_rules(&r, &stdout);
     let ssd = |id: &str| -> &Value {
         &runs.iter().find(|x| x["id"] == id).unwrap_or_else(|| panic!("{id}"))["result"]["ssd"]
@@ -347,13 +347,19 @@ fn hotr_quick_runs_every_scheme_back_end_and_cell() {
             for (s, cost) in [
                 ("hotr", 1.125),
                 ("hotr-conflict", 1.125),
+                ("hotr-op", 1.1005),
                 ("rails", 2.0),
                 ("ttflash", 1.25),
             ] {
                 let id = format!("{w}/{s}/{b}/tlc");
                 // The same workload whatever the scheme, and never a stale read.
                 assert_eq!(ssd(&id)["host"]["write_units"].as_u64().unwrap(), writes, "{id}");
-                assert_eq!(red(&id, "space_cost"), cost, "{id}");
+                // hotr-op lends whole blocks: a hair above 10 % of the host capacity.
+                assert!(
+                    (red(&id, "space_cost") - cost).abs() < 1e-3,
+                    "{id}: {}",
+                    red(&id, "space_cost")
+                );
                 assert_eq!(red(&id, "stale_reads"), 0.0, "{id}");
                 assert!(red(&id, "conflicts_avoided") <= red(&id, "home_conflicts"), "{id}");
             }

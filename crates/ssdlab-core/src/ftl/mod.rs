@@ -39,6 +39,8 @@ pub enum BlockState {
     /// A GC victim whose collection is under way.
     Victim,
     Retired,
+    /// Lent for good to a redundancy scheme (HotR's scratch space in over-provisioning).
+    Reserved,
 }
 
 /// Static parameters of the FTL.
@@ -523,6 +525,23 @@ impl Ftl {
         self.state[block as usize] = BlockState::Full;
         self.stamp[block as usize] = self.clock;
         self.policy.insert(plane, block, self.valid[block as usize]);
+    }
+
+    /// Take a free block of `plane` out of the FTL for good (a scheme's scratch space in
+    /// over-provisioning): it holds no data and is never allocated, collected or counted
+    /// free again.
+    pub fn reserve_block(&mut self, plane: usize) -> Result<u32> {
+        let b = self.take_free(plane)?;
+        self.state[b as usize] = BlockState::Reserved;
+        Ok(b)
+    }
+
+    /// Blocks of `plane` lent to a scheme.
+    pub fn reserved_blocks(&self, plane: usize) -> usize {
+        let g = &self.geo;
+        (plane * g.blocks_per_plane..(plane + 1) * g.blocks_per_plane)
+            .filter(|&b| self.state[b] == BlockState::Reserved)
+            .count()
     }
 
     fn take_free(&mut self, plane: usize) -> Result<u32> {
@@ -1052,7 +1071,7 @@ impl Ftl {
             }
             valid_bits += cnt as u64;
             match self.state[b] {
-                BlockState::Free | BlockState::Retired if cnt != 0 => {
+                BlockState::Free | BlockState::Retired | BlockState::Reserved if cnt != 0 => {
                     return Err(format!("block {b} is {:?} but holds {cnt} valid units", self.state[b]))
                 }
                 _ => {}
@@ -1063,7 +1082,8 @@ impl Ftl {
                 "{mapped} mapped logical units but {valid_bits} valid physical units"
             ));
         }
-        let (mut free, mut open, mut full, mut victims, mut retired) = (0usize, 0usize, 0usize, 0usize, 0usize);
+        let (mut free, mut open, mut full, mut victims, mut retired, mut reserved) =
+            (0usize, 0usize, 0usize, 0usize, 0usize, 0usize);
         for s in &self.state {
             match s {
                 BlockState::Free => free += 1,
@@ -1071,11 +1091,12 @@ impl Ftl {
                 BlockState::Full => full += 1,
                 BlockState::Victim => victims += 1,
                 BlockState::Retired => retired += 1,
+                BlockState::Reserved => reserved += 1,
             }
         }
-        if free + open + full + victims + retired != g.blocks {
+        if free + open + full + victims + retired + reserved != g.blocks {
             return Err(format!(
-                "free {free} + open {open} + full {full} + victims {victims} + retired {retired} != {} blocks",
+                "free {free} + open {open} + full {full} + victims {victims} + retired {retired} + reserved {reserved} != {} blocks",
                 g.blocks
             ));
         }

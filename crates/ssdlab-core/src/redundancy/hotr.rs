@@ -62,6 +62,9 @@ struct Entry {
 #[derive(Clone, Debug)]
 struct Ring {
     unit: usize,
+    /// The data chip the unit belongs to (`usize::MAX` for a spare chip): a page is never
+    /// copied to its own chip.
+    chip: usize,
     /// Next page of the ring to write.
     next: u32,
     /// Every block has been written once (from now on a block is erased before reuse).
@@ -73,6 +76,11 @@ struct Ring {
 pub struct HotR {
     chips: usize,
     spare_chips: usize,
+    /// Blocks each plane lends to the scratch space (over-provisioning), their units, and
+    /// the host units.
+    reserved: usize,
+    scratch_units: u64,
+    host_units: u64,
     cap: u32,
     migrate_on_hit: bool,
     map: HashMap<u64, u32>,
@@ -107,25 +115,77 @@ fn list_cap(cfg: &DeviceConfig, geo: &Geometry) -> u32 {
         .clamp(1, u32::MAX as u64 - 1) as u32
 }
 
-/// Pages of one spare unit.
-fn unit_pages(cfg: &DeviceConfig, geo: &Geometry) -> u64 {
-    let planes = if cfg.nand.plane_parallel { 1 } else { geo.planes_per_die };
-    (planes * geo.blocks_per_plane * geo.pages_per_block) as u64
+/// Planes of a scheduler unit.
+fn unit_planes(cfg: &DeviceConfig, geo: &Geometry) -> usize {
+    if cfg.nand.plane_parallel {
+        1
+    } else {
+        geo.planes_per_die
+    }
+}
+
+/// Blocks each plane lends to a scratch space in over-provisioning (0 with spare chips):
+/// `scratch_share` of the host capacity, spread evenly.
+pub fn reserved_per_plane(cfg: &DeviceConfig, geo: &Geometry) -> usize {
+    if !cfg.redundancy.scratch_in_op() {
+        return 0;
+    }
+    let units = cfg.redundancy.scratch_share() * geo.host_units as f64;
+    (units / (geo.planes * geo.units_per_block) as f64).ceil() as usize
+}
+
+/// Rings of the scratch space (spare units, or every data unit with over-provisioning) and
+/// the pages of each.
+fn rings(cfg: &DeviceConfig, geo: &Geometry) -> (usize, u64) {
+    let per_unit = unit_planes(cfg, geo);
+    if cfg.redundancy.scratch_in_op() {
+        let units = geo.planes / per_unit;
+        (
+            units,
+            (reserved_per_plane(cfg, geo) * per_unit * geo.pages_per_block) as u64,
+        )
+    } else {
+        let (units, _) = super::extra_units(cfg);
+        (units, (per_unit * geo.blocks_per_plane * geo.pages_per_block) as u64)
+    }
 }
 
 pub fn memory_estimate(cfg: &DeviceConfig, geo: &Geometry) -> u64 {
-    let (units, _) = super::extra_units(cfg);
+    let (units, pages) = rings(cfg, geo);
     let entries = list_cap(cfg, geo) as u64 * chips(geo) as u64;
     // An entry, and its share of the map (a hash table at most 7/8 full, grown by doubling:
     // up to 2.3 slots of 12 bytes per entry, plus control bytes).
-    entries * (std::mem::size_of::<Entry>() as u64 + 32) + units as u64 * unit_pages(cfg, geo) * 4
+    entries * (std::mem::size_of::<Entry>() as u64 + 32) + units as u64 * pages * 4
 }
 
 pub fn make(cfg: &DeviceConfig, geo: &Geometry, units: usize) -> Box<dyn Scheme> {
-    let (extra, spare_chips) = super::extra_units(cfg);
-    let up = unit_pages(cfg, geo);
-    assert!(extra as u64 * up < NIL as u64, "scratch slots fit 32 bits");
+    let (_, spare_chips) = super::extra_units(cfg);
+    let (count, up) = rings(cfg, geo);
+    assert!(count as u64 * up < NIL as u64, "scratch slots fit 32 bits");
     let n = chips(geo);
+    let op = cfg.redundancy.scratch_in_op();
+    // Over-provisioning: a ring on every data unit (its chip's copies go elsewhere); spare
+    // chips: a ring on each spare unit, after the data units.
+    // A data unit k is plane k (planes in parallel) or die k, whose first plane is k.
+    let ring = |k: usize| {
+        if op {
+            Ring {
+                unit: k,
+                chip: chip_of_plane(geo, k),
+                next: 0,
+                wrapped: false,
+                given: 0,
+            }
+        } else {
+            Ring {
+                unit: units + k,
+                chip: usize::MAX,
+                next: 0,
+                wrapped: false,
+                given: 0,
+            }
+        }
+    };
     Box::new(HotR {
         chips: n,
         spare_chips,
@@ -135,17 +195,17 @@ pub fn make(cfg: &DeviceConfig, geo: &Geometry, units: usize) -> Box<dyn Scheme>
         entries: Vec::new(),
         free: Vec::new(),
         lists: vec![(NIL, NIL, 0); n],
-        rings: (0..extra)
-            .map(|k| Ring {
-                unit: units + k,
-                next: 0,
-                wrapped: false,
-                given: 0,
-            })
-            .collect(),
+        rings: (0..count).map(ring).collect(),
+        reserved: reserved_per_plane(cfg, geo),
+        scratch_units: if op {
+            (reserved_per_plane(cfg, geo) * geo.planes * geo.units_per_block) as u64
+        } else {
+            0
+        },
+        host_units: geo.host_units,
         unit_pages: up as u32,
         ppb: geo.pages_per_block as u32,
-        owner: vec![NIL; extra * up as usize],
+        owner: vec![NIL; count * up as usize],
         erase_ns: cfg.erase_ns(),
         page_bytes: geo.page_size,
         waiting: Vec::new(),
@@ -245,12 +305,13 @@ impl HotR {
 
     /// The next scratch slot of the spare unit that could start a program first; erases the
     /// block it enters if that was written before, dropping the copies in it.
-    fn next_slot(&mut self, dev: &mut Device) -> u32 {
+    fn next_slot(&mut self, dev: &mut Device, chip: usize) -> u32 {
         let etas = dev.sched.etas();
         let now = dev.now();
         let r = (0..self.rings.len())
+            .filter(|&r| self.rings[r].chip != chip)
             .min_by_key(|&r| (etas[self.rings[r].unit].max(now), self.rings[r].given))
-            .expect("a spare unit");
+            .expect("a scratch unit off the page's chip");
         let page = self.rings[r].next;
         let base = r as u32 * self.unit_pages;
         if page.is_multiple_of(self.ppb) && self.rings[r].wrapped {
@@ -375,7 +436,7 @@ impl Scheme for HotR {
                 continue;
             }
             // The on-demand migrator: the page, in the controller now, goes to scratch.
-            let slot = self.next_slot(dev);
+            let slot = self.next_slot(dev, ent.chip as usize);
             let ent = &mut self.entries[e as usize];
             ent.slot = slot;
             ent.copying = true;
@@ -419,7 +480,15 @@ impl Scheme for HotR {
     }
 
     fn space_cost(&self) -> f64 {
-        (self.chips + self.spare_chips) as f64 / self.chips as f64
+        if self.reserved > 0 {
+            1.0 + self.scratch_units as f64 / self.host_units as f64
+        } else {
+            (self.chips + self.spare_chips) as f64 / self.chips as f64
+        }
+    }
+
+    fn reserve_per_plane(&self) -> usize {
+        self.reserved
     }
 
     fn check(&self, dev: &Device) -> std::result::Result<(), String> {

@@ -47,6 +47,14 @@ pub struct RedundancyConfig {
     /// migration); default 0.1.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hot_share: Option<f64>,
+    /// hotr: where the scratch space is: "chips" (default: dedicated spare chips) or "op" (a
+    /// share of the over-provisioning: blocks lent by every plane).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scratch: Option<String>,
+    /// hotr with scratch = "op": the scratch space as a share of the host capacity; default
+    /// 0.1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scratch_share: Option<f64>,
     /// hotr: dedicated spare chips holding the scratch space, each on a channel of its own;
     /// default 1.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -80,6 +88,13 @@ impl RedundancyConfig {
     }
     pub fn hot_share(&self) -> f64 {
         self.hot_share.unwrap_or(DEFAULT_HOT_SHARE)
+    }
+    /// hotr: the scratch space is a share of the over-provisioning.
+    pub fn scratch_in_op(&self) -> bool {
+        self.scratch.as_deref() == Some("op")
+    }
+    pub fn scratch_share(&self) -> f64 {
+        self.scratch_share.unwrap_or(DEFAULT_HOT_SHARE)
     }
     pub fn spare_chips(&self) -> u32 {
         self.spare_chips.unwrap_or(DEFAULT_SPARE_CHIPS)
@@ -132,7 +147,13 @@ pub trait Scheme: Send {
     fn fill(&self, lpn: u64, out: &mut dyn FnMut(u64));
     /// Counters (monotonic), in a fixed order.
     fn counters(&self) -> Vec<(&'static str, u64)>;
-    /// Flash the scheme needs per unit of flash without it, for the same host capacity.
+    /// Free blocks each plane of the FTL lends the scheme for good (HotR's scratch space in
+    /// over-provisioning).
+    fn reserve_per_plane(&self) -> usize {
+        0
+    }
+    /// Flash the scheme needs per unit of flash without it, for the same host capacity (or
+    /// the over-provisioning it takes, as a share of the host capacity, plus 1).
     fn space_cost(&self) -> f64;
     /// The scheme's own invariants against the device.
     fn check(&self, dev: &Device) -> std::result::Result<(), String>;
@@ -204,6 +225,8 @@ pub fn check(cfg: &DeviceConfig) -> std::result::Result<(), (String, String)> {
         ("hot_share", r.hot_share.is_some(), "hotr"),
         ("spare_chips", r.spare_chips.is_some(), "hotr"),
         ("migrate", r.migrate.is_some(), "hotr"),
+        ("scratch", r.scratch.is_some(), "hotr"),
+        ("scratch_share", r.scratch_share.is_some(), "hotr"),
         ("period", r.period.is_some(), "rails"),
         ("ack", r.ack.is_some(), "rails"),
         ("stripe", r.stripe.is_some(), "ttflash"),
@@ -265,6 +288,36 @@ pub fn check(cfg: &DeviceConfig) -> std::result::Result<(), (String, String)> {
             if let Some(m) = r.migrate.as_deref().filter(|m| !matches!(*m, "hit" | "conflict")) {
                 return Err((key("migrate"), format!("got \"{m}\"; expected \"hit\" or \"conflict\"")));
             }
+            if let Some(m) = r.scratch.as_deref().filter(|m| !matches!(*m, "chips" | "op")) {
+                return Err((key("scratch"), format!("got \"{m}\"; expected \"chips\" or \"op\"")));
+            }
+            if r.scratch_in_op() {
+                if r.spare_chips.is_some() {
+                    return Err((
+                        key("spare_chips"),
+                        "set with scratch = \"op\" (no spare chips); expected scratch = \"chips\" or no spare_chips"
+                            .into(),
+                    ));
+                }
+                let v = r.scratch_share();
+                if !(v > 0.0 && v <= 1.0) {
+                    return Err((
+                        key("scratch_share"),
+                        format!("got {v}; expected a share above 0 and at most 1"),
+                    ));
+                }
+                if chips_of(cfg) < 2 {
+                    return Err((
+                        key("scratch"),
+                        "\"op\" copies a page to another chip, got one chip; expected at least 2 chips or scratch = \"chips\"".into(),
+                    ));
+                }
+            } else if r.scratch_share.is_some() {
+                return Err((
+                    key("scratch_share"),
+                    "set with the scratch space on spare chips; expected scratch = \"op\" or no scratch_share".into(),
+                ));
+            }
             if !(1..=64).contains(&r.spare_chips()) {
                 return Err((
                     key("spare_chips"),
@@ -316,7 +369,7 @@ pub fn make(cfg: &DeviceConfig, geo: &Geometry, units: usize) -> Option<Box<dyn 
 /// Scheduler units (and channels) a scheme adds outside the FTL's geometry: HotR's spare
 /// chips, one channel each.
 pub fn extra_units(cfg: &DeviceConfig) -> (usize, usize) {
-    if cfg.redundancy.scheme() != "hotr" {
+    if cfg.redundancy.scheme() != "hotr" || cfg.redundancy.scratch_in_op() {
         return (0, 0);
     }
     let chips = cfg.redundancy.spare_chips() as usize;
@@ -337,6 +390,19 @@ pub fn memory_estimate(cfg: &DeviceConfig, geo: &Geometry) -> u64 {
         "rails" => geo.host_units.div_ceil(64) * 8 * 2 + geo.host_units * 2 * 2,
         _ => 0,
     }
+}
+
+/// Blocks each plane lends to the scheme (see [`Scheme::reserve_per_plane`]).
+pub fn reserved_per_plane(cfg: &DeviceConfig, geo: &Geometry) -> usize {
+    match cfg.redundancy.scheme() {
+        "hotr" => hotr::reserved_per_plane(cfg, geo),
+        _ => 0,
+    }
+}
+
+/// Chips of the configured geometry.
+fn chips_of(cfg: &DeviceConfig) -> u32 {
+    cfg.geometry.channels * cfg.geometry.ways
 }
 
 /// Chips of the FTL's geometry: (channel, way) pairs; chip `c` is on channel `c % channels`.
@@ -466,6 +532,36 @@ mod tests {
                 "[device.redundancy]\nscheme = \"rails\"\nack = \"disk\"",
                 "device.redundancy.ack",
                 "\"cache\" or \"flash\"",
+            ),
+            (
+                "[device.redundancy]\nscheme = \"hotr\"\nscratch = \"dram\"",
+                "device.redundancy.scratch",
+                "\"chips\" or \"op\"",
+            ),
+            (
+                "[device.redundancy]\nscheme = \"hotr\"\nscratch = \"op\"\nspare_chips = 2",
+                "device.redundancy.spare_chips",
+                "no spare chips",
+            ),
+            (
+                "[device.redundancy]\nscheme = \"hotr\"\nscratch_share = 0.1",
+                "device.redundancy.scratch_share",
+                "scratch = \"op\"",
+            ),
+            (
+                "[device.redundancy]\nscheme = \"hotr\"\nscratch = \"op\"\nscratch_share = 2",
+                "device.redundancy.scratch_share",
+                "at most 1",
+            ),
+            (
+                "[device.redundancy]\nscheme = \"hotr\"\nscratch = \"op\"\n[device.geometry]\nchannels = 1",
+                "device.redundancy.scratch",
+                "at least 2 chips",
+            ),
+            (
+                "[device.redundancy]\nscheme = \"hotr\"\nscratch = \"op\"\nscratch_share = 0.15",
+                "device.redundancy.scratch_share",
+                "after 268 lent to the scratch space",
             ),
             (
                 "[device.redundancy]\nscheme = \"hotr\"\nack = \"flash\"",
