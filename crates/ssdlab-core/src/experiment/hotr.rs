@@ -188,10 +188,10 @@ fn stats(base: &Path, w: &Workload) -> Result<TraceStats> {
 fn speed(base: &Path, w: &Workload, cfg: &crate::config::DeviceConfig, chips: f64) -> Result<f64> {
     let xfer = crate::device::xfer_ns(4096, cfg.nand.channel_rate.0) as f64;
     let (tr, tp) = (cfg.read_ns()[0] as f64, cfg.program_ns()[0] as f64);
-    let mut reader = crate::trace::open(trace_path(base, w), crate::trace::Format::Auto)?;
+    let reader = crate::trace::open(trace_path(base, w), crate::trace::Format::Auto)?;
     let (mut total, mut window, mut peak) = (0.0, 0.0f64, 0.0f64);
     let (mut first, mut last, mut second) = (None, 0u64, 0u64);
-    while let Some(r) = reader.next() {
+    for r in reader {
         let r = r?;
         let pages = r.len.div_ceil(4096) as f64;
         let work = match r.op {
