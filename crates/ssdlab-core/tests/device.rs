@@ -59,19 +59,7 @@ fn req(op: Op, offset: u64, len: u64) -> Request {
     }
 }
 
-/// Submit requests at `t` with tags 0.., then run everything; completion time by tag.
-fn at_once(d: &mut Device, t: u64, reqs: &[Request]) -> Vec<u64> {
-    d.advance_to(t).unwrap();
-    for (tag, r) in reqs.iter().enumerate() {
-        d.submit(t, r, tag as u64).unwrap();
-    }
-    d.drain().unwrap();
-    let mut done = vec![u64::MAX; reqs.len()];
-    for (tag, c) in d.completions.drain(..) {
-        done[tag as usize] = c;
-    }
-    done
-}
+use common::at_once;
 
 #[test]
 fn buffered_writes_complete_in_dram_and_wait_when_it_is_full() {

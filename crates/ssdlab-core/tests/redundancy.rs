@@ -64,19 +64,7 @@ fn req(op: Op, page: u64) -> Request {
     }
 }
 
-/// Submit requests at `t` (tags 0..), run everything; completion times by tag.
-fn at(d: &mut Device, t: u64, reqs: &[Request]) -> Vec<u64> {
-    d.advance_to(t).unwrap();
-    for (tag, r) in reqs.iter().enumerate() {
-        d.submit(t, r, tag as u64).unwrap();
-    }
-    d.drain().unwrap();
-    let mut done = vec![u64::MAX; reqs.len()];
-    for (tag, c) in d.completions.drain(..) {
-        done[tag as usize] = c;
-    }
-    done
-}
+use common::at_once as at;
 
 fn counter(d: &Device, name: &str) -> u64 {
     let s = d.scheme().expect("a scheme");

@@ -202,14 +202,17 @@ pub fn normal(r: &RunResult) -> String {
         g(&s.utilisation, "channels"),
         g(&s.utilisation, "planes")
     );
-    if let Some(o) = s.firmware.as_object().filter(|o| o.len() > 1) {
-        let counters: Vec<String> = o
-            .iter()
-            .filter(|(k, _)| *k != "design")
+    // `key=value` of an object's entries but the ones named.
+    let counters = |o: &serde_json::Map<String, serde_json::Value>, skip: &[&str]| -> String {
+        o.iter()
+            .filter(|(k, _)| !skip.contains(&k.as_str()))
             .map(|(k, v)| format!("{k}={v}"))
-            .collect();
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if let Some(o) = s.firmware.as_object().filter(|o| o.len() > 1) {
         let design = s.firmware["design"].as_str().unwrap_or("");
-        let _ = writeln!(out, "  firmware {design}: {}", counters.join(", "));
+        let _ = writeln!(out, "  firmware {design}: {}", counters(o, &["design"]));
     }
     if let Some(o) = s.placement.as_ref().and_then(|p| p.as_object()) {
         let hist: Vec<u64> = o["victim_valid_percent"]
@@ -217,30 +220,16 @@ pub fn normal(r: &RunResult) -> String {
             .map_or(Vec::new(), |a| a.iter().filter_map(|v| v.as_u64()).collect());
         let n: u64 = hist.iter().sum();
         let mean = hist.iter().enumerate().map(|(i, &c)| i as u64 * c).sum::<u64>() as f64 / n.max(1) as f64;
-        let counters: Vec<String> = o
-            .iter()
-            .filter(|(k, _)| !matches!(k.as_str(), "policy" | "victim_valid_percent" | "victims"))
-            .map(|(k, v)| format!("{k}={v}"))
-            .collect();
         let _ = writeln!(
             out,
             "  placement {}: {}, GC victims={n} (mean valid {mean:.1} %)",
             o["policy"].as_str().unwrap_or(""),
-            counters.join(", ")
+            counters(o, &["policy", "victim_valid_percent", "victims"])
         );
     }
     if let Some(o) = s.redundancy.as_ref().and_then(|p| p.as_object()) {
-        let counters: Vec<String> = o
-            .iter()
-            .filter(|(k, _)| *k != "scheme")
-            .map(|(k, v)| format!("{k}={v}"))
-            .collect();
-        let _ = writeln!(
-            out,
-            "  redundancy {}: {}",
-            o["scheme"].as_str().unwrap_or(""),
-            counters.join(", ")
-        );
+        let scheme = o["scheme"].as_str().unwrap_or("");
+        let _ = writeln!(out, "  redundancy {scheme}: {}", counters(o, &["scheme"]));
     }
     let busy = &s.throughput["busy_span"];
     let f = |v: &serde_json::Value, k: &str| v[k].as_f64().unwrap_or(0.0);

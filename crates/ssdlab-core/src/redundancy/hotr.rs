@@ -352,12 +352,9 @@ impl Scheme for HotR {
     }
 
     fn read(&mut self, dev: &mut Device, pid: u32, lpn: u64) -> Result<()> {
-        self.read.reads += 1;
-        let pun = dev.ftl.lookup(lpn);
-        if pun == NONE {
-            dev.counters.unmapped_read_units += 1;
+        let Some(pun) = self.read.mapped(dev, lpn) else {
             return Ok(());
-        }
+        };
         if dev.buffered(pun) {
             dev.counters.buffer_read_units += 1;
             return Ok(());
@@ -467,16 +464,14 @@ impl Scheme for HotR {
     }
 
     fn counters(&self) -> Vec<(&'static str, u64)> {
-        let mut v = self.read.list().to_vec();
-        v.extend([
+        self.read.with(&[
             ("inserts", self.inserts),
             ("migrations", self.migrations),
             ("scratch_reads", self.scratch_reads),
             ("copies_invalidated", self.copies_invalidated),
             ("copies_evicted", self.copies_evicted),
             ("scratch_erases", self.scratch_erases),
-        ]);
-        v
+        ])
     }
 
     fn space_cost(&self) -> f64 {

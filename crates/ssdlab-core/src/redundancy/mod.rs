@@ -440,6 +440,25 @@ pub struct ReadCounters {
 }
 
 impl ReadCounters {
+    /// Host unit `lpn`'s physical unit, counting the read (and, when it was never written,
+    /// the device's unmapped read).
+    pub fn mapped(&mut self, dev: &mut Device, lpn: u64) -> Option<u32> {
+        self.reads += 1;
+        let pun = dev.ftl.lookup(lpn);
+        if pun == crate::ftl::NONE {
+            dev.counters.unmapped_read_units += 1;
+            return None;
+        }
+        Some(pun)
+    }
+
+    /// These counters, then a scheme's own.
+    pub fn with(&self, own: &[(&'static str, u64)]) -> Vec<(&'static str, u64)> {
+        let mut v = self.list().to_vec();
+        v.extend_from_slice(own);
+        v
+    }
+
     pub fn list(&self) -> [(&'static str, u64); 5] {
         [
             ("reads", self.reads),

@@ -282,14 +282,12 @@ impl Scheme for Rails {
     }
 
     fn counters(&self) -> Vec<(&'static str, u64)> {
-        let mut v = self.read.list().to_vec();
-        v.extend([
+        self.read.with(&[
             ("swaps", self.swaps),
             ("flush_programs", self.flush_programs),
             ("cache_reads", self.cache_reads),
             ("cache_peak_units", self.cache_peak),
-        ]);
-        v
+        ])
     }
 
     fn space_cost(&self) -> f64 {

@@ -104,12 +104,9 @@ impl Scheme for TtFlash {
     }
 
     fn read(&mut self, dev: &mut Device, pid: u32, lpn: u64) -> Result<()> {
-        self.read.reads += 1;
-        let pun = dev.ftl.lookup(lpn);
-        if pun == NONE {
-            dev.counters.unmapped_read_units += 1;
+        let Some(pun) = self.read.mapped(dev, lpn) else {
             return Ok(());
-        }
+        };
         if !dev.sched.conflicts(dev.unit_of_pun(pun)) {
             dev.scheme_read(pid, pun);
             return Ok(());
@@ -173,13 +170,11 @@ impl Scheme for TtFlash {
     }
 
     fn counters(&self) -> Vec<(&'static str, u64)> {
-        let mut v = self.read.list().to_vec();
-        v.extend([
+        self.read.with(&[
             ("rebuilds", self.rebuilds),
             ("rebuild_reads", self.rebuild_reads),
             ("parity_programs", self.parity_programs),
-        ]);
-        v
+        ])
     }
 
     fn space_cost(&self) -> f64 {
