@@ -148,6 +148,43 @@ fn hotr_copies_every_hit_by_default_and_only_conflicting_ones_when_told() {
 }
 
 #[test]
+fn hotr_trim_drops_the_copy_and_reads_count_where_they_went() {
+    let mut d = device(1, "scheme = \"hotr\"\nhot_share = 1.0", true);
+    assert_eq!(d.scheme().unwrap().name(), "hotr");
+    at(&mut d, 1_000_000, &[req(Op::Read, 1)]);
+    at(&mut d, 2_000_000, &[req(Op::Read, 1)]);
+    assert_eq!(counter(&d, "migrations"), 1);
+    // A trim of pages 0..3 drops page 1's entry and copy; page 1 reads unmapped.
+    let trim = Request {
+        len: 3 * PAGE,
+        ..req(Op::Trim, 0)
+    };
+    at(&mut d, 3_000_000, &[trim]);
+    assert_eq!(counter(&d, "copies_invalidated"), 1);
+    assert_eq!(at(&mut d, 4_000_000, &[req(Op::Read, 1)]), [4_000_000 + LINK]);
+    assert_eq!(d.counters.unmapped_read_units, 1);
+    // Every read counted once: 3 host reads, no conflict, none redirected.
+    assert_eq!(
+        (
+            counter(&d, "reads"),
+            counter(&d, "home_conflicts"),
+            counter(&d, "redirected_reads")
+        ),
+        (3, 0, 0)
+    );
+    // A trim of nothing whole (half a page) drops nothing.
+    at(&mut d, 5_000_000, &[req(Op::Read, 5)]);
+    at(&mut d, 6_000_000, &[req(Op::Read, 5)]);
+    let half = Request {
+        len: PAGE / 2,
+        ..req(Op::Trim, 5)
+    };
+    at(&mut d, 7_000_000, &[half]);
+    assert_eq!(counter(&d, "copies_invalidated"), 1);
+    d.check_invariants().unwrap();
+}
+
+#[test]
 fn hotr_r_lru_evicts_its_least_recent_entry_and_its_copy() {
     // 32 blocks x 16 pages / 1.5 = 341 host units on one chip; hot_share 2/341 → 2 entries.
     let mut d = device(1, "scheme = \"hotr\"\nhot_share = 0.005\nmigrate = \"conflict\"", false);
@@ -303,6 +340,7 @@ fn ttflash_rebuilds_a_read_from_the_other_chips_of_its_stripe() {
     // on chip 2.
     let mut d = device(4, "scheme = \"ttflash\"", true);
     assert_eq!(d.geo.channels, 5);
+    assert_eq!(d.scheme().unwrap().name(), "ttflash");
     // Unit 4's write programs chip 2 (data) and chip 1 (parity) at once; unit 1 (chip 2) is
     // read meanwhile: rebuilt from units 0 (chip 1, busy with the parity), 2, 3 and parity
     // 0. The busy chip makes the rebuild as slow as waiting.
@@ -357,6 +395,7 @@ fn rails_reads_the_read_half_serves_stale_copies_from_cache_and_swaps_roles() {
     // One data channel mirrored on a second; roles swap every 1 ms.
     let mut d = device(1, "scheme = \"rails\"\nperiod = \"1ms\"", true);
     assert_eq!(d.geo.channels, 2);
+    assert_eq!(d.scheme().unwrap().name(), "rails");
     // Group 0 writes: unit 0's write completes in the cache (the link only) and programs
     // chip 0; a read of unit 1 (its home, chip 0, is busy) is served by chip 1 at once.
     let t = 100_000;
