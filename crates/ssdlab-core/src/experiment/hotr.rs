@@ -689,6 +689,28 @@ impl Experiment for HotR {
                 .collect(),
             categories: vec![],
         });
+        // Figure 8 per workload: the tail in milliseconds.
+        for w in &ws {
+            figures.push(Figure {
+                id: format!("fig8-tail-{}", w.name),
+                title: format!("{}: latency of all requests at the tail (fcfs)", w.text),
+                x_label: "percentile".into(),
+                y_label: "ms".into(),
+                log_x: false,
+                series: COMPARED
+                    .iter()
+                    .map(|s| Series {
+                        name: s.to_string(),
+                        points: PERCENTILES
+                            .iter()
+                            .zip(percentiles_us(get(w.name, s, "fcfs"), &PERCENTILES))
+                            .map(|(&p, v)| (p, v / 1e3))
+                            .collect(),
+                    })
+                    .collect(),
+                categories: vec![],
+            });
+        }
         figures.push(Figure {
             id: "fig9-cells".into(),
             title: "HotR's speed-up over baseline by cell type (fcfs)".into(),
