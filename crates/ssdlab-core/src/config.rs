@@ -939,6 +939,7 @@ pub const UNSET_KEYS: &[(&str, &str)] = &[
     ("device.nand.erase", "the cell type's typical value"),
     ("device.host.bandwidth", "the interface's bandwidth"),
     ("device.ftl.allocation_slack", "a quarter of a block"),
+    ("device.redundancy.scheme", "none; its keys are in docs/config.md"),
     ("job.offset", "0"),
     ("job.size", "from offset to the end of the device"),
     ("job.io_size", "size: one pass"),
