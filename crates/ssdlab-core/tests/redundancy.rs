@@ -154,23 +154,28 @@ fn hotr_trim_drops_the_copy_and_reads_count_where_they_went() {
     at(&mut d, 1_000_000, &[req(Op::Read, 1)]);
     at(&mut d, 2_000_000, &[req(Op::Read, 1)]);
     assert_eq!(counter(&d, "migrations"), 1);
-    // A trim of pages 0..3 drops page 1's entry and copy; page 1 reads unmapped.
+    // Page 3 copied too; a trim of pages 0..3 drops page 1's entry and copy, not page 3's;
+    // page 1 reads unmapped.
+    at(&mut d, 2_500_000, &[req(Op::Read, 3)]);
+    at(&mut d, 2_600_000, &[req(Op::Read, 3)]);
     let trim = Request {
         len: 3 * PAGE,
         ..req(Op::Trim, 0)
     };
-    at(&mut d, 3_000_000, &[trim]);
+    at(&mut d, 3_500_000, &[trim]);
     assert_eq!(counter(&d, "copies_invalidated"), 1);
     assert_eq!(at(&mut d, 4_000_000, &[req(Op::Read, 1)]), [4_000_000 + LINK]);
+    let t = 4_500_000;
+    assert_eq!(at(&mut d, t, &[req(Op::Write, 50), req(Op::Read, 3)])[1], t + CLEAN);
     assert_eq!(d.counters.unmapped_read_units, 1);
-    // Every read counted once: 3 host reads, no conflict, none redirected.
+    // Every read counted once: 6 host reads, one conflict, served from page 3's copy.
     assert_eq!(
         (
             counter(&d, "reads"),
             counter(&d, "home_conflicts"),
             counter(&d, "redirected_reads")
         ),
-        (3, 0, 0)
+        (6, 1, 1)
     );
     // A trim of nothing whole (half a page) drops nothing.
     at(&mut d, 5_000_000, &[req(Op::Read, 5)]);
@@ -274,11 +279,19 @@ fn hotr_scratch_erase_drops_the_copies_still_in_the_block() {
     assert_eq!(counter(&d, "migrations"), 300 + 224);
     assert_eq!((counter(&d, "scratch_erases"), counter(&d, "copies_evicted")), (1, 16));
     d.check_invariants().unwrap();
-    // Page 3 lost its copy: a conflicting read waits for the chip; page 20 kept its copy.
+    // One more round: the ring enters block 1 (slots 16..32, pages 16..32's copies).
+    for p in 300..316 {
+        for op in [Op::Write, Op::Read, Op::Read] {
+            run(&mut d, op, p);
+        }
+    }
+    assert_eq!((counter(&d, "scratch_erases"), counter(&d, "copies_evicted")), (2, 32));
+    d.check_invariants().unwrap();
+    // Page 3 lost its copy: a conflicting read waits for the chip; page 40 kept its copy.
     let t = 100_000_000_000;
     assert_eq!(at(&mut d, t, &[req(Op::Write, 330), req(Op::Read, 3)])[1], t + WAIT);
     let t = t + 100_000_000;
-    assert_eq!(at(&mut d, t, &[req(Op::Write, 331), req(Op::Read, 20)])[1], t + CLEAN);
+    assert_eq!(at(&mut d, t, &[req(Op::Write, 331), req(Op::Read, 40)])[1], t + CLEAN);
 }
 
 #[test]
@@ -303,6 +316,25 @@ fn hotr_scratch_in_over_provisioning_copies_to_another_chip() {
     assert_eq!(at(&mut d, t, &[req(Op::Write, 101), req(Op::Read, 0)])[1], t + CLEAN);
     assert_eq!(counter(&d, "scratch_reads"), 1);
     d.check_invariants().unwrap();
+}
+
+#[test]
+fn hotr_reads_a_copy_on_its_spare_chip_not_on_a_busy_data_chip() {
+    // Two data chips (units 0 and 1, round-robin writes), the spare chip is unit 2.
+    let mut d = device_ftl(
+        2,
+        "scheme = \"hotr\"\nhot_share = 1.0",
+        true,
+        "allocation = \"round-robin\"",
+    );
+    at(&mut d, 1_000_000, &[req(Op::Read, 0)]);
+    at(&mut d, 2_000_000, &[req(Op::Read, 0)]);
+    assert_eq!(counter(&d, "migrations"), 1);
+    // Both data chips program; page 0 (chip 0) is read from the idle spare chip.
+    let t = 3_000_000;
+    let done = at(&mut d, t, &[req(Op::Write, 100), req(Op::Write, 101), req(Op::Read, 0)]);
+    assert_eq!(done[2], t + CLEAN);
+    assert_eq!(counter(&d, "conflicts_avoided"), 1);
 }
 
 #[test]
