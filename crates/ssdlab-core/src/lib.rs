@@ -6,6 +6,7 @@
 //! key at fault.
 
 pub mod analytic;
+pub mod array;
 pub mod config;
 pub mod controller;
 pub mod device;
