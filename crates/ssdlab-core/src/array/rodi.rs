@@ -31,7 +31,10 @@ impl Curve {
                 ));
             }
         }
-        if let Some(p) = points.iter().find(|p| !(0.0..=1.0).contains(&p.0) || p.1.is_nan() || p.1 < 0.0) {
+        if let Some(p) = points
+            .iter()
+            .find(|p| !(0.0..=1.0).contains(&p.0) || p.1.is_nan() || p.1 < 0.0)
+        {
             return Err(format!(
                 "point ({}, {}); expected a read share in 0..=1 and a throughput of at least 0",
                 p.0, p.1
