@@ -106,6 +106,24 @@ pub fn make(name: &str, members: usize, stripe_unit: u64) -> Result<Box<dyn Layo
     (r.2)(members, stripe_unit)
 }
 
+/// Members and stripe unit of a striped layout.
+#[derive(Clone, Copy, Debug)]
+struct Stripes {
+    n: u64,
+    unit: u64,
+}
+
+/// [`Stripes`] over `members` devices, at least `min` of them.
+fn stripes(members: usize, stripe_unit: u64, min: usize) -> Result<Stripes, String> {
+    if members < min {
+        return Err(format!("got {members} members; expected at least {min}"));
+    }
+    Ok(Stripes {
+        n: members as u64,
+        unit: stripe_unit,
+    })
+}
+
 /// Append `p` to `out`, merged into the last part when it continues it on the same member.
 fn push_merged(out: &mut Vec<Part>, p: Part) {
     if let Some(last) = out.last_mut() {

@@ -2,22 +2,13 @@
 //! `(c / n) × stripe_unit`. A request is cut at chunk boundaries; the pieces a member gets
 //! from consecutive stripes are contiguous there and travel as one member request.
 
-use super::{normalise, Layout, Part};
+use super::{normalise, stripes, Layout, Part, Stripes};
 use crate::request::Op;
 
-pub struct Raid0 {
-    n: u64,
-    unit: u64,
-}
+pub struct Raid0(Stripes);
 
 pub fn make(members: usize, stripe_unit: u64) -> Result<Box<dyn Layout>, String> {
-    if members < 2 {
-        return Err(format!("got {members} members; expected at least 2"));
-    }
-    Ok(Box::new(Raid0 {
-        n: members as u64,
-        unit: stripe_unit,
-    }))
+    Ok(Box::new(Raid0(stripes(members, stripe_unit, 2)?)))
 }
 
 /// The pieces of `offset..offset + len` in chunks of `unit`: (chunk, offset in it, length).
@@ -40,18 +31,18 @@ impl Layout for Raid0 {
         "raid0"
     }
     fn members(&self) -> usize {
-        self.n as usize
+        self.0.n as usize
     }
     fn capacity(&self, member_bytes: u64) -> u64 {
-        member_bytes / self.unit * self.unit * self.n
+        member_bytes / self.0.unit * self.0.unit * self.0.n
     }
     fn split(&self, op: Op, offset: u64, len: u64, out: &mut Vec<Part>) {
         let from = out.len();
-        for (c, within, l) in chunks(offset, len, self.unit) {
+        for (c, within, l) in chunks(offset, len, self.0.unit) {
             out.push(Part {
-                member: (c % self.n) as usize,
+                member: (c % self.0.n) as usize,
                 op,
-                offset: c / self.n * self.unit + within,
+                offset: c / self.0.n * self.0.unit + within,
                 len: l,
                 phase: 0,
             });

@@ -2,22 +2,13 @@
 //! member; a read to one, by its first stripe unit (`(offset / unit) mod n`), so that reads
 //! of different units spread over the mirrors.
 
-use super::{Layout, Part};
+use super::{stripes, Layout, Part, Stripes};
 use crate::request::Op;
 
-pub struct Raid1 {
-    n: u64,
-    unit: u64,
-}
+pub struct Raid1(Stripes);
 
 pub fn make(members: usize, stripe_unit: u64) -> Result<Box<dyn Layout>, String> {
-    if members < 2 {
-        return Err(format!("got {members} members; expected at least 2"));
-    }
-    Ok(Box::new(Raid1 {
-        n: members as u64,
-        unit: stripe_unit,
-    }))
+    Ok(Box::new(Raid1(stripes(members, stripe_unit, 2)?)))
 }
 
 impl Layout for Raid1 {
@@ -25,7 +16,7 @@ impl Layout for Raid1 {
         "raid1"
     }
     fn members(&self) -> usize {
-        self.n as usize
+        self.0.n as usize
     }
     fn capacity(&self, member_bytes: u64) -> u64 {
         member_bytes
@@ -39,8 +30,8 @@ impl Layout for Raid1 {
             phase: 0,
         };
         match op {
-            Op::Read => out.push(part((offset / self.unit % self.n) as usize)),
-            _ => out.extend((0..self.n as usize).map(part)),
+            Op::Read => out.push(part((offset / self.0.unit % self.0.n) as usize)),
+            _ => out.extend((0..self.0.n as usize).map(part)),
         }
     }
 }

@@ -9,34 +9,25 @@
 //! touched cost k + 1 reads and k + 1 writes.
 
 use super::raid0::chunks;
-use super::{normalise, Layout, Part};
+use super::{normalise, stripes, Layout, Part, Stripes};
 use crate::request::Op;
 
-pub struct Raid5 {
-    n: u64,
-    unit: u64,
-}
+pub struct Raid5(Stripes);
 
 pub fn make(members: usize, stripe_unit: u64) -> Result<Box<dyn Layout>, String> {
-    if members < 3 {
-        return Err(format!("got {members} members; expected at least 3"));
-    }
-    Ok(Box::new(Raid5 {
-        n: members as u64,
-        unit: stripe_unit,
-    }))
+    Ok(Box::new(Raid5(stripes(members, stripe_unit, 3)?)))
 }
 
 impl Raid5 {
     /// Member of data chunk `c` (volume numbering) and its stripe.
     fn place(&self, c: u64) -> (usize, u64) {
-        let d = self.n - 1;
+        let d = self.0.n - 1;
         let (s, i) = (c / d, c % d);
         let parity = self.parity(s) as u64;
-        (((parity + 1 + i) % self.n) as usize, s)
+        (((parity + 1 + i) % self.0.n) as usize, s)
     }
     fn parity(&self, s: u64) -> usize {
-        (self.n - 1 - s % self.n) as usize
+        (self.0.n - 1 - s % self.0.n) as usize
     }
 }
 
@@ -45,10 +36,10 @@ impl Layout for Raid5 {
         "raid5"
     }
     fn members(&self) -> usize {
-        self.n as usize
+        self.0.n as usize
     }
     fn capacity(&self, member_bytes: u64) -> u64 {
-        member_bytes / self.unit * self.unit * (self.n - 1)
+        member_bytes / self.0.unit * self.0.unit * (self.0.n - 1)
     }
     fn split(&self, op: Op, offset: u64, len: u64, out: &mut Vec<Part>) {
         let from = out.len();
@@ -60,30 +51,30 @@ impl Layout for Raid5 {
             phase,
         };
         if op != Op::Write {
-            for (c, within, l) in chunks(offset, len, self.unit) {
+            for (c, within, l) in chunks(offset, len, self.0.unit) {
                 let (m, s) = self.place(c);
-                out.push(part(m, s * self.unit + within, l, op, 0));
+                out.push(part(m, s * self.0.unit + within, l, op, 0));
             }
             normalise(out, from);
             return;
         }
-        let stripe = self.unit * (self.n - 1);
+        let stripe = self.0.unit * (self.0.n - 1);
         let end = offset + len;
         let mut s = offset / stripe;
         while s * stripe < end {
             let (lo, hi) = ((s * stripe).max(offset), ((s + 1) * stripe).min(end));
-            let base = s * self.unit;
+            let base = s * self.0.unit;
             let pm = self.parity(s);
             if hi - lo == stripe {
                 // Full stripe: new data and parity at once.
-                for (c, within, l) in chunks(lo, hi - lo, self.unit) {
+                for (c, within, l) in chunks(lo, hi - lo, self.0.unit) {
                     out.push(part(self.place(c).0, base + within, l, Op::Write, 0));
                 }
-                out.push(part(pm, base, self.unit, Op::Write, 0));
+                out.push(part(pm, base, self.0.unit, Op::Write, 0));
             } else {
                 // Read-modify-write over the span of the touched ranges within their chunks.
                 let (mut a, mut b) = (u64::MAX, 0);
-                for (c, within, l) in chunks(lo, hi - lo, self.unit) {
+                for (c, within, l) in chunks(lo, hi - lo, self.0.unit) {
                     let m = self.place(c).0;
                     out.push(part(m, base + within, l, Op::Read, 0));
                     out.push(part(m, base + within, l, Op::Write, 1));
@@ -112,11 +103,11 @@ mod tests {
     fn parity_rotates_left_symmetric() {
         // 4 members, 4 KiB chunks: stripe 0's parity on member 3, data chunks 0, 1, 2 on
         // members 0, 1, 2; stripe 1's parity on member 2, data 3, 4, 5 on members 3, 0, 1.
-        let r = Raid5 { n: 4, unit: 4096 };
+        let r = Raid5(Stripes { n: 4, unit: 4096 });
         assert_eq!((r.parity(0), r.parity(1), r.parity(2), r.parity(4)), (3, 2, 1, 3));
         let places: Vec<(usize, u64)> = (0..6).map(|c| r.place(c)).collect();
         assert_eq!(places, [(0, 0), (1, 0), (2, 0), (3, 1), (0, 1), (1, 1)]);
-        assert_eq!(Raid5 { n: 4, unit: 4096 }.capacity(10 * 4096 + 5), 30 * 4096);
+        assert_eq!(Raid5(Stripes { n: 4, unit: 4096 }).capacity(10 * 4096 + 5), 30 * 4096);
     }
 
     #[test]
