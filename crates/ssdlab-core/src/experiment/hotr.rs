@@ -503,11 +503,15 @@ impl Experiment for HotR {
         }
         // Orderings: Rails has the best mean latency, TTFlash the worst tail.
         let mean_of = |s: &str| avg(mix.iter().map(|w| norm(w.name, s, "fcfs")));
-        let best_other = COMPARED
-            .iter()
-            .filter(|s| **s != "rails")
-            .map(|s| mean_of(s))
-            .fold(f64::INFINITY, f64::min);
+        // `f` of each compared scheme but `except`: (lowest, highest).
+        let rivals = |except: &str, f: &dyn Fn(&str) -> f64| {
+            COMPARED
+                .iter()
+                .filter(|s| **s != except)
+                .map(|s| f(s))
+                .fold((f64::INFINITY, 0.0f64), |(lo, hi), v| (lo.min(v), hi.max(v)))
+        };
+        let best_other = rivals("rails", &mean_of).0;
         claims.push(Claim::new(
             "order/rails-best-mean",
             "Rails has the lowest mean response time of the four",
@@ -521,11 +525,7 @@ impl Experiment for HotR {
             percentiles_us(get(w, s, "fcfs"), &[99.0])[0] / percentiles_us(get(w, "baseline", "fcfs"), &[99.0])[0]
         };
         let tail_of = |s: &str| avg(mix.iter().map(|w| p99(w.name, s)));
-        let worst_other = COMPARED
-            .iter()
-            .filter(|s| **s != "ttflash")
-            .map(|s| tail_of(s))
-            .fold(0.0, f64::max);
+        let worst_other = rivals("ttflash", &tail_of).1;
         claims.push(Claim::new(
             "order/ttflash-worst-tail",
             "TTFlash has the worst tail latency of the four",
@@ -535,11 +535,7 @@ impl Experiment for HotR {
             Rule::AtLeast,
             note.clone(),
         ));
-        let rails_tail_best = COMPARED
-            .iter()
-            .filter(|s| **s != "rails")
-            .map(|s| tail_of(s))
-            .fold(f64::INFINITY, f64::min);
+        let rails_tail_best = rivals("rails", &tail_of).0;
         claims.push(Claim::new(
             "order/rails-best-tail",
             "Rails has the best tail latency of the four",
@@ -554,11 +550,7 @@ impl Experiment for HotR {
             let c = cost(get(mix[0].name, s, "fcfs"));
             c * mean_of(s)
         };
-        let best_rival = COMPARED
-            .iter()
-            .filter(|s| **s != "hotr")
-            .map(|s| clp(s))
-            .fold(f64::INFINITY, f64::min);
+        let best_rival = rivals("hotr", &clp).0;
         claims.push(Claim::new(
             "clp/hotr-best",
             "HotR has the best cost-latency product",

@@ -130,17 +130,15 @@ impl Scheme for TtFlash {
     }
 
     fn write(&mut self, dev: &mut Device, pid: u32, first: u64, last: u64, ready: u64) -> Result<bool> {
-        let geo = self.geo.clone();
         for lpn in first..=last {
             self.versions.bump(lpn);
-            dev.add_part(pid);
-            dev.program_on(planes_of_chip(&geo, self.chip(lpn)), lpn, ready, Token::Request(pid))?;
         }
-        for s in first / self.k..=last / self.k {
-            let l = self.host + s;
-            self.parity_programs += 1;
+        self.parity_programs += last / self.k - first / self.k + 1;
+        // The data, then one parity unit per stripe touched.
+        let parity = (first / self.k..=last / self.k).map(|s| self.host + s);
+        for l in (first..=last).chain(parity) {
             dev.add_part(pid);
-            dev.program_on(planes_of_chip(&geo, self.chip(l)), l, ready, Token::Request(pid))?;
+            dev.program_on(planes_of_chip(&self.geo, self.chip(l)), l, ready, Token::Request(pid))?;
         }
         Ok(true)
     }
