@@ -1257,6 +1257,13 @@ fn stats_of_huge_requests_are_exact_and_bounded() {
     );
     assert_eq!(s.volumes[1].offset_min, 1 << 60);
     assert_eq!(s.volumes[1].offset_end, (1 << 60) + 4096);
+    // A request over the whole 64-bit address space: 2^52 pages, whose 2^64 bytes saturate.
+    let whole = format!("0 0 0 {} 1\n", (1u64 << 55) - 1);
+    let (_, _, p2, _dir2) = read_text("whole.trace", &whole, Format::Mqsim, false);
+    let mut r = trace::open(&p2, Format::Mqsim).unwrap();
+    let s = TraceStats::compute(&mut r, &StatsOptions::default()).unwrap();
+    assert_eq!(s.footprint_pages, 1 << 52);
+    assert_eq!(s.footprint_bytes, u64::MAX);
     // Pages and runs are capped (here: the run of the first request and the page of the
     // second): a trace needing more is an error at the record, not a bigger map.
     let mut r = trace::open(&p, Format::Mqsim).unwrap();

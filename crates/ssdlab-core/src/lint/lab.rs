@@ -707,7 +707,7 @@ impl<'a> Lab<'a> {
             writes: s.ops.write,
             read_bytes: s.bytes.read,
             write_bytes: s.bytes.write,
-            footprint_bytes: self.profile.footprint_pages() * PAGE,
+            footprint_bytes: self.profile.footprint_pages().saturating_mul(PAGE),
             duration_s: self.profile.duration_ns as f64 / 1e9,
             write_bytes_per_s: self.profile.write_rate().map(crate::metrics::round3),
         }

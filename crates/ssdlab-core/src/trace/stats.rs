@@ -412,7 +412,8 @@ impl StatsBuilder {
             duration_ns: self.first_time.map(|f| self.last_time.saturating_sub(f)).unwrap_or(0),
             size_histogram,
             footprint_pages: footprint,
-            footprint_bytes: footprint * PAGE,
+            // 2^52 pages (the whole 64-bit address space) is 2^64 bytes: one more than u64 holds.
+            footprint_bytes: footprint.saturating_mul(PAGE),
             sequential_share: ratio(self.sequential, self.requests),
             interarrival,
             access_classes: classes,
