@@ -12,14 +12,15 @@ use crate::{Error, Result};
 use serde_json::Value;
 
 /// Sequential or random offsets.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Pattern {
     Sequential,
     Random,
 }
 
 /// One measured point.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ProfilePoint {
     pub pattern: Pattern,
     /// Request size, bytes.
@@ -114,7 +115,7 @@ pub fn point_from_fio_json(text: &str, file: &str) -> Result<ProfilePoint> {
 }
 
 /// A drive's measured points.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct DeviceProfile {
     pub points: Vec<ProfilePoint>,
 }
