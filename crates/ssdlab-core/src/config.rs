@@ -591,6 +591,9 @@ pub struct Config {
     pub precondition: PreconditionConfig,
     #[serde(default)]
     pub job: Vec<JobConfig>,
+    /// A volume over several devices (absent: the device alone).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub array: Option<crate::array::ArrayConfig>,
     /// Directory that relative paths in the config (traces) are resolved against.
     #[serde(skip)]
     pub base_dir: PathBuf,
@@ -863,6 +866,20 @@ fn build_config(
     origins: &mut KeyOrigins,
 ) -> Result<Config> {
     let mut table: toml::Table = toml::from_str(text).map_err(|e| toml_error(file, text, &e))?;
+    // An array without `[device]`: its first member with a preset gives the device (the
+    // template of members that name none).
+    if !table.contains_key("device") {
+        let first = table
+            .get("array")
+            .and_then(|a| a.get("member"))
+            .and_then(|m| m.as_array())
+            .and_then(|m| m.iter().find_map(|x| x.get("preset").cloned()));
+        if let Some(p) = first {
+            let mut d = toml::Table::new();
+            d.insert("preset".into(), p);
+            table.insert("device".into(), toml::Value::Table(d));
+        }
+    }
     // `[device] preset = "NAME"` (or a bare top-level `preset`) pulls in a built-in device.
     let preset = match table.get_mut("device") {
         Some(toml::Value::Table(d)) => d.remove("preset"),
@@ -1172,8 +1189,19 @@ impl Config {
                 ),
             ));
         }
+        let capacity = match &self.array {
+            None => geo.logical_bytes(),
+            Some(_) => crate::array::check(self)?,
+        };
         for (i, j) in self.job.iter().enumerate() {
-            j.validate(f, &format!("job[{i}]"), geo.logical_bytes())?;
+            j.validate(f, &format!("job[{i}]"), capacity)?;
+            if j.readonly && self.array.as_ref().is_some_and(|a| a.layout != "rodi") {
+                return Err(Error::config(
+                    f,
+                    &format!("job[{i}].readonly"),
+                    "marks read-only data, which only a rodi array places apart; expected [array] layout = \"rodi\" or no readonly".to_string(),
+                ));
+            }
         }
         Ok(())
     }

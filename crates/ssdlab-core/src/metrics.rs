@@ -514,6 +514,148 @@ pub struct RunResult {
     pub jobs: Vec<JobResult>,
     pub disk_util: Vec<DiskUtil>,
     pub ssd: SsdResult,
+    /// An array's members, each with its own `ssd` section (absent for a device alone).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub members: Option<Vec<MemberResult>>,
+}
+
+/// One member of an array over the measured window.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct MemberResult {
+    pub member: usize,
+    pub name: String,
+    /// `rodi`: a member holding the read-only extents.
+    pub readonly: bool,
+    /// Member requests (parts of volume requests) issued in the window, by operation.
+    pub read_requests: u64,
+    pub write_requests: u64,
+    pub trim_requests: u64,
+    pub read_bytes: u64,
+    pub write_bytes: u64,
+    /// Reads among the member's read and write requests.
+    pub read_share: f64,
+    /// The member's bytes read and written per second over the volume's busy span, MB/s
+    /// (10^6 bytes).
+    pub mb_s: f64,
+    /// The member device's own section: its flash, GC, wear and utilisation; host and
+    /// throughput are what it was given.
+    pub ssd: SsdResult,
+}
+
+/// Add `b` into `a` leaf by leaf: numbers add, lists concatenate, tables merge, anything
+/// else keeps `a`'s.
+fn add_json(a: &mut serde_json::Value, b: &serde_json::Value) {
+    use serde_json::Value as V;
+    match (a, b) {
+        (V::Number(x), V::Number(y)) => {
+            *x = match (x.as_u64(), y.as_u64()) {
+                (Some(p), Some(q)) => p.saturating_add(q).into(),
+                _ => serde_json::Number::from_f64(x.as_f64().unwrap_or(0.0) + y.as_f64().unwrap_or(0.0))
+                    .unwrap_or_else(|| 0.into()),
+            }
+        }
+        (V::Object(x), V::Object(y)) => {
+            for (k, v) in y {
+                match x.get_mut(k) {
+                    Some(xv) => add_json(xv, v),
+                    None => {
+                        x.insert(k.clone(), v.clone());
+                    }
+                }
+            }
+        }
+        (V::Array(x), V::Array(y)) => x.extend(y.iter().cloned()),
+        _ => {}
+    }
+}
+
+/// The members' sections added up (`None` when no member has one).
+fn sum_sections(members: &[MemberResult], f: impl Fn(&SsdResult) -> Option<&serde_json::Value>) -> Option<serde_json::Value> {
+    let mut it = members.iter().filter_map(|m| f(&m.ssd));
+    let mut acc = it.next()?.clone();
+    for v in it {
+        add_json(&mut acc, v);
+    }
+    Some(acc)
+}
+
+/// An array's `ssd` section: `base` (the first member's section over the volume's requests,
+/// which gives the volume's span, throughput and time series) with the members' device
+/// sections added up. Counters add; per-die and histogram lists are the members' in order;
+/// utilisations are means over the members; WAF is the members' programmed units over their
+/// host-written units; erase counts' minimum and maximum are over all members.
+pub fn volume_ssd(mut base: SsdResult, layout: &str, logical_bytes: u64, members: &[MemberResult]) -> SsdResult {
+    let n = members.len().max(1) as f64;
+    let sum = |f: &dyn Fn(&SsdResult) -> Option<&serde_json::Value>| sum_sections(members, f);
+    let names: Vec<&str> = members.iter().map(|m| m.name.as_str()).collect();
+    base.device = format!("{layout}: {}", names.join(", "));
+    base.logical_bytes = logical_bytes;
+    base.physical_bytes = members.iter().map(|m| m.ssd.physical_bytes).sum();
+    base.alpha = if logical_bytes == 0 {
+        0.0
+    } else {
+        (base.physical_bytes as f64 / logical_bytes as f64 * 10000.0).round() / 10000.0
+    };
+    let same = |f: &dyn Fn(&SsdResult) -> String| {
+        let first = f(&members[0].ssd);
+        if members.iter().all(|m| f(&m.ssd) == first) {
+            first
+        } else {
+            "mixed".to_string()
+        }
+    };
+    base.gc_policy = same(&|s| s.gc_policy.clone());
+    base.endurance = members.iter().map(|m| m.ssd.endurance).min().unwrap_or(0);
+    base.firmware = sum(&|s| Some(&s.firmware)).unwrap_or_default();
+    base.placement = sum(&|s| s.placement.as_ref());
+    base.redundancy = sum(&|s| s.redundancy.as_ref());
+    base.host = sum(&|s| Some(&s.host)).unwrap_or_default();
+    base.flash = sum(&|s| Some(&s.flash)).unwrap_or_default();
+    base.gc = sum(&|s| Some(&s.gc)).unwrap_or_default();
+    base.interference = sum(&|s| Some(&s.interference)).unwrap_or_default();
+    let ic = &mut base.interference;
+    let (reads, wait) = (ic["conflicting_reads"].as_u64().unwrap_or(0), ic["conflict_wait_ns"].as_u64().unwrap_or(0));
+    ic["mean_conflict_wait_ns"] = serde_json::json!(if reads == 0 { 0.0 } else { round3(wait as f64 / reads as f64) });
+    let mut util = sum(&|s| Some(&s.utilisation)).unwrap_or_default();
+    if let Some(o) = util.as_object_mut() {
+        for v in o.values_mut() {
+            *v = serde_json::json!(round3(v.as_f64().unwrap_or(0.0) / n));
+        }
+    }
+    base.utilisation = util;
+    let mut wear = sum(&|s| Some(&s.wear)).unwrap_or_default();
+    let pick = |k: &str, f: fn(u64, u64) -> u64| {
+        members
+            .iter()
+            .filter_map(|m| m.ssd.wear[k].as_u64())
+            .reduce(f)
+            .unwrap_or(0)
+    };
+    wear["erase_min"] = pick("erase_min", u64::min).into();
+    wear["erase_max"] = pick("erase_max", u64::max).into();
+    wear["erase_mean"] = serde_json::json!(round3(wear["erase_mean"].as_f64().unwrap_or(0.0) / n));
+    base.wear = wear;
+    let units = |m: &MemberResult| m.ssd.host["write_units"].as_u64().unwrap_or(0) as f64 * m.ssd.host["unit_bytes"].as_u64().unwrap_or(0) as f64;
+    let written: f64 = members.iter().map(units).sum();
+    base.waf = if written == 0.0 {
+        0.0
+    } else {
+        round3(members.iter().map(|m| m.ssd.waf * units(m)).sum::<f64>() / written)
+    };
+    // Unit sizes and scheduler settings are each member's own: the first member's, with the
+    // units added.
+    base.host["unit_bytes"] = members[0].ssd.host["unit_bytes"].clone();
+    base.scheduler = members[0].ssd.scheduler.clone();
+    base.scheduler["units"] = members
+        .iter()
+        .map(|m| m.ssd.scheduler["units"].as_u64().unwrap_or(0))
+        .sum::<u64>()
+        .into();
+    base.warnings = members
+        .iter()
+        .flat_map(|m| m.ssd.warnings.iter().map(move |w| format!("member {} ({}): {w}", m.member, m.name)))
+        .collect();
+    base
 }
 
 impl RunResult {

@@ -14,6 +14,7 @@
 //! device finishes its queued work and starts no new background GC.
 
 use crate::config::Config;
+use crate::array::volume::{PartCounts, Volume};
 use crate::device::{Device, Snapshot};
 use crate::fiolog::CloneLogs;
 use crate::metrics::{depth_bucket, DiskUtil, JobExtra, JobResult, OpStats, OpenLoopReport, RunResult, SsdResult};
@@ -218,7 +219,10 @@ pub fn check_memory(cfg: &Config, limit: u64) -> Result<u64> {
 }
 
 pub struct Simulation {
-    pub device: Device,
+    /// What the host submits to: the device, or an array's members under its layout.
+    pub volume: Volume,
+    /// Members' names and preconditioning (an array's; empty for a device alone).
+    members: Vec<(String, PreconditionReport, crate::config::DeviceConfig)>,
     cfg: Config,
     streams: Vec<Stream>,
     stats: Vec<JobStats>,
@@ -237,7 +241,10 @@ pub struct Simulation {
 /// What the run loop measured, for the result.
 struct Measured {
     requests: u64,
-    window: Snapshot,
+    /// Every member's counters at the window's start.
+    window: Vec<Snapshot>,
+    /// Parts issued per member by the window's start.
+    counts: Vec<PartCounts>,
     first_submit: Option<u64>,
     last_host_done: u64,
     /// Time with at least one request outstanding in the measured window.
@@ -279,6 +286,9 @@ impl Simulation {
     /// As [`Simulation::new`], reporting preconditioning progress as (units written, units
     /// planned at most).
     pub fn with_progress(cfg: &Config, progress: &mut dyn FnMut(u64, u64)) -> Result<Simulation> {
+        if cfg.array.is_some() {
+            return Self::array(cfg, progress);
+        }
         let seed = cfg.precondition.seed;
         let mut device = Device::new(&cfg.device, seed)?;
         let pre = precondition(
@@ -290,10 +300,41 @@ impl Simulation {
         Self::with_device(cfg, device, pre)
     }
 
+    /// An array run: every member built and preconditioned as a device alone would be (the
+    /// run's `[precondition]`, member `i` seeded with the run's seed + `i`), under the
+    /// layout.
+    fn array(cfg: &Config, progress: &mut dyn FnMut(u64, u64)) -> Result<Simulation> {
+        let members = crate::array::member_devices(cfg)?;
+        let mut devices = Vec::new();
+        let mut names = Vec::new();
+        for (i, (name, dc)) in members.into_iter().enumerate() {
+            let seed = cfg.precondition.seed.wrapping_add(i as u64);
+            let mut device = Device::new(&dc, seed)?;
+            let pc = crate::config::PreconditionConfig {
+                seed,
+                ..cfg.precondition.clone()
+            };
+            let pre = precondition(&mut device, &pc, dc.ftl.bg_gc_threshold as usize, progress)?;
+            devices.push(device);
+            names.push((name, pre, dc));
+        }
+        let min = devices.iter().map(Device::logical_bytes).min().unwrap_or(0);
+        let layout = crate::array::layout_of(cfg, min)?;
+        let pre = names[0].1.clone();
+        let mut sim = Self::assemble(cfg, Volume::new(devices, layout), pre, None)?;
+        sim.members = names;
+        Ok(sim)
+    }
+
+    /// The device (an array's first member).
+    pub fn device(&self) -> &Device {
+        &self.volume.members[0]
+    }
+
     /// A simulation of `cfg`'s jobs on a device already built and preconditioned (`pre` says
     /// how), e.g. around a copy of a preconditioned FTL ([`Device::with_ftl`]).
     pub fn with_device(cfg: &Config, device: Device, pre: PreconditionReport) -> Result<Simulation> {
-        Self::assemble(cfg, device, pre, None)
+        Self::assemble(cfg, Volume::single(device), pre, None)
     }
 
     /// As [`Simulation::with_device`], with the requests of each job clone (in job order,
@@ -312,17 +353,17 @@ impl Simulation {
                 sources.len()
             )));
         }
-        Self::assemble(cfg, device, pre, Some(sources))
+        Self::assemble(cfg, Volume::single(device), pre, Some(sources))
     }
 
     fn assemble(
         cfg: &Config,
-        device: Device,
+        volume: Volume,
         pre: PreconditionReport,
         given: Option<Vec<(Box<dyn RequestSource>, bool)>>,
     ) -> Result<Simulation> {
         let seed = cfg.precondition.seed;
-        let cap = device.logical_bytes();
+        let cap = volume.logical_bytes();
         let mut given = given.map(|v| v.into_iter());
         let mut streams = Vec::new();
         let mut expected = Some(0u64);
@@ -363,7 +404,8 @@ impl Simulation {
             return Err(Error::Config(format!("{}: no [[job]] to run", cfg.file)));
         }
         Ok(Simulation {
-            device,
+            volume,
+            members: Vec::new(),
             stats: (0..cfg.job.len()).map(|_| JobStats::default()).collect(),
             cfg: cfg.clone(),
             streams,
@@ -436,15 +478,17 @@ impl Simulation {
 
     /// Sample the device's free blocks and write amplification counters at `t`.
     fn sample_device(&mut self, t: u64) {
-        let d = &self.device;
-        let upp = d.geo.units_per_page as u64;
-        let st = &d.ftl.stats;
-        self.free_samples.push((t, d.free_blocks() as u64));
-        self.waf_samples.push((
-            t,
-            (st.host_pages_programmed + st.gc_pages_programmed) * upp,
-            d.counters.host_write_units,
-        ));
+        // An array's: summed over its members.
+        let (mut free, mut programmed, mut written) = (0, 0, 0);
+        for d in &self.volume.members {
+            let upp = d.geo.units_per_page as u64;
+            let st = &d.ftl.stats;
+            free += d.free_blocks() as u64;
+            programmed += (st.host_pages_programmed + st.gc_pages_programmed) * upp;
+            written += d.counters.host_write_units;
+        }
+        self.free_samples.push((t, free));
+        self.waf_samples.push((t, programmed, written));
         let (sum, n) = std::mem::take(&mut self.lat_acc);
         if n > 0 {
             self.lat_samples
@@ -471,14 +515,14 @@ impl Simulation {
         let mut free_issued: Vec<u32> = Vec::new();
         let mut outstanding = 0u64;
         let mut done = 0u64;
-        let mut window: Option<Snapshot> = None;
+        let mut window: Option<(Vec<Snapshot>, Vec<PartCounts>)> = None;
         let mut first_submit: Option<u64> = None;
         let mut last_host_done = 0u64;
         let mut draining = false;
         let mut busy_since = 0u64;
         let mut busy_ns = 0u64;
         let mut completions: Vec<(u64, u64)> = Vec::new();
-        self.device.kick_background()?;
+        self.volume.kick_background()?;
         self.sample_device(0);
         loop {
             while live[phase] == 0 && phase + 1 < n_phases {
@@ -486,7 +530,7 @@ impl Simulation {
                 self.start_phase(phase, now, &phase_of, &ramp, &mut host, &mut seq, &mut live)?;
             }
             let th = host.peek().map(|Reverse((t, ..))| *t);
-            let td = self.device.next_event();
+            let td = self.volume.next_event();
             let t = match (th, td) {
                 (None, None) => break,
                 (Some(h), None) => h,
@@ -496,11 +540,11 @@ impl Simulation {
             check_time(t, "the run")?;
             now = t;
             if window.is_none() && t >= window_start {
-                window = Some(self.device.snapshot(window_start));
+                window = Some((self.volume.snapshots(window_start), self.volume.counts.clone()));
             }
             // Device events first: completions due at `t` are known before the host acts.
             if td.is_some_and(|d| th.is_none_or(|h| d <= h)) {
-                self.device.step()?;
+                self.volume.step()?;
             } else {
                 let Reverse((t, _, si)) = host.pop().expect("a host event");
                 let s = &mut self.streams[si as usize];
@@ -518,7 +562,7 @@ impl Simulation {
                     match s.source.next_request(rel)? {
                         Some(r) => {
                             // The stream's later requests: their map entries into cache.
-                            self.device.prefetch(s.source.upcoming(15), s.source.upcoming(7));
+                            self.volume.prefetch(s.source.upcoming(15), s.source.upcoming(7));
                             r
                         }
                         None => continue,
@@ -577,9 +621,9 @@ impl Simulation {
                         s.pending = Some(r);
                     }
                 }
-                self.device.submit(t, &req, tag as u64)?;
+                self.volume.submit(t, &req, tag as u64)?;
             }
-            std::mem::swap(&mut completions, &mut self.device.completions);
+            self.volume.take_completions(&mut completions);
             for (tag, c) in completions.drain(..) {
                 let is = issued[tag as usize];
                 free_issued.push(tag as u32);
@@ -645,11 +689,11 @@ impl Simulation {
             }
             if !draining && host.is_empty() && outstanding == 0 && phase + 1 == n_phases {
                 // The host is done: the device finishes what is queued and starts nothing new.
-                self.device.set_draining();
+                self.volume.set_draining();
                 draining = true;
             }
         }
-        let end = self.device.last_activity().max(last_host_done);
+        let end = self.volume.last_activity().max(last_host_done);
         self.sample_device(end);
         for (st, job) in self.stats.iter_mut().zip(&self.cfg.job) {
             // The samples of the windows the job's runtime covers in full.
@@ -661,7 +705,7 @@ impl Simulation {
             }
         }
         if cfg!(debug_assertions) {
-            self.device
+            self.volume
                 .check_invariants()
                 .map_err(|m| Error::Invalid(format!("invariant violated: {m}")))?;
         }
@@ -670,15 +714,287 @@ impl Simulation {
             sim_time_ns: end,
             expected: self.expected,
         });
-        let window = window.unwrap_or_else(|| self.device.snapshot(end.max(window_start)));
+        let (window, counts) = window.unwrap_or_else(|| {
+            (
+                self.volume.snapshots(end.max(window_start)),
+                self.volume.counts.clone(),
+            )
+        });
         Ok(self.result(Measured {
             requests: done,
             window,
+            counts,
             first_submit,
             last_host_done,
             busy_ns,
             wall_s: wall.elapsed().as_secs_f64(),
         }))
+    }
+
+    /// The `ssd` section of device `d` (an array's member: its own counters and the bytes
+    /// and requests `io` it was given) over the window from `w0` to `end`.
+    #[allow(clippy::too_many_arguments)]
+    fn ssd_of(
+        &self,
+        d: &Device,
+        dc: &crate::config::DeviceConfig,
+        pre: &PreconditionReport,
+        w0: &Snapshot,
+        end: u64,
+        m: &Measured,
+        io: ([u64; 2], u64),
+    ) -> SsdResult {
+        let r3 = crate::metrics::round3;
+        let g = &d.geo;
+        let now = d.snapshot(end);
+        let f = now.ftl.since(&w0.ftl);
+        let c = now.counters.since(&w0.counters);
+        let upp = g.units_per_page as u64;
+        let flash_programs = f.host_pages_programmed + f.gc_pages_programmed;
+        let waf = if c.host_write_units == 0 {
+            0.0
+        } else {
+            r3((flash_programs * upp) as f64 / c.host_write_units as f64)
+        };
+        let (emin, emean, emax, ehist) = d.ftl.erase_summary();
+        // Busy time in the window over the window's length: at most 1 for every resource.
+        let span = end - w0.time;
+        let util = |now: &[u64], then: &[u64]| -> f64 {
+            if span == 0 || now.is_empty() {
+                return 0.0;
+            }
+            let busy: u64 = now.iter().zip(then).map(|(a, b)| a - b).sum();
+            r3(busy as f64 / (now.len() as f64 * span as f64))
+        };
+        let vhist: Vec<(usize, u64)> = f
+            .victim_valid_hist
+            .iter()
+            .enumerate()
+            .filter(|(_, &n)| n > 0)
+            .map(|(v, &n)| (v, n))
+            .collect();
+        // Interference per die, summed over its units.
+        let mut per_die = vec![scheduler::UnitStats::default(); d.dies_total()];
+        for (u, (a, b)) in now.unit_stats.iter().zip(&w0.unit_stats).enumerate() {
+            let p = &mut per_die[d.die_of_unit(u)];
+            p.conflicting_reads += a.conflicting_reads - b.conflicting_reads;
+            p.conflict_wait_ns += a.conflict_wait_ns - b.conflict_wait_ns;
+            p.suspensions += a.suspensions - b.suspensions;
+        }
+        let conflicting: u64 = per_die.iter().map(|p| p.conflicting_reads).sum();
+        let conflict_wait: u64 = per_die.iter().map(|p| p.conflict_wait_ns).sum();
+        let suspensions: u64 = per_die.iter().map(|p| p.suspensions).sum();
+        // Throughput over the busy span and over the host-visible span.
+        let bytes = |op: usize| io.0[op];
+        let ios = io.1;
+        let start = m.first_submit.unwrap_or(w0.time).max(w0.time);
+        let rate = |n: u64, span: u64| {
+            if span == 0 {
+                0.0
+            } else {
+                r3(n as f64 * 1e9 / span as f64)
+            }
+        };
+        let busy_span = end.saturating_sub(start);
+        let host_span = m.last_host_done.saturating_sub(start);
+        let mut warnings = Vec::new();
+        let total = &now.counters;
+        if total.unmapped_read_units > 0 {
+            warnings.push(format!(
+                "{} of {} host read units ({:.1} %) read data never written: they were answered without a flash read, so read latency and bandwidth are optimistic; precondition the device or keep reads on written data",
+                total.unmapped_read_units,
+                total.host_read_units,
+                100.0 * total.unmapped_read_units as f64 / total.host_read_units.max(1) as f64
+            ));
+        }
+        if m.first_submit.is_none() {
+            warnings.push(format!(
+                "no request was issued after ramp_time ({} ns): the measured window is empty",
+                w0.time
+            ));
+        }
+        let sc = &dc.scheduler;
+        SsdResult {
+            device: d.name.clone(),
+            logical_bytes: g.logical_bytes(),
+            physical_bytes: g.physical_bytes(),
+            alpha: (g.alpha() * 10000.0).round() / 10000.0,
+            gc_policy: d.ftl.policy_name().to_string(),
+            firmware: {
+                let mut o = serde_json::Map::new();
+                o.insert("design".into(), json!(dc.ftl.design));
+                for ((k, v), (_, v0)) in now.firmware.iter().zip(&w0.firmware) {
+                    o.insert((*k).into(), json!(v - v0));
+                }
+                serde_json::Value::Object(o)
+            },
+            placement: now.superblocks.as_ref().map(|sb| {
+                let sb = sb.since(w0.superblocks.as_ref().expect("superblocks from the start"));
+                let mut o = serde_json::Map::new();
+                o.insert("policy".into(), json!(dc.placement.policy));
+                o.insert(
+                    "open_superblocks".into(),
+                    json!(dc.placement.open_superblocks),
+                );
+                o.insert("superblocks_opened".into(), json!(sb.superblocks_opened));
+                o.insert("victims".into(), json!(sb.victims));
+                for ((k, v), (_, v0)) in now.placement.iter().zip(&w0.placement) {
+                    o.insert((*k).into(), json!(v - v0));
+                }
+                o.insert("victim_valid_percent".into(), json!(sb.victim_valid_percent));
+                serde_json::Value::Object(o)
+            }),
+            redundancy: d.scheme().map(|sc| {
+                let mut o = serde_json::Map::new();
+                o.insert("scheme".into(), json!(sc.name()));
+                o.insert("space_cost".into(), json!(sc.space_cost()));
+                for ((k, v), (_, v0)) in now.redundancy.iter().zip(&w0.redundancy) {
+                    o.insert((*k).into(), json!(v - v0));
+                }
+                serde_json::Value::Object(o)
+            }),
+            endurance: dc.nand.endurance,
+            scheduler: json!({
+                "policy": sc.policy, "suspend": sc.suspend, "max_write_wait_ns": sc.max_write_wait.0,
+                "allocation": dc.ftl.allocation, "copyback": dc.nand.copyback,
+                "units": d.sched.units(),
+            }),
+            host: json!({
+                "read_units": c.host_read_units, "write_units": c.host_write_units, "trim_units": c.host_trim_units,
+                "unmapped_read_units": c.unmapped_read_units, "buffer_read_units": c.buffer_read_units,
+                "buffer_stalls": c.buffer_stalls, "unit_bytes": g.unit_size,
+            }),
+            flash: json!({
+                "page_reads": c.host_page_reads + c.rmw_page_reads + f.gc_pages_read,
+                "host_page_reads": c.host_page_reads, "rmw_page_reads": c.rmw_page_reads, "gc_page_reads": f.gc_pages_read,
+                "page_programs": flash_programs, "host_page_programs": f.host_pages_programmed,
+                "gc_page_programs": f.gc_pages_programmed, "padded_units": f.padded_units,
+                "erases": f.erases,
+            }),
+            waf,
+            gc: json!({
+                "runs": f.gc_runs(), "foreground": f.gc_runs_foreground, "background": f.gc_runs_background,
+                "finished": f.gc_runs_finished,
+                "copied_units": f.gc_units_copied, "victim_valid_histogram": vhist,
+            }),
+            wear: json!({
+                "erase_min": emin, "erase_mean": r3(emean), "erase_max": emax, "erase_histogram": ehist,
+                "retired_blocks": d.ftl.stats.retired_blocks, "static_wl_migrations": f.wl_migrations,
+                "static_wl_copied_units": f.wl_units_copied,
+            }),
+            interference: json!({
+                "conflicting_reads": conflicting,
+                "conflict_wait_ns": conflict_wait,
+                "mean_conflict_wait_ns": if conflicting == 0 { 0.0 } else { r3(conflict_wait as f64 / conflicting as f64) },
+                "suspensions": suspensions,
+                "per_die": {
+                    "conflicting_reads": per_die.iter().map(|p| p.conflicting_reads).collect::<Vec<_>>(),
+                    "conflict_wait_ns": per_die.iter().map(|p| p.conflict_wait_ns).collect::<Vec<_>>(),
+                    "suspensions": per_die.iter().map(|p| p.suspensions).collect::<Vec<_>>(),
+                },
+            }),
+            utilisation: json!({
+                "host_link": util(&now.link_busy, &w0.link_busy),
+                "channels": util(&now.channel_busy, &w0.channel_busy),
+                "planes": util(&now.unit_busy, &w0.unit_busy),
+                "controller_cpus": util(&now.cpu_busy, &w0.cpu_busy),
+            }),
+            span: json!({
+                "measured_from_ns": w0.time,
+                "first_submit_ns": start,
+                "last_host_completion_ns": m.last_host_done,
+                "last_flash_activity_ns": end,
+                "busy_ns": busy_span,
+                "host_visible_ns": host_span,
+            }),
+            throughput: json!({
+                "busy_span": {
+                    "read_bytes_per_s": rate(bytes(0), busy_span),
+                    "write_bytes_per_s": rate(bytes(1), busy_span),
+                    "iops": rate(ios, busy_span),
+                },
+                "host_visible": {
+                    "read_bytes_per_s": rate(bytes(0), host_span),
+                    "write_bytes_per_s": rate(bytes(1), host_span),
+                    "iops": rate(ios, host_span),
+                },
+            }),
+            free_blocks_over_time: self.free_samples.clone(),
+            waf_over_time: self
+                .waf_samples
+                .windows(2)
+                .map(|w| {
+                    let host = w[1].2 - w[0].2;
+                    let waf = if host == 0 {
+                        0.0
+                    } else {
+                        r3((w[1].1 - w[0].1) as f64 / host as f64)
+                    };
+                    (w[1].0, waf)
+                })
+                .collect(),
+            latency_over_time: self.lat_samples.clone(),
+            precondition: serde_json::to_value(pre).expect("serialisable"),
+            warnings,
+            sim_time_ns: end,
+            requests: m.requests,
+            wall_time_s: r3(m.wall_s),
+            sim_requests_per_wall_s: if m.wall_s > 0.0 {
+                (m.requests as f64 / m.wall_s).round()
+            } else {
+                0.0
+            },
+        }
+    }
+
+    /// Each array member's result over the window.
+    fn member_results(&self, end: u64, m: &Measured) -> Vec<crate::metrics::MemberResult> {
+        let start = m.first_submit.unwrap_or(m.window[0].time).max(m.window[0].time);
+        let span = end.saturating_sub(start);
+        let readonly = self.volume.layout().readonly_members();
+        self.volume
+            .members
+            .iter()
+            .enumerate()
+            .map(|(i, d)| {
+                let (now, then) = (&self.volume.counts[i], &m.counts[i]);
+                let req = |op: Op| now.requests[op.index()] - then.requests[op.index()];
+                let bytes = |op: Op| now.bytes[op.index()] - then.bytes[op.index()];
+                let io = (
+                    [bytes(Op::Read), bytes(Op::Write)],
+                    req(Op::Read) + req(Op::Write) + req(Op::Trim),
+                );
+                let (name, pre, dc) = &self.members[i];
+                let mut ssd = self.ssd_of(d, dc, pre, &m.window[i], end, m, io);
+                // The time series are the volume's: not repeated per member.
+                ssd.free_blocks_over_time.clear();
+                ssd.waf_over_time.clear();
+                ssd.latency_over_time.clear();
+                ssd.requests = io.1;
+                let rw = req(Op::Read) + req(Op::Write);
+                crate::metrics::MemberResult {
+                    member: i,
+                    name: name.clone(),
+                    readonly: readonly.contains(&i),
+                    read_requests: req(Op::Read),
+                    write_requests: req(Op::Write),
+                    trim_requests: req(Op::Trim),
+                    read_bytes: bytes(Op::Read),
+                    write_bytes: bytes(Op::Write),
+                    read_share: if rw == 0 {
+                        0.0
+                    } else {
+                        crate::metrics::round3(req(Op::Read) as f64 / rw as f64)
+                    },
+                    mb_s: if span == 0 {
+                        0.0
+                    } else {
+                        crate::metrics::round3((io.0[0] + io.0[1]) as f64 * 1e3 / span as f64)
+                    },
+                    ssd,
+                }
+            })
+            .collect()
     }
 
     fn result(&self, m: Measured) -> RunResult {
@@ -773,219 +1089,29 @@ impl Simulation {
                 )
             })
             .collect();
-        let d = &self.device;
-        let g = &d.geo;
-        let end = d.last_activity().max(m.last_host_done).max(m.window.time);
-        let now = d.snapshot(end);
-        let w0 = &m.window;
-        let f = now.ftl.since(&w0.ftl);
-        let c = now.counters.since(&w0.counters);
-        let upp = g.units_per_page as u64;
-        let flash_programs = f.host_pages_programmed + f.gc_pages_programmed;
-        let waf = if c.host_write_units == 0 {
-            0.0
+        let end = self.volume.last_activity().max(m.last_host_done).max(m.window[0].time);
+        let w0 = &m.window[0];
+        let io = (
+            [0, 1].map(|op| self.stats.iter().map(|s| s.ops[op].bytes).sum()),
+            self.stats
+                .iter()
+                .map(|s| s.ops.iter().map(|o| o.count).sum::<u64>())
+                .sum(),
+        );
+        let (ssd, members) = if self.members.is_empty() {
+            (self.ssd_of(self.device(), &self.cfg.device, &self.pre, w0, end, &m, io), None)
         } else {
-            r3((flash_programs * upp) as f64 / c.host_write_units as f64)
-        };
-        let (emin, emean, emax, ehist) = d.ftl.erase_summary();
-        // Busy time in the window over the window's length: at most 1 for every resource.
-        let span = end - w0.time;
-        let util = |now: &[u64], then: &[u64]| -> f64 {
-            if span == 0 || now.is_empty() {
-                return 0.0;
-            }
-            let busy: u64 = now.iter().zip(then).map(|(a, b)| a - b).sum();
-            r3(busy as f64 / (now.len() as f64 * span as f64))
-        };
-        let vhist: Vec<(usize, u64)> = f
-            .victim_valid_hist
-            .iter()
-            .enumerate()
-            .filter(|(_, &n)| n > 0)
-            .map(|(v, &n)| (v, n))
-            .collect();
-        // Interference per die, summed over its units.
-        let mut per_die = vec![scheduler::UnitStats::default(); d.dies_total()];
-        for (u, (a, b)) in now.unit_stats.iter().zip(&w0.unit_stats).enumerate() {
-            let p = &mut per_die[d.die_of_unit(u)];
-            p.conflicting_reads += a.conflicting_reads - b.conflicting_reads;
-            p.conflict_wait_ns += a.conflict_wait_ns - b.conflict_wait_ns;
-            p.suspensions += a.suspensions - b.suspensions;
-        }
-        let conflicting: u64 = per_die.iter().map(|p| p.conflicting_reads).sum();
-        let conflict_wait: u64 = per_die.iter().map(|p| p.conflict_wait_ns).sum();
-        let suspensions: u64 = per_die.iter().map(|p| p.suspensions).sum();
-        // Throughput over the busy span and over the host-visible span.
-        let bytes = |op: usize| -> u64 { self.stats.iter().map(|s| s.ops[op].bytes).sum() };
-        let ios: u64 = self
-            .stats
-            .iter()
-            .map(|s| s.ops.iter().map(|o| o.count).sum::<u64>())
-            .sum();
-        let start = m.first_submit.unwrap_or(w0.time).max(w0.time);
-        let rate = |n: u64, span: u64| {
-            if span == 0 {
-                0.0
-            } else {
-                r3(n as f64 * 1e9 / span as f64)
-            }
-        };
-        let busy_span = end.saturating_sub(start);
-        let host_span = m.last_host_done.saturating_sub(start);
-        let mut warnings = Vec::new();
-        let total = &now.counters;
-        if total.unmapped_read_units > 0 {
-            warnings.push(format!(
-                "{} of {} host read units ({:.1} %) read data never written: they were answered without a flash read, so read latency and bandwidth are optimistic; precondition the device or keep reads on written data",
-                total.unmapped_read_units,
-                total.host_read_units,
-                100.0 * total.unmapped_read_units as f64 / total.host_read_units.max(1) as f64
-            ));
-        }
-        if m.first_submit.is_none() {
-            warnings.push(format!(
-                "no request was issued after ramp_time ({} ns): the measured window is empty",
-                w0.time
-            ));
-        }
-        let sc = &self.cfg.device.scheduler;
-        let ssd = SsdResult {
-            device: d.name.clone(),
-            logical_bytes: g.logical_bytes(),
-            physical_bytes: g.physical_bytes(),
-            alpha: (g.alpha() * 10000.0).round() / 10000.0,
-            gc_policy: d.ftl.policy_name().to_string(),
-            firmware: {
-                let mut o = serde_json::Map::new();
-                o.insert("design".into(), json!(self.cfg.device.ftl.design));
-                for ((k, v), (_, v0)) in now.firmware.iter().zip(&w0.firmware) {
-                    o.insert((*k).into(), json!(v - v0));
-                }
-                serde_json::Value::Object(o)
-            },
-            placement: now.superblocks.as_ref().map(|sb| {
-                let sb = sb.since(w0.superblocks.as_ref().expect("superblocks from the start"));
-                let mut o = serde_json::Map::new();
-                o.insert("policy".into(), json!(self.cfg.device.placement.policy));
-                o.insert(
-                    "open_superblocks".into(),
-                    json!(self.cfg.device.placement.open_superblocks),
-                );
-                o.insert("superblocks_opened".into(), json!(sb.superblocks_opened));
-                o.insert("victims".into(), json!(sb.victims));
-                for ((k, v), (_, v0)) in now.placement.iter().zip(&w0.placement) {
-                    o.insert((*k).into(), json!(v - v0));
-                }
-                o.insert("victim_valid_percent".into(), json!(sb.victim_valid_percent));
-                serde_json::Value::Object(o)
-            }),
-            redundancy: d.scheme().map(|sc| {
-                let mut o = serde_json::Map::new();
-                o.insert("scheme".into(), json!(sc.name()));
-                o.insert("space_cost".into(), json!(sc.space_cost()));
-                for ((k, v), (_, v0)) in now.redundancy.iter().zip(&w0.redundancy) {
-                    o.insert((*k).into(), json!(v - v0));
-                }
-                serde_json::Value::Object(o)
-            }),
-            endurance: self.cfg.device.nand.endurance,
-            scheduler: json!({
-                "policy": sc.policy, "suspend": sc.suspend, "max_write_wait_ns": sc.max_write_wait.0,
-                "allocation": self.cfg.device.ftl.allocation, "copyback": self.cfg.device.nand.copyback,
-                "units": d.sched.units(),
-            }),
-            host: json!({
-                "read_units": c.host_read_units, "write_units": c.host_write_units, "trim_units": c.host_trim_units,
-                "unmapped_read_units": c.unmapped_read_units, "buffer_read_units": c.buffer_read_units,
-                "buffer_stalls": c.buffer_stalls, "unit_bytes": g.unit_size,
-            }),
-            flash: json!({
-                "page_reads": c.host_page_reads + c.rmw_page_reads + f.gc_pages_read,
-                "host_page_reads": c.host_page_reads, "rmw_page_reads": c.rmw_page_reads, "gc_page_reads": f.gc_pages_read,
-                "page_programs": flash_programs, "host_page_programs": f.host_pages_programmed,
-                "gc_page_programs": f.gc_pages_programmed, "padded_units": f.padded_units,
-                "erases": f.erases,
-            }),
-            waf,
-            gc: json!({
-                "runs": f.gc_runs(), "foreground": f.gc_runs_foreground, "background": f.gc_runs_background,
-                "finished": f.gc_runs_finished,
-                "copied_units": f.gc_units_copied, "victim_valid_histogram": vhist,
-            }),
-            wear: json!({
-                "erase_min": emin, "erase_mean": r3(emean), "erase_max": emax, "erase_histogram": ehist,
-                "retired_blocks": d.ftl.stats.retired_blocks, "static_wl_migrations": f.wl_migrations,
-                "static_wl_copied_units": f.wl_units_copied,
-            }),
-            interference: json!({
-                "conflicting_reads": conflicting,
-                "conflict_wait_ns": conflict_wait,
-                "mean_conflict_wait_ns": if conflicting == 0 { 0.0 } else { r3(conflict_wait as f64 / conflicting as f64) },
-                "suspensions": suspensions,
-                "per_die": {
-                    "conflicting_reads": per_die.iter().map(|p| p.conflicting_reads).collect::<Vec<_>>(),
-                    "conflict_wait_ns": per_die.iter().map(|p| p.conflict_wait_ns).collect::<Vec<_>>(),
-                    "suspensions": per_die.iter().map(|p| p.suspensions).collect::<Vec<_>>(),
-                },
-            }),
-            utilisation: json!({
-                "host_link": util(&now.link_busy, &w0.link_busy),
-                "channels": util(&now.channel_busy, &w0.channel_busy),
-                "planes": util(&now.unit_busy, &w0.unit_busy),
-                "controller_cpus": util(&now.cpu_busy, &w0.cpu_busy),
-            }),
-            span: json!({
-                "measured_from_ns": w0.time,
-                "first_submit_ns": start,
-                "last_host_completion_ns": m.last_host_done,
-                "last_flash_activity_ns": end,
-                "busy_ns": busy_span,
-                "host_visible_ns": host_span,
-            }),
-            throughput: json!({
-                "busy_span": {
-                    "read_bytes_per_s": rate(bytes(0), busy_span),
-                    "write_bytes_per_s": rate(bytes(1), busy_span),
-                    "iops": rate(ios, busy_span),
-                },
-                "host_visible": {
-                    "read_bytes_per_s": rate(bytes(0), host_span),
-                    "write_bytes_per_s": rate(bytes(1), host_span),
-                    "iops": rate(ios, host_span),
-                },
-            }),
-            free_blocks_over_time: self.free_samples.clone(),
-            waf_over_time: self
-                .waf_samples
-                .windows(2)
-                .map(|w| {
-                    let host = w[1].2 - w[0].2;
-                    let waf = if host == 0 {
-                        0.0
-                    } else {
-                        r3((w[1].1 - w[0].1) as f64 / host as f64)
-                    };
-                    (w[1].0, waf)
-                })
-                .collect(),
-            latency_over_time: self.lat_samples.clone(),
-            precondition: serde_json::to_value(&self.pre).expect("serialisable"),
-            warnings,
-            sim_time_ns: end,
-            requests: m.requests,
-            wall_time_s: r3(m.wall_s),
-            sim_requests_per_wall_s: if m.wall_s > 0.0 {
-                (m.requests as f64 / m.wall_s).round()
-            } else {
-                0.0
-            },
+            let members = self.member_results(end, &m);
+            let base = self.ssd_of(self.device(), &self.members[0].2, &self.pre, w0, end, &m, io);
+            let ssd = crate::metrics::volume_ssd(base, self.volume.layout().name(), self.volume.logical_bytes(), &members);
+            (ssd, Some(members))
         };
         let ticks =
             |op: usize| -> u64 { self.stats.iter().map(|s| s.ops[op].lat_sum()).sum::<u128>() as u64 / 1_000_000 };
         let count = |op: usize| -> u64 { self.stats.iter().map(|s| s.ops[op].count).sum() };
         let disk_span = m.last_host_done.saturating_sub(w0.time);
         let disk_util = DiskUtil {
-            name: d.name.clone(),
+            name: ssd.device.clone(),
             read_ios: count(0),
             write_ios: count(1),
             read_merges: 0,
@@ -1004,6 +1130,7 @@ impl Simulation {
             jobs,
             disk_util: vec![disk_util],
             ssd,
+            members,
         }
     }
 }

@@ -42,7 +42,7 @@ number_ios = 100000
     let cfg = parse_config(text, "c.toml", Path::new(".")).unwrap();
     let mut sim = ssdlab_core::Simulation::new(&cfg).unwrap();
     let r = sim.run(&mut |_| {}).unwrap();
-    sim.device.ftl.check_invariants().unwrap();
+    sim.device().ftl.check_invariants().unwrap();
     let v = serde_json::to_value(&r).unwrap();
     let ssd = &v["ssd"];
     let n = |x: &serde_json::Value| x.as_u64().unwrap();

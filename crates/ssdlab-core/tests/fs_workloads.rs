@@ -153,7 +153,7 @@ fn every_application_runs_through_the_host_model_with_the_invariants_holding() {
         );
         let mut sim = Simulation::new(&cfg).unwrap();
         let res = sim.run(&mut |_| {}).unwrap();
-        sim.device.check_invariants().unwrap_or_else(|e| panic!("{app}: {e}"));
+        sim.device().check_invariants().unwrap_or_else(|e| panic!("{app}: {e}"));
         let j = &res.jobs[0];
         assert_eq!(j.ssdlab.source, format!("fs {app}"));
         assert!(j.read.io_bytes + j.write.io_bytes >= 320 << 20, "{app}");

@@ -75,10 +75,10 @@ fn policies_keep_the_invariants(frontier: &str) {
         let mut cfg = config(policy, "");
         cfg.device.ftl.gc_frontier = frontier.into();
         let (sim, r) = run(&cfg);
-        sim.device
+        sim.device()
             .check_invariants()
             .unwrap_or_else(|e| panic!("{policy}: {e}"));
-        let f = &sim.device.ftl.stats;
+        let f = &sim.device().ftl.stats;
         assert!(f.erases > 100, "{policy}: GC must have run ({} erases)", f.erases);
         assert_eq!(f.erases, f.gc_runs_finished + f.wl_migrations, "{policy}");
         let p = r

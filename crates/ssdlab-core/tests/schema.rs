@@ -205,7 +205,7 @@ proptest! {
                 let mut sim = ssdlab_core::Simulation::new(&cfg).unwrap();
                 let r = sim.run(&mut |_| {});
                 prop_assert!(r.is_ok(), "{app} {set}: {:?}", r.err());
-                sim.device.check_invariants().unwrap();
+                sim.device().check_invariants().unwrap();
             }
         }
     }
@@ -231,7 +231,7 @@ proptest! {
             Ok(cfg) => {
                 let mut sim = ssdlab_core::Simulation::new(&cfg).unwrap();
                 match sim.run(&mut |_| {}) {
-                    Ok(_) => sim.device.check_invariants().unwrap(),
+                    Ok(_) => sim.device().check_invariants().unwrap(),
                     // Arrivals so rare that they pass the simulated-time horizon.
                     Err(e) => {
                         let msg = e.to_string();

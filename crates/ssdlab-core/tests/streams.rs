@@ -115,10 +115,10 @@ number_ios = 300
     let cfg = config(streams, &jobs);
     let mut sim = Simulation::new(&cfg).unwrap();
     sim.run(&mut |_| {}).unwrap();
-    let ftl = &sim.device.ftl;
+    let ftl = &sim.device().ftl;
     ftl.check_invariants().unwrap();
-    let n = sim.device.geo.logical_units;
-    let upb = sim.device.geo.units_per_block as u32;
+    let n = sim.device().geo.logical_units;
+    let upb = sim.device().geo.units_per_block as u32;
     let mut kinds = std::collections::BTreeMap::new();
     for lpn in 0..n {
         let pun = ftl.lookup(lpn);

@@ -66,7 +66,7 @@ fn measured_waf(alpha: f64, b: u32, units: u64, policy: &str) -> f64 {
     let c = cfg(&text);
     let mut sim = Simulation::new(&c).unwrap();
     let r = sim.run(&mut |_| {}).unwrap();
-    sim.device.ftl.check_invariants().unwrap();
+    sim.device().ftl.check_invariants().unwrap();
     assert_eq!(r.jobs[0].write.total_ios, logical * 2);
     r.ssd.waf
 }
@@ -308,7 +308,7 @@ fn seq_bw(text: String, rw: &str) -> f64 {
     let c = cfg(&(text + &job));
     let mut sim = Simulation::new(&c).unwrap();
     let r = sim.run(&mut |_| {}).unwrap();
-    sim.device.ftl.check_invariants().unwrap();
+    sim.device().ftl.check_invariants().unwrap();
     let op = if rw == "read" {
         &r.jobs[0].read
     } else {
@@ -363,14 +363,14 @@ fn invariants_hold_after_trim_and_gc_heavy_mixes() {
         let c = cfg(&text.replace("gc_policy = \"greedy\"", &format!("gc_policy = \"{policy}\"")));
         let mut sim = Simulation::new(&c).unwrap();
         let r = sim.run(&mut |_| {}).unwrap();
-        sim.device
+        sim.device()
             .ftl
             .check_invariants()
             .unwrap_or_else(|e| panic!("{policy}: {e}"));
         assert!(r.ssd.gc["runs"].as_u64().unwrap() > 0, "{policy}: no GC happened");
         assert!(r.jobs[1].trim.total_ios == 5000);
         // Counters add up: host units written = mapped-or-overwritten units accounted by the FTL.
-        assert_eq!(r.ssd.host["write_units"], sim.device.ftl.stats.host_units_written);
+        assert_eq!(r.ssd.host["write_units"], sim.device().ftl.stats.host_units_written);
     }
 }
 
@@ -382,13 +382,13 @@ fn sub_page_mapping_with_buffer_and_wear_leveling_keeps_invariants() {
     let c = cfg(&text);
     let mut sim = Simulation::new(&c).unwrap();
     let r = sim.run(&mut |_| {}).unwrap();
-    sim.device.ftl.check_invariants().unwrap();
+    sim.device().ftl.check_invariants().unwrap();
     assert!(
         r.ssd.wear["static_wl_migrations"].as_u64().unwrap() > 0,
         "{}",
         r.ssd.wear
     );
-    let (min, _, max, _) = sim.device.ftl.erase_summary();
+    let (min, _, max, _) = sim.device().ftl.erase_summary();
     assert!(max - min <= 4 + 8, "erase spread {min}..{max}");
 }
 
@@ -407,9 +407,9 @@ fn blocks_retire_at_their_endurance_limit() {
             "{e}"
         ),
     }
-    sim.device.ftl.check_invariants().unwrap();
-    for b in 0..sim.device.geo.blocks {
-        assert!(sim.device.ftl.erase_count(b) <= 6);
+    sim.device().ftl.check_invariants().unwrap();
+    for b in 0..sim.device().geo.blocks {
+        assert!(sim.device().ftl.erase_count(b) <= 6);
     }
 }
 
@@ -491,7 +491,7 @@ fn background_gc_uses_idle_time_and_spares_the_foreground() {
     ) + "[[job]]\nrw = \"randwrite\"\nnumber_ios = 6000\nrate_iops = 200\n";
     let mut sim = Simulation::new(&cfg(&base)).unwrap();
     let r = sim.run(&mut |_| {}).unwrap();
-    sim.device.ftl.check_invariants().unwrap();
+    sim.device().ftl.check_invariants().unwrap();
     let bg = r.ssd.gc["background"].as_u64().unwrap();
     let fg = r.ssd.gc["foreground"].as_u64().unwrap();
     assert!(bg > 100 && fg == 0, "background {bg}, foreground {fg}");
@@ -516,7 +516,7 @@ fn least_busy_allocation_keeps_invariants_and_spreads_writes() {
     ) + "[[job]]\nrw = \"randrw\"\nbs = \"16KiB\"\niodepth = 32\nnumber_ios = 20000\n";
     let mut sim = Simulation::new(&cfg(&text)).unwrap();
     let r = sim.run(&mut |_| {}).unwrap();
-    sim.device.ftl.check_invariants().unwrap();
+    sim.device().ftl.check_invariants().unwrap();
     let planes = r.ssd.utilisation["planes"].as_f64().unwrap();
     assert!(planes > 0.5, "arrays should be kept busy: {planes}");
 }
@@ -696,7 +696,7 @@ fn the_steady_state_criterion_holds_against_a_ten_times_longer_run() {
         // Ten times as many uniform random overwrites of the same data, driven through the
         // FTL as preconditioning does (a page per plane in turn); their write amplification
         // counted over all of them.
-        let ftl = &mut sim.device.ftl;
+        let ftl = &mut sim.volume.members[0].ftl;
         ftl.record_ops = false;
         let n = pre.filled_units;
         let more = 10 * pre.overwritten_units;

@@ -120,7 +120,7 @@ fn steady_write(quick: bool) -> Result<()> {
     let d = &cfg.device;
     let mean = |v: &[u64]| v.iter().sum::<u64>() as f64 / v.len() as f64 / 1e9;
     let (t_r, t_p, t_e) = (mean(&d.read_ns()), mean(&d.program_ns()), d.erase_ns() as f64 / 1e9);
-    let g = &sim.device.geo;
+    let g = &sim.device().geo;
     let (planes, upp, upb) = (g.planes as f64, g.units_per_page as f64, g.units_per_block as f64);
     // From the run's own flash work: host units / (array time / planes).
     let f = &r.ssd.flash;
@@ -158,7 +158,7 @@ fn precondition_case(gib: u64, utilisation: f64) -> Result<()> {
     let t0 = Instant::now();
     let sim = Simulation::new(&cfg)?;
     let secs = t0.elapsed().as_secs_f64();
-    let g = &sim.device.geo;
+    let g = &sim.device().geo;
     println!(
         "  precondition {gib} GiB ({} Mi pages) to steady state at {:.0} % utilisation: {secs:.1} s, peak RSS {:.2} GiB ({:.2} bytes per physical page)",
         g.physical_units >> 20,

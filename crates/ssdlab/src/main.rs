@@ -347,7 +347,7 @@ fn run(
         eprintln!("ssdlab: warning: {w}");
     }
     if check {
-        sim.device
+        sim.volume
             .check_invariants()
             .map_err(|m| Error::Invalid(format!("invariant violated: {m}")))?;
     }

@@ -12,16 +12,183 @@
 //! `rodi.rs` holds the seed's RODI model (member curves, read-only gain, the members' loads,
 //! section 4's throughputs).
 //!
-//! Status: this is the first piece of the array layer. The volume that drives member devices
-//! through the host model, the `rodi` layout, and the per-member results are not built yet.
+//! `volume.rs` is what the host model submits to: member devices under a layout (a lone
+//! device is a volume of one). A run file's `[array]` ([`ArrayConfig`]) names the layout and
+//! the members.
 
 pub mod profile;
 mod raid0;
 mod raid1;
 mod raid5;
 pub mod rodi;
+pub mod volume;
 
 use crate::request::Op;
+use crate::config::{Config, DeviceConfig};
+use crate::units::Size;
+use crate::{Error, Result};
+use std::path::Path;
+use serde::{Deserialize, Serialize};
+
+/// `[array]`: a volume over several member devices.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArrayConfig {
+    /// A name of [`REGISTRY`], or `rodi`.
+    #[serde(default = "default_layout")]
+    pub layout: String,
+    /// Chunk size of the striped layouts (Windows software RAID 0, the seed's array, stripes
+    /// in 64 KiB).
+    #[serde(default = "default_stripe_unit")]
+    pub stripe_unit: Size,
+    /// `rodi`: besides the ranges of jobs with `readonly = true`, the extents (of
+    /// `readonly_extent` bytes) that the jobs' traces read and never write are read-only.
+    #[serde(default)]
+    pub readonly_from_traces: bool,
+    /// `rodi`: granularity of the trace analysis.
+    #[serde(default = "default_extent")]
+    pub readonly_extent: Size,
+    #[serde(default)]
+    pub member: Vec<MemberConfig>,
+}
+
+/// `[[array.member]]`: a member device.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MemberConfig {
+    /// Name in results (default: the device's own).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// A built-in device; or
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preset: Option<String>,
+    /// a run file whose `[device]` this member is (relative to the run file); neither:
+    /// the run file's own `[device]`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub config: Option<String>,
+    /// `rodi`: this member holds the read-only extents.
+    #[serde(default)]
+    pub readonly: bool,
+}
+
+fn default_layout() -> String {
+    "raid0".into()
+}
+fn default_stripe_unit() -> Size {
+    Size(64 * 1024)
+}
+fn default_extent() -> Size {
+    Size(1 << 20)
+}
+
+/// The member devices of an array run: (name, device config), in order.
+pub fn member_devices(cfg: &Config) -> Result<Vec<(String, DeviceConfig)>> {
+    let Some(a) = &cfg.array else {
+        return Ok(vec![(cfg.device.name.clone(), cfg.device.clone())]);
+    };
+    let f = cfg.file.as_str();
+    if a.member.is_empty() || a.member.len() > MAX_MEMBERS {
+        return Err(Error::config(
+            f,
+            "array.member",
+            format!("{} members; expected 1 to {MAX_MEMBERS} [[array.member]] tables", a.member.len()),
+        ));
+    }
+    a.member
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            let key = |k: &str| format!("array.member[{i}].{k}");
+            let dev = match (&m.preset, &m.config) {
+                (Some(_), Some(_)) => {
+                    return Err(Error::config(
+                        f,
+                        &key("config"),
+                        "set with preset; expected one of preset or config",
+                    ))
+                }
+                (Some(p), None) => {
+                    let text = crate::config::preset_text(p).ok_or_else(|| {
+                        Error::config(
+                            f,
+                            &key("preset"),
+                            format!(
+                                "unknown preset '{p}'; expected one of {}",
+                                crate::config::preset_names().join(", ")
+                            ),
+                        )
+                    })?;
+                    crate::config::parse_config(text, &format!("preset {p}"), Path::new("."))?.device
+                }
+                (None, Some(c)) => {
+                    let path = cfg.base_dir.join(c);
+                    crate::config::load_config(&path.display().to_string())
+                        .map_err(|e| Error::config(f, &key("config"), format!("{e}; expected a run file with a [device]")))?
+                        .device
+                }
+                (None, None) => cfg.device.clone(),
+            };
+            Ok((m.name.clone().unwrap_or_else(|| dev.name.clone()), dev))
+        })
+        .collect()
+}
+
+/// Most members of an array.
+pub const MAX_MEMBERS: usize = 64;
+
+/// The layout of an array run over members of `member_bytes` each (the smallest), with the
+/// volume's read-only extents for `rodi`.
+pub fn layout_of(cfg: &Config, member_bytes: u64) -> Result<Box<dyn Layout>> {
+    let a = cfg.array.as_ref().expect("an array run");
+    let f = cfg.file.as_str();
+    let n = a.member.len();
+    let unit = a.stripe_unit.0;
+    let readonly: Vec<usize> = (0..n).filter(|&i| a.member[i].readonly).collect();
+    if a.layout != "rodi" {
+        if let Some(&i) = readonly.first() {
+            return Err(Error::config(
+                f,
+                &format!("array.member[{i}].readonly"),
+                format!("set with layout \"{}\"; expected it with layout \"rodi\" only", a.layout),
+            ));
+        }
+        return make(&a.layout, n, unit).map_err(|m| Error::config(f, "array.layout", m));
+    }
+    if unit == 0 || !unit.is_multiple_of(512) {
+        return Err(Error::config(
+            f,
+            "array.stripe_unit",
+            format!("{unit} B; expected a positive multiple of 512 bytes"),
+        ));
+    }
+    let bare = rodi::Rodi::new(n, unit, &readonly, &[]).map_err(|m| Error::config(f, "array.member", m))?;
+    let capacity = bare.capacity(member_bytes);
+    let mut extents = Vec::new();
+    for (i, j) in cfg.job.iter().enumerate().filter(|(_, j)| j.readonly) {
+        let (off, len) = j
+            .region(capacity)
+            .map_err(|m| Error::config(f, &format!("job[{i}].size"), m))?;
+        extents.push((off, off.saturating_add(len)));
+    }
+    if a.readonly_from_traces {
+        extents.extend(rodi::trace_readonly_extents(cfg, capacity, a.readonly_extent.0)?);
+    }
+    let l = rodi::Rodi::new(n, unit, &readonly, &extents).map_err(|m| Error::config(f, "array.member", m))?;
+    l.check_fit(member_bytes, capacity)
+        .map_err(|m| Error::config(f, "array.member", m))?;
+    Ok(Box::new(l))
+}
+
+/// Check an array run's members and layout; the volume's capacity.
+pub fn check(cfg: &Config) -> Result<u64> {
+    let members = member_devices(cfg)?;
+    let mut min = u64::MAX;
+    for (_, d) in &members {
+        min = min.min(crate::geometry::Geometry::from_config(d, &cfg.file)?.logical_bytes());
+    }
+    let layout = layout_of(cfg, min)?;
+    Ok(layout.capacity(min))
+}
 
 /// A member request of a volume request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,6 +210,10 @@ pub trait Layout: Send + Sync {
     /// The member requests of a volume request (`len` > 0, inside the capacity), appended to
     /// `out` in order of phase, then member, then offset.
     fn split(&self, op: Op, offset: u64, len: u64, out: &mut Vec<Part>);
+    /// Members that hold read-only data only (`rodi`'s).
+    fn readonly_members(&self) -> &[usize] {
+        &[]
+    }
 }
 
 /// A layout over one member: the volume is the device.
@@ -69,7 +240,7 @@ impl Layout for Single {
     }
 }
 
-type Ctor = fn(members: usize, stripe_unit: u64) -> Result<Box<dyn Layout>, String>;
+type Ctor = fn(members: usize, stripe_unit: u64) -> std::result::Result<Box<dyn Layout>, String>;
 
 /// (name, description, constructor).
 pub const REGISTRY: &[(&str, &str, Ctor)] = &[
@@ -90,10 +261,15 @@ pub const REGISTRY: &[(&str, &str, Ctor)] = &[
         "rotating parity (left-symmetric); partial-stripe writes read old data and parity first",
         raid5::make,
     ),
+    (
+        "rodi",
+        "read-only data isolation: read-only extents on the read-only members, the rest striped over the others",
+        |_, _| Err("rodi is built from a run's read-only members and extents; expected it in [array]".into()),
+    ),
 ];
 
 /// The layout `name` over `members` devices with stripe unit `stripe_unit` bytes.
-pub fn make(name: &str, members: usize, stripe_unit: u64) -> Result<Box<dyn Layout>, String> {
+pub fn make(name: &str, members: usize, stripe_unit: u64) -> std::result::Result<Box<dyn Layout>, String> {
     let Some(r) = REGISTRY.iter().find(|r| r.0 == name) else {
         let names: Vec<&str> = REGISTRY.iter().map(|r| r.0).collect();
         return Err(format!("got \"{name}\"; expected one of {}", names.join(", ")));
@@ -114,7 +290,7 @@ struct Stripes {
 }
 
 /// [`Stripes`] over `members` devices, at least `min` of them.
-fn stripes(members: usize, stripe_unit: u64, min: usize) -> Result<Stripes, String> {
+fn stripes(members: usize, stripe_unit: u64, min: usize) -> std::result::Result<Stripes, String> {
     if members < min {
         return Err(format!("got {members} members; expected at least {min}"));
     }

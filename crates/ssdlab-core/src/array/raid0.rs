@@ -26,6 +26,20 @@ pub(super) fn chunks(offset: u64, len: u64, unit: u64) -> impl Iterator<Item = (
     })
 }
 
+/// The parts of `offset..offset + len` striped RAID 0 style over `s.n` members, the `i`-th
+/// of them being member `member(i)` of the volume.
+pub(super) fn stripe(s: Stripes, op: Op, offset: u64, len: u64, member: impl Fn(usize) -> usize, out: &mut Vec<Part>) {
+    for (c, within, l) in chunks(offset, len, s.unit) {
+        out.push(Part {
+            member: member((c % s.n) as usize),
+            op,
+            offset: c / s.n * s.unit + within,
+            len: l,
+            phase: 0,
+        });
+    }
+}
+
 impl Layout for Raid0 {
     fn name(&self) -> &'static str {
         "raid0"
@@ -38,15 +52,7 @@ impl Layout for Raid0 {
     }
     fn split(&self, op: Op, offset: u64, len: u64, out: &mut Vec<Part>) {
         let from = out.len();
-        for (c, within, l) in chunks(offset, len, self.0.unit) {
-            out.push(Part {
-                member: (c % self.0.n) as usize,
-                op,
-                offset: c / self.0.n * self.0.unit + within,
-                len: l,
-                phase: 0,
-            });
-        }
+        stripe(self.0, op, offset, len, |i| i, out);
         normalise(out, from);
     }
 }

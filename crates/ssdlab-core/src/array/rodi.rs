@@ -7,8 +7,16 @@
 //! swept read shares), the members' loads for a total read share (section 5.1: every member
 //! has the same number of I/O workers, so the same share of requests; the read-only ones
 //! read only, the others take what is left), and the section 4 throughput of RODI against
-//! RAID 0 (equations 2–4, RAID 0 held to its slowest member). The layout that places
-//! extents on members is not built yet.
+//! RAID 0 (equations 2–4, RAID 0 held to its slowest member).
+//!
+//! The layout [`Rodi`]: the volume's read-only extents (given by the jobs that mark their
+//! range read-only, or found in a trace as extents read and never written) are packed in
+//! order onto the read-only members, striped among them; the rest of the volume, with the
+//! read-only extents cut out, is striped over the other members. Both groups stripe as
+//! RAID 0 does, in chunks of the stripe unit.
+
+use super::{normalise, Layout, Part};
+use crate::request::Op;
 
 /// Throughput (MB/s) against the read share, linear between measured points.
 #[derive(Clone, Debug, PartialEq)]
@@ -193,5 +201,223 @@ mod tests {
         let same = [line(100.0, 600.0), line(100.0, 600.0), line(100.0, 600.0)];
         let m = model(&same, &[0], 1.0).unwrap();
         assert_eq!(m.rodi, m.raid0);
+    }
+}
+
+/// The extents (of `extent` bytes, inside `capacity`) that the traces of `cfg`'s jobs read
+/// and never write, merged into ranges. The traces are read once through, as they will be
+/// replayed (the same address mapping onto the volume).
+pub fn trace_readonly_extents(cfg: &crate::config::Config, capacity: u64, extent: u64) -> crate::Result<Vec<(u64, u64)>> {
+    use crate::request::RequestSource;
+    let f = cfg.file.as_str();
+    if extent == 0 || !extent.is_multiple_of(512) {
+        return Err(crate::Error::config(
+            f,
+            "array.readonly_extent",
+            format!("{extent} B; expected a positive multiple of 512 bytes"),
+        ));
+    }
+    let n = capacity.div_ceil(extent) as usize;
+    let (mut read, mut written) = (vec![false; n], vec![false; n]);
+    let mut any = false;
+    for job in &cfg.job {
+        let Some(t) = &job.trace else { continue };
+        any = true;
+        let mut src = crate::trace::TraceSource::open(t, &cfg.base_dir, capacity)?;
+        let mut now = 0;
+        while let Some(r) = src.next_request(now)? {
+            now = r.time_ns;
+            let end = r.offset.saturating_add(r.len).min(capacity);
+            if r.offset >= end {
+                continue;
+            }
+            let map = if r.op == Op::Read { &mut read } else { &mut written };
+            for e in (r.offset / extent)..end.div_ceil(extent) {
+                map[e as usize] = true;
+            }
+        }
+    }
+    if !any {
+        return Err(crate::Error::config(
+            f,
+            "array.readonly_from_traces",
+            "set with no job replaying a trace; expected a [job.trace]",
+        ));
+    }
+    let mut out: Vec<(u64, u64)> = Vec::new();
+    for e in (0..n).filter(|&e| read[e] && !written[e]) {
+        let (s, end) = (e as u64 * extent, ((e as u64 + 1) * extent).min(capacity));
+        match out.last_mut() {
+            Some(l) if l.1 == s => l.1 = end,
+            _ => out.push((s, end)),
+        }
+    }
+    Ok(out)
+}
+
+/// RODI's layout: read-only extents on the read-only members, the rest on the others.
+pub struct Rodi {
+    readonly: Vec<usize>,
+    others: Vec<usize>,
+    unit: u64,
+    /// Read-only extents of the volume (start, end), sorted and disjoint.
+    extents: Vec<(u64, u64)>,
+    /// Read-only bytes before each extent.
+    before: Vec<u64>,
+}
+
+impl Rodi {
+    /// `readonly` members (indices below `members`) hold `extents` (volume byte ranges, any
+    /// order, merged where they touch); the others hold the rest.
+    pub fn new(members: usize, unit: u64, readonly: &[usize], extents: &[(u64, u64)]) -> Result<Rodi, String> {
+        let mut ro: Vec<usize> = readonly.to_vec();
+        ro.sort_unstable();
+        ro.dedup();
+        if ro.is_empty() || ro.len() >= members || ro.iter().any(|&i| i >= members) {
+            return Err(format!(
+                "read-only members {readonly:?} of {members}; expected 1 to {} distinct members below {members}",
+                members.saturating_sub(1)
+            ));
+        }
+        let mut ex: Vec<(u64, u64)> = extents.iter().copied().filter(|e| e.1 > e.0).collect();
+        ex.sort_unstable();
+        let mut merged: Vec<(u64, u64)> = Vec::with_capacity(ex.len());
+        for e in ex {
+            match merged.last_mut() {
+                Some(l) if e.0 <= l.1 => l.1 = l.1.max(e.1),
+                _ => merged.push(e),
+            }
+        }
+        let mut before = Vec::with_capacity(merged.len());
+        let mut acc = 0;
+        for e in &merged {
+            before.push(acc);
+            acc += e.1 - e.0;
+        }
+        Ok(Rodi {
+            others: (0..members).filter(|i| !ro.contains(i)).collect(),
+            readonly: ro,
+            unit,
+            extents: merged,
+            before,
+        })
+    }
+
+    /// Bytes of read-only extents.
+    pub fn readonly_bytes(&self) -> u64 {
+        self.extents.last().map_or(0, |e| e.1 - e.0) + self.before.last().copied().unwrap_or(0)
+    }
+
+    /// Whether the read-only data fits its members, and the rest the others, at
+    /// `member_bytes` each and a volume of `capacity`.
+    pub fn check_fit(&self, member_bytes: u64, capacity: u64) -> Result<(), String> {
+        let per = member_bytes / self.unit * self.unit;
+        let ro = self.readonly_bytes();
+        let ro_room = per * self.readonly.len() as u64;
+        if ro > ro_room {
+            return Err(format!(
+                "{ro} bytes of read-only extents on {} read-only members of {per} bytes; expected at most {ro_room}",
+                self.readonly.len()
+            ));
+        }
+        if let Some(e) = self.extents.last().filter(|e| e.1 > capacity) {
+            return Err(format!(
+                "read-only extent ends at {}; expected it inside the volume's {capacity} bytes",
+                e.1
+            ));
+        }
+        Ok(())
+    }
+
+    /// Stripe `len` bytes at `at` of a group's own address space over `group`.
+    fn stripe(&self, group: &[usize], op: Op, at: u64, len: u64, out: &mut Vec<Part>) {
+        let s = super::Stripes {
+            n: group.len() as u64,
+            unit: self.unit,
+        };
+        super::raid0::stripe(s, op, at, len, |i| group[i], out);
+    }
+}
+
+impl Layout for Rodi {
+    fn name(&self) -> &'static str {
+        "rodi"
+    }
+    fn readonly_members(&self) -> &[usize] {
+        &self.readonly
+    }
+    fn members(&self) -> usize {
+        self.readonly.len() + self.others.len()
+    }
+    /// As RAID 0 over every member: the read-only members' room the extents may fill, the
+    /// other members' the rest.
+    fn capacity(&self, member_bytes: u64) -> u64 {
+        member_bytes / self.unit * self.unit * self.members() as u64
+    }
+    fn split(&self, op: Op, offset: u64, len: u64, out: &mut Vec<Part>) {
+        let from = out.len();
+        let end = offset + len;
+        let mut at = offset;
+        // The first extent ending after `at`.
+        let mut i = self.extents.partition_point(|e| e.1 <= at);
+        while at < end {
+            match self.extents.get(i) {
+                Some(&(s, e)) if at >= s => {
+                    let l = e.min(end) - at;
+                    self.stripe(&self.readonly, op, self.before[i] + (at - s), l, out);
+                    at += l;
+                    i += 1;
+                }
+                next => {
+                    let stop = next.map_or(end, |x| x.0.min(end));
+                    let ro_before = self.before.get(i).copied().unwrap_or_else(|| self.readonly_bytes());
+                    self.stripe(&self.others, op, at - ro_before, stop - at, out);
+                    at = stop;
+                }
+            }
+        }
+        normalise(out, from);
+    }
+}
+
+#[cfg(test)]
+mod layout_tests {
+    use super::*;
+
+    fn split(l: &Rodi, op: Op, off: u64, len: u64) -> Vec<(usize, u64, u64)> {
+        let mut out = Vec::new();
+        l.split(op, off, len, &mut out);
+        out.iter().map(|p| (p.member, p.offset, p.len)).collect()
+    }
+
+    #[test]
+    fn readonly_extents_go_to_readonly_members_and_the_rest_is_striped_over_the_others() {
+        // 3 members, member 2 read-only; extents [1 MiB, 2 MiB) and [3 MiB, 3.5 MiB); 64 KiB
+        // chunks.
+        const M: u64 = 1 << 20;
+        let k = 64 * 1024;
+        let l = Rodi::new(3, k, &[2], &[(3 * M, 3 * M + M / 2), (M, 2 * M)]).unwrap();
+        assert_eq!(l.readonly_bytes(), M + M / 2);
+        // Read-only data packs onto member 2 in order: the second extent follows the first.
+        assert_eq!(split(&l, Op::Read, M, 4096), [(2, 0, 4096)]);
+        assert_eq!(split(&l, Op::Read, 3 * M + 8192, 4096), [(2, M + 8192, 4096)]);
+        // Before the first extent: members 0 and 1 in 64 KiB chunks.
+        assert_eq!(split(&l, Op::Write, 0, 2 * k), [(0, 0, k), (1, 0, k)]);
+        // After it, the read-write address skips the extent: 2 MiB is read-write byte 1 MiB,
+        // chunk 16, on member 0 at 8 chunks.
+        assert_eq!(split(&l, Op::Write, 2 * M, 4096), [(0, 8 * k, 4096)]);
+        // After the second extent: 3.5 MiB is read-write byte 2 MiB, chunk 32 → member 0 at 16 chunks.
+        assert_eq!(split(&l, Op::Read, 3 * M + M / 2, 4096), [(0, 16 * k, 4096)]);
+        // A request over an extent boundary is cut there.
+        assert_eq!(
+            split(&l, Op::Read, 2 * M - 4096, 8192),
+            [(0, 8 * k, 4096), (2, M - 4096, 4096)]
+        );
+        assert_eq!(l.capacity(10 * M), 30 * M);
+        assert!(l.check_fit(M, 30 * M).unwrap_err().contains("expected at most 1048576"));
+        assert!(l.check_fit(2 * M, 3 * M).unwrap_err().contains("inside the volume"));
+        assert!(l.check_fit(2 * M, 6 * M).is_ok());
+        assert!(Rodi::new(3, k, &[0, 1, 2], &[]).is_err());
+        assert!(Rodi::new(3, k, &[3], &[]).is_err());
     }
 }

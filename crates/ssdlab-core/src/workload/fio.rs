@@ -100,6 +100,7 @@ fn apply_reporting(job: &mut JobConfig, key: &str, val: &str) -> std::result::Re
     match key {
         "stonewall" | "wait_for_previous" => job.stonewall = fio_bool(val)?,
         "new_group" => job.new_group = fio_bool(val)?,
+        "readonly" => job.readonly = fio_bool(val)?,
         "bw_avg_time" => job.bw_avg_time = fio_msec(val)?,
         "iops_avg_time" => job.iops_avg_time = fio_msec(val)?,
         "log_avg_msec" => job.log_avg_msec = fio_msec(val)?,
@@ -119,6 +120,7 @@ const FLAGS: &[&str] = &[
     "wait_for_previous",
     "new_group",
     "log_offset",
+    "readonly",
 ];
 
 fn apply(job: &mut JobConfig, key: &str, val: &str, kb_base: u64) -> std::result::Result<(), String> {

@@ -571,7 +571,7 @@ mod tests {
         let cfg = crate::config::parse_config(&text, "h.toml", std::path::Path::new(".")).unwrap();
         let mut sim = crate::Simulation::new(&cfg).unwrap();
         let res = sim.run(&mut |_| {}).unwrap();
-        sim.device.check_invariants().unwrap();
+        sim.device().check_invariants().unwrap();
         let j = &res.jobs[0];
         assert_eq!(j.ssdlab.source, "hpc");
         assert!(j.ssdlab.open_loop.is_some());

@@ -175,6 +175,10 @@ pub struct JobConfig {
     /// fio's `new_group`: a new reporting group, started with the jobs before it.
     #[serde(default)]
     pub new_group: bool,
+    /// fio's `readonly`: the job never writes; on a `rodi` array its range holds read-only
+    /// data, placed on the read-only members.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub readonly: bool,
     /// Width of the bandwidth samples, ms of simulated time (fio's `bw_avg_time`).
     #[serde(default = "default_avg_time")]
     pub bw_avg_time: u64,
@@ -344,6 +348,14 @@ impl JobConfig {
         }
         if self.numjobs == 0 || self.numjobs > 4096 {
             return Err(e("numjobs", format!("got {}; expected 1 to 4096", self.numjobs)));
+        }
+        if self.readonly
+            && (self.trace.is_some() || self.fs.is_some() || self.hpc.is_some() || !matches!(self.rw, Rw::Read | Rw::RandRead))
+        {
+            return Err(e(
+                "readonly",
+                "set on a job that may write; expected rw = \"read\" or \"randread\" with generated requests".into(),
+            ));
         }
         if self.rwmixread > 100 {
             return Err(e(
