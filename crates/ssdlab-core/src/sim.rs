@@ -160,29 +160,19 @@ fn check_time(t: u64, what: &str) -> Result<u64> {
 /// tables ([`crate::ftl::Ftl::memory_estimate`]), the device's per-block and per-plane state,
 /// and per job clone its streams and latency histograms.
 pub fn memory_estimate(cfg: &Config) -> Result<u64> {
-    let geo = crate::geometry::Geometry::from_config(&cfg.device, &cfg.file)?;
-    let ftl = crate::ftl::Ftl::memory_estimate(&geo);
-    let tracked = if cfg.device.ftl.write_buffer.0 > 0 && cfg.device.ftl.design == "page" {
-        8 * geo.blocks as u64
+    // An array's members each hold a device.
+    let mut devices = 0;
+    for (_, d) in crate::array::member_devices(cfg)? {
+        devices += device_memory(&d, &cfg.file)?;
+    }
+    let cap = if cfg.array.is_some() {
+        crate::array::check(cfg)?
     } else {
-        0
+        crate::geometry::Geometry::from_config(&cfg.device, &cfg.file)?.logical_bytes()
     };
-    // Superblocks: a superblock number per block and at most one table entry per block.
-    let superblocks = if cfg.device.placement.policy == "plane" {
-        0
-    } else {
-        4 * geo.blocks as u64 + 32 * geo.blocks as u64
-    };
-    let device = tracked
-        + 64 * geo.planes as u64
-        + crate::firmware::memory_estimate(&cfg.device)
-        + crate::placement::memory_estimate(&cfg.device, &geo)
-        + crate::redundancy::memory_estimate(&cfg.device, &geo)
-        + superblocks;
     // Per clone: the stream, `iodepth` in-flight records; per job: three latency histograms
     // (3 significant digits up to 2^63 ns, about 40 KiB each) and the latency windows.
     // A file-system job's clone holds its application's file table (`workload::fs`).
-    let cap = geo.logical_bytes();
     let jobs: u64 = cfg
         .job
         .iter()
@@ -193,7 +183,31 @@ pub fn memory_estimate(cfg: &Config) -> Result<u64> {
             j.numjobs as u64 * (256 + 64 * j.iodepth as u64 + fs) + 3 * 40_960 + 16_000
         })
         .sum();
-    Ok(ftl + device + jobs + (1 << 20))
+    Ok(devices + jobs + (1 << 20))
+}
+
+/// Memory of one device: its FTL's tables and its per-block and per-plane state.
+fn device_memory(d: &crate::config::DeviceConfig, file: &str) -> Result<u64> {
+    let geo = crate::geometry::Geometry::from_config(d, file)?;
+    let ftl = crate::ftl::Ftl::memory_estimate(&geo);
+    let tracked = if d.ftl.write_buffer.0 > 0 && d.ftl.design == "page" {
+        8 * geo.blocks as u64
+    } else {
+        0
+    };
+    // Superblocks: a superblock number per block and at most one table entry per block.
+    let superblocks = if d.placement.policy == "plane" {
+        0
+    } else {
+        4 * geo.blocks as u64 + 32 * geo.blocks as u64
+    };
+    Ok(ftl
+        + tracked
+        + 64 * geo.planes as u64
+        + crate::firmware::memory_estimate(d)
+        + crate::placement::memory_estimate(d, &geo)
+        + crate::redundancy::memory_estimate(d, &geo)
+        + superblocks)
 }
 
 /// Refuse a run whose [`memory_estimate`] is above `limit` bytes.

@@ -267,6 +267,21 @@ pub fn normal(r: &RunResult) -> String {
     if let Some(note) = p["note"].as_str().filter(|n| !n.is_empty()) {
         let _ = writeln!(out, "  note: {note}");
     }
+    for m in r.members.iter().flatten() {
+        let _ = writeln!(
+            out,
+            "  member {} {}{}: {} reads, {} writes (read share {:.3}), {:.1}MB/s, WAF={:.3}, planes busy {}",
+            m.member,
+            m.name,
+            if m.readonly { " (read-only)" } else { "" },
+            m.read_requests,
+            m.write_requests,
+            m.read_share,
+            m.mb_s,
+            m.ssd.waf,
+            m.ssd.utilisation["planes"]
+        );
+    }
     let _ = writeln!(
         out,
         "  simulated {:.3} s, {} requests in {:.2} s wall ({:.0} requests/s)",

@@ -161,7 +161,7 @@ pub fn layout_of(cfg: &Config, member_bytes: u64) -> Result<Box<dyn Layout>> {
             format!("{unit} B; expected a positive multiple of 512 bytes"),
         ));
     }
-    let bare = rodi::Rodi::new(n, unit, &readonly, &[]).map_err(|m| Error::config(f, "array.member", m))?;
+    let bare = rodi::Rodi::new(n, unit, &readonly, &[], member_bytes).map_err(|m| Error::config(f, "array.member", m))?;
     let capacity = bare.capacity(member_bytes);
     let mut extents = Vec::new();
     for (i, j) in cfg.job.iter().enumerate().filter(|(_, j)| j.readonly) {
@@ -173,7 +173,7 @@ pub fn layout_of(cfg: &Config, member_bytes: u64) -> Result<Box<dyn Layout>> {
     if a.readonly_from_traces {
         extents.extend(rodi::trace_readonly_extents(cfg, capacity, a.readonly_extent.0)?);
     }
-    let l = rodi::Rodi::new(n, unit, &readonly, &extents).map_err(|m| Error::config(f, "array.member", m))?;
+    let l = rodi::Rodi::new(n, unit, &readonly, &extents, member_bytes).map_err(|m| Error::config(f, "array.member", m))?;
     l.check_fit(member_bytes, capacity)
         .map_err(|m| Error::config(f, "array.member", m))?;
     Ok(Box::new(l))

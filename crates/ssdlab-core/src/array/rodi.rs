@@ -13,7 +13,10 @@
 //! range read-only, or found in a trace as extents read and never written) are packed in
 //! order onto the read-only members, striped among them; the rest of the volume, with the
 //! read-only extents cut out, is striped over the other members. Both groups stripe as
-//! RAID 0 does, in chunks of the stripe unit.
+//! RAID 0 does, in chunks of the stripe unit. The volume is as large as RAID 0 over every
+//! member; when the read-only extents leave room on the read-only members, the read-write
+//! addresses beyond what the other members hold spill there, after the read-only data
+//! (isolation holds for the read-write data that fits; member results show any spill).
 
 use super::{normalise, Layout, Part};
 use crate::request::Op;
@@ -217,7 +220,16 @@ pub fn trace_readonly_extents(cfg: &crate::config::Config, capacity: u64, extent
             format!("{extent} B; expected a positive multiple of 512 bytes"),
         ));
     }
-    let n = capacity.div_ceil(extent) as usize;
+    // Two flags per extent.
+    let n = capacity.div_ceil(extent);
+    if n > 1 << 28 {
+        return Err(crate::Error::config(
+            f,
+            "array.readonly_extent",
+            format!("{extent} B over a volume of {capacity} B is {n} extents, which need {} MiB; expected at most 2^28 extents (a larger readonly_extent)", 2 * n >> 20),
+        ));
+    }
+    let n = n as usize;
     let (mut read, mut written) = (vec![false; n], vec![false; n]);
     let mut any = false;
     for job in &cfg.job {
@@ -264,12 +276,21 @@ pub struct Rodi {
     extents: Vec<(u64, u64)>,
     /// Read-only bytes before each extent.
     before: Vec<u64>,
+    /// Read-write bytes the other members hold; beyond, read-write data spills onto the
+    /// read-only members.
+    room: u64,
 }
 
 impl Rodi {
-    /// `readonly` members (indices below `members`) hold `extents` (volume byte ranges, any
-    /// order, merged where they touch); the others hold the rest.
-    pub fn new(members: usize, unit: u64, readonly: &[usize], extents: &[(u64, u64)]) -> Result<Rodi, String> {
+    /// `readonly` members (indices below `members`, of `member_bytes` each) hold `extents`
+    /// (volume byte ranges, any order, merged where they touch); the others hold the rest.
+    pub fn new(
+        members: usize,
+        unit: u64,
+        readonly: &[usize],
+        extents: &[(u64, u64)],
+        member_bytes: u64,
+    ) -> Result<Rodi, String> {
         let mut ro: Vec<usize> = readonly.to_vec();
         ro.sort_unstable();
         ro.dedup();
@@ -295,6 +316,7 @@ impl Rodi {
             acc += e.1 - e.0;
         }
         Ok(Rodi {
+            room: member_bytes / unit * unit * (members - ro.len()) as u64,
             others: (0..members).filter(|i| !ro.contains(i)).collect(),
             readonly: ro,
             unit,
@@ -371,7 +393,16 @@ impl Layout for Rodi {
                 next => {
                     let stop = next.map_or(end, |x| x.0.min(end));
                     let ro_before = self.before.get(i).copied().unwrap_or_else(|| self.readonly_bytes());
-                    self.stripe(&self.others, op, at - ro_before, stop - at, out);
+                    let rw = at - ro_before;
+                    let stop = if rw < self.room {
+                        let stop = stop.min(at + (self.room - rw));
+                        self.stripe(&self.others, op, rw, stop - at, out);
+                        stop
+                    } else {
+                        let spill = self.readonly_bytes() + (rw - self.room);
+                        self.stripe(&self.readonly, op, spill, stop - at, out);
+                        stop
+                    };
                     at = stop;
                 }
             }
@@ -396,7 +427,7 @@ mod layout_tests {
         // chunks.
         const M: u64 = 1 << 20;
         let k = 64 * 1024;
-        let l = Rodi::new(3, k, &[2], &[(3 * M, 3 * M + M / 2), (M, 2 * M)]).unwrap();
+        let l = Rodi::new(3, k, &[2], &[(3 * M, 3 * M + M / 2), (M, 2 * M)], 10 * M).unwrap();
         assert_eq!(l.readonly_bytes(), M + M / 2);
         // Read-only data packs onto member 2 in order: the second extent follows the first.
         assert_eq!(split(&l, Op::Read, M, 4096), [(2, 0, 4096)]);
@@ -417,7 +448,15 @@ mod layout_tests {
         assert!(l.check_fit(M, 30 * M).unwrap_err().contains("expected at most 1048576"));
         assert!(l.check_fit(2 * M, 3 * M).unwrap_err().contains("inside the volume"));
         assert!(l.check_fit(2 * M, 6 * M).is_ok());
-        assert!(Rodi::new(3, k, &[0, 1, 2], &[]).is_err());
-        assert!(Rodi::new(3, k, &[3], &[]).is_err());
+        // Spill: members 0 and 1 hold 20 MiB of read-write data. Volume byte 25 MiB is
+        // read-write byte 23.5 MiB, 3.5 MiB past their room: on member 2 after its 1.5 MiB of
+        // read-only data; a request over the boundary is cut there.
+        assert_eq!(split(&l, Op::Write, 25 * M, 4096), [(2, 5 * M, 4096)]);
+        assert_eq!(
+            split(&l, Op::Write, 43 * M / 2 - 4096, 8192),
+            [(1, 10 * M - 4096, 4096), (2, 3 * M / 2, 4096)]
+        );
+        assert!(Rodi::new(3, k, &[0, 1, 2], &[], M).is_err());
+        assert!(Rodi::new(3, k, &[3], &[], M).is_err());
     }
 }
