@@ -320,23 +320,40 @@ impl Simulation {
     fn array(cfg: &Config, progress: &mut dyn FnMut(u64, u64)) -> Result<Simulation> {
         let members = crate::array::member_devices(cfg)?;
         let mut devices = Vec::new();
-        let mut names = Vec::new();
-        for (i, (name, dc)) in members.into_iter().enumerate() {
+        let mut pres = Vec::new();
+        for (i, (_, dc)) in members.into_iter().enumerate() {
             let seed = cfg.precondition.seed.wrapping_add(i as u64);
             let mut device = Device::new(&dc, seed)?;
             let pc = crate::config::PreconditionConfig {
                 seed,
                 ..cfg.precondition.clone()
             };
-            let pre = precondition(&mut device, &pc, dc.ftl.bg_gc_threshold as usize, progress)?;
+            pres.push(precondition(&mut device, &pc, dc.ftl.bg_gc_threshold as usize, progress)?);
             devices.push(device);
-            names.push((name, pre, dc));
+        }
+        Self::with_members(cfg, devices, pres)
+    }
+
+    /// An array run of `cfg` on member devices already built and preconditioned (`pre`
+    /// says how, per member), e.g. around copies of preconditioned FTLs.
+    pub fn with_members(cfg: &Config, devices: Vec<Device>, pre: Vec<PreconditionReport>) -> Result<Simulation> {
+        let members = crate::array::member_devices(cfg)?;
+        if devices.len() != members.len() || pre.len() != members.len() {
+            return Err(Error::Invalid(format!(
+                "{} devices and {} precondition reports for {} members; expected one each",
+                devices.len(),
+                pre.len(),
+                members.len()
+            )));
         }
         let min = devices.iter().map(Device::logical_bytes).min().unwrap_or(0);
         let layout = crate::array::layout_of(cfg, min)?;
-        let pre = names[0].1.clone();
-        let mut sim = Self::assemble(cfg, Volume::new(devices, layout), pre, None)?;
-        sim.members = names;
+        let mut sim = Self::assemble(cfg, Volume::new(devices, layout), pre[0].clone(), None)?;
+        sim.members = members
+            .into_iter()
+            .zip(pre)
+            .map(|((name, dc), p)| (name, p, dc))
+            .collect();
         Ok(sim)
     }
 
