@@ -8,13 +8,16 @@
 //! wait until every part of phase 0 is done (RAID 5's new data and parity wait for the old
 //! ones to be read). The request completes when its last part does.
 //!
-//! `profile.rs` reads a real drive's measured points from fio's JSON output into curves.
+//! `profile.rs` reads a real drive's measured points from fio's JSON output into curves and
+//! profile files, and interpolates between them; `drive.rs` is a member drive whose timing
+//! comes from such a profile (`ssdlab profile` measures one).
 //! `rodi.rs` holds the seed's RODI model (member curves, read-only gain, the members' loads,
 //! section 4's throughputs).
 //!
 //! Status: this is the first piece of the array layer. The volume that drives member devices
 //! through the host model, the `rodi` layout, and the per-member results are not built yet.
 
+pub mod drive;
 pub mod profile;
 mod raid0;
 mod raid1;
