@@ -123,6 +123,43 @@ pub fn point_from_fio_json(text: &str, file: &str) -> Result<ProfilePoint> {
     })
 }
 
+/// Bytes of a block device's start that [`disk_signature`] looks at.
+pub const SIGNATURE_BYTES: usize = 128 * 1024;
+
+/// What the first bytes of a block device say it holds, if they carry a known partition
+/// table, file system or volume signature: measuring writes over it would destroy it.
+/// `head` is the device's first [`SIGNATURE_BYTES`] (or all of it when smaller).
+pub fn disk_signature(head: &[u8]) -> Option<&'static str> {
+    let at = |off: usize, magic: &[u8]| head.get(off..off + magic.len()) == Some(magic);
+    // (offset, magic, what); the specific ones before the DOS signature they may carry.
+    const KNOWN: &[(usize, &[u8], &str)] = &[
+        (512, b"EFI PART", "a GPT partition table"),
+        (4096, b"EFI PART", "a GPT partition table (4 KiB sectors)"),
+        (3, b"NTFS    ", "an NTFS file system"),
+        (3, b"EXFAT   ", "an exFAT file system"),
+        (54, b"FAT12   ", "a FAT12 file system"),
+        (54, b"FAT16   ", "a FAT16 file system"),
+        (82, b"FAT32   ", "a FAT32 file system"),
+        (1080, &[0x53, 0xef], "an ext2/3/4 file system"),
+        (0, b"XFSB", "an XFS file system"),
+        (65600, b"_BHRfS_M", "a btrfs file system"),
+        (1024, &[0x10, 0x20, 0xf5, 0xf2], "an F2FS file system"),
+        (4086, b"SWAPSPACE2", "a swap area"),
+        (4086, b"SWAP-SPACE", "a swap area"),
+        (65526, b"SWAPSPACE2", "a swap area (64 KiB pages)"),
+        (0, b"LABELONE", "an LVM physical volume"),
+        (512, b"LABELONE", "an LVM physical volume"),
+        (1024, b"LABELONE", "an LVM physical volume"),
+        (1536, b"LABELONE", "an LVM physical volume"),
+        (0, b"LUKS\xba\xbe", "a LUKS encrypted volume"),
+        (0, &[0xfc, 0x4e, 0x2b, 0xa9], "a Linux RAID (md) member"),
+        (4096, &[0xfc, 0x4e, 0x2b, 0xa9], "a Linux RAID (md) member"),
+        (32769, b"CD001", "an ISO 9660 file system"),
+        (510, &[0x55, 0xaa], "an MBR partition table or boot sector"),
+    ];
+    KNOWN.iter().find(|(off, magic, _)| at(*off, magic)).map(|k| k.2)
+}
+
 /// A drive's measured points.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -566,5 +603,32 @@ mod tests {
         );
         let e = DeviceProfile::load(dir.path()).unwrap_err().to_string();
         assert!(e.contains("is a directory; expected"), "{e}");
+    }
+
+    #[test]
+    fn disk_signatures_are_recognised_and_zeros_are_not() {
+        let blank = vec![0u8; SIGNATURE_BYTES];
+        assert_eq!(disk_signature(&blank), None);
+        assert_eq!(disk_signature(&[]), None);
+        let with = |off: usize, magic: &[u8]| {
+            let mut b = blank.clone();
+            b[off..off + magic.len()].copy_from_slice(magic);
+            disk_signature(&b)
+        };
+        assert_eq!(with(510, &[0x55, 0xaa]), Some("an MBR partition table or boot sector"));
+        assert_eq!(with(512, b"EFI PART"), Some("a GPT partition table"));
+        assert_eq!(with(1080, &[0x53, 0xef]), Some("an ext2/3/4 file system"));
+        assert_eq!(with(0, b"XFSB"), Some("an XFS file system"));
+        assert_eq!(with(65600, b"_BHRfS_M"), Some("a btrfs file system"));
+        assert_eq!(with(4086, b"SWAPSPACE2"), Some("a swap area"));
+        assert_eq!(with(1536, b"LABELONE"), Some("an LVM physical volume"));
+        assert_eq!(with(32769, b"CD001"), Some("an ISO 9660 file system"));
+        assert_eq!(with(3, b"NTFS    "), Some("an NTFS file system"));
+        assert_eq!(with(82, b"FAT32   "), Some("a FAT32 file system"));
+        // A magic cut off by a short head is not read past the end.
+        assert_eq!(disk_signature(&blank[..1081]), None);
+        // Near misses: the ext magic one byte off, "EFI PART" at another sector.
+        assert_eq!(with(1081, &[0x53, 0xef]), None);
+        assert_eq!(with(1024, b"EFI PART"), None);
     }
 }
