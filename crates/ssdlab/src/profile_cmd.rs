@@ -5,7 +5,9 @@
 //! progress to standard error.
 
 use clap::{ArgAction, Args, ValueEnum};
-use ssdlab_core::array::profile::{disk_signature, point_from_fio_json, DeviceProfile, Pattern, SIGNATURE_BYTES};
+use ssdlab_core::array::profile::{
+    disk_signature, point_from_fio_json, DeviceProfile, Pattern, SIGNATURE_BYTES, SYNC_ENGINES,
+};
 use ssdlab_core::units::fmt_size;
 use ssdlab_core::{Error, Result};
 use std::io::{Read, Seek, SeekFrom};
@@ -128,13 +130,14 @@ struct Runner<'a> {
 
 impl Runner<'_> {
     fn args(&self, pattern: Pattern, bs: u64, depth: u32, read_pct: u32) -> Vec<String> {
-        let sync = !self.engine.contains("aio") && !self.engine.contains("uring");
+        let sync = SYNC_ENGINES.contains(&self.engine.as_str());
         // A synchronous engine has one I/O outstanding per job: `depth` jobs instead.
         let (iodepth, jobs) = if sync { (1, depth) } else { (depth, 1) };
         vec![
             "--output-format=json".into(),
             "--name=ssdlab-profile".into(),
-            format!("--filename={}", self.path),
+            // fio separates file names with ':'.
+            format!("--filename={}", self.path.replace(':', "\\:")),
             format!("--rw={}", if pattern == Pattern::Sequential { "rw" } else { "randrw" }),
             format!("--rwmixread={read_pct}"),
             format!("--bs={bs}"),

@@ -206,3 +206,71 @@ fn block_devices_holding_data_are_recognised() {
     );
     assert_eq!(disk_signature(&[0u8; 100]), None);
 }
+
+/// Where fio refuses libaio and O_DIRECT (a stand-in `fio` that says so, then runs the real
+/// one): the sweep falls back to psync with one job per outstanding I/O and to buffered I/O,
+/// says so on standard error and in the profile's source.
+#[test]
+fn without_libaio_or_o_direct_the_sweep_falls_back() {
+    if !have_fio() {
+        return;
+    }
+    let real = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+        .map(|d| d.join("fio"))
+        .find(|p| p.is_file())
+        .expect("fio on PATH");
+    let dir = tempfile::tempdir().unwrap();
+    let bin = dir.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let fake = bin.join("fio");
+    std::fs::write(
+        &fake,
+        format!(
+            r#"#!/bin/sh
+for a in "$@"; do
+  case "$a" in
+    --ioengine=libaio) echo "fio: engine libaio not loadable" >&2; echo "fio: failed to load engine" >&2; exit 1;;
+    --direct=1) echo "fio: looks like your file system does not support direct=1/buffered=0" >&2; exit 1;;
+  esac
+done
+exec "{}" "$@"
+"#,
+            real.display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = std::env::join_paths(
+        std::iter::once(bin).chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
+    )
+    .unwrap();
+    let file = dir.path().join("d.dat");
+    let out = dir.path().join("p.json");
+    let o = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+        .args(["profile", file.to_str().unwrap(), "-o", out.to_str().unwrap()])
+        .args(["--sizes", "1MiB", "--depths", "3", "--step", "100", "--patterns", "seq"])
+        .args(["--runtime", "200ms", "--range", "8MiB"])
+        .env("PATH", path)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("note: fio cannot load the libaio engine; using psync"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("note: the file system refused O_DIRECT"), "{stderr}");
+    let p = DeviceProfile::load(&out).unwrap();
+    assert!(
+        p.source.contains("ioengine psync, buffered I/O") && p.source.contains("refused O_DIRECT"),
+        "{}",
+        p.source
+    );
+    // Three psync jobs: depth 3.
+    assert!(p
+        .points
+        .iter()
+        .all(|q| q.depth == 3 && q.pattern == Pattern::Sequential));
+    assert_eq!(p.points.len(), 2);
+}

@@ -52,7 +52,7 @@ impl ProfilePoint {
 }
 
 /// Engines whose jobs have one I/O outstanding whatever `iodepth` says.
-const SYNC_ENGINES: [&str; 5] = ["sync", "psync", "vsync", "pvsync", "pvsync2"];
+pub const SYNC_ENGINES: [&str; 5] = ["sync", "psync", "vsync", "pvsync", "pvsync2"];
 
 /// The point of one fio run, from its JSON output (`file` names it in errors).
 pub fn point_from_fio_json(text: &str, file: &str) -> Result<ProfilePoint> {
