@@ -274,3 +274,24 @@ exec "{}" "$@"
         .all(|q| q.depth == 3 && q.pattern == Pattern::Sequential));
     assert_eq!(p.points.len(), 2);
 }
+
+#[test]
+fn help_gives_the_seeds_full_sweep() {
+    let o = ssdlab(&["profile", "--help"]);
+    assert!(o.status.success());
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("--sizes 2MiB,8MiB,32MiB --depths 2,4,8 --step 5 --range 20GiB"),
+        "{text}"
+    );
+    for default in [
+        "[default: 2MiB,8MiB]",
+        "[default: 2]",
+        "[default: 25]",
+        "[default: seq,rand]",
+        "[default: 1GiB]",
+        "[default: 1s]",
+    ] {
+        assert!(text.contains(default), "{default}: {text}");
+    }
+}

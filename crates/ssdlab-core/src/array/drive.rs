@@ -17,7 +17,8 @@
 //! The service of the next request is an event of its own, at the time the previous one
 //! completes (or the request arrives): a caller that submits a new request on a completion
 //! does so before that event, so a closed loop of `d` requests runs at depth `d`. With a
-//! steady mix such a loop moves bytes at exactly the profile's throughput for that mix.
+//! steady mix such a loop moves bytes at the profile's throughput for that mix, to the
+//! rounding of service times to the nanosecond.
 //!
 //! The drive does not look at offsets beyond sequentiality: `logical_bytes` (the profile's
 //! capacity) is for the array to size the member.
