@@ -5,6 +5,7 @@ mod experiment_cmd;
 mod lifetime_cmd;
 mod lint_cmd;
 mod plot;
+mod profile_cmd;
 mod report;
 mod trace_cmd;
 
@@ -85,6 +86,10 @@ enum Cmd {
     /// Check a trace or a run file's jobs against the seven SSD-friendly design principles,
     /// each with a what-if simulation of its fix on a device.
     Lint(lint_cmd::LintArgs),
+    /// Measure a real drive with fio (a file on it, or the block device): throughput and
+    /// latency by pattern, request size, depth and read share, written as a device profile
+    /// that an array can use as a member.
+    Profile(profile_cmd::ProfileArgs),
 }
 
 #[derive(Subcommand)]
@@ -155,6 +160,7 @@ fn main() -> ExitCode {
         Cmd::Experiment(a) => experiment_cmd::run(a),
         Cmd::Lifetime(a) => lifetime_cmd::run(a),
         Cmd::Lint(a) => lint_cmd::run(a),
+        Cmd::Profile(a) => profile_cmd::run(a),
     };
     match res {
         Ok(()) => ExitCode::SUCCESS,

@@ -8,7 +8,9 @@
 //! wait until every part of phase 0 is done (RAID 5's new data and parity wait for the old
 //! ones to be read). The request completes when its last part does.
 //!
-//! `profile.rs` reads a real drive's measured points from fio's JSON output into curves.
+//! `profile.rs` reads a real drive's measured points from fio's JSON output into curves and
+//! profile files, and interpolates between them; `drive.rs` is a member drive whose timing
+//! comes from such a profile (`ssdlab profile` measures one).
 //! `rodi.rs` holds the seed's RODI model (member curves, read-only gain, the members' loads,
 //! section 4's throughputs).
 //!
@@ -16,6 +18,7 @@
 //! device is a volume of one). A run file's `[array]` ([`ArrayConfig`]) names the layout and
 //! the members.
 
+pub mod drive;
 pub mod profile;
 mod raid0;
 mod raid1;
