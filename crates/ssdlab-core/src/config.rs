@@ -867,14 +867,16 @@ fn build_config(
 ) -> Result<Config> {
     let mut table: toml::Table = toml::from_str(text).map_err(|e| toml_error(file, text, &e))?;
     // An array without `[device]`: its first member with a preset gives the device (the
-    // template of members that name none).
-    if !table.contains_key("device") {
+    // template of members that name none), else the default preset.
+    if !table.contains_key("device") && table.contains_key("array") {
         let first = table
             .get("array")
             .and_then(|a| a.get("member"))
             .and_then(|m| m.as_array())
-            .and_then(|m| m.iter().find_map(|x| x.get("preset").cloned()));
-        if let Some(p) = first {
+            .and_then(|m| m.iter().find_map(|x| x.get("preset").cloned()))
+            .unwrap_or_else(|| toml::Value::String(DEFAULT_PRESET.into()));
+        {
+            let p = first;
             let mut d = toml::Table::new();
             d.insert("preset".into(), p);
             table.insert("device".into(), toml::Value::Table(d));

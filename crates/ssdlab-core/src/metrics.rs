@@ -436,7 +436,7 @@ pub struct Histo {
     pub buckets: Vec<(u64, u64)>,
 }
 
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
 pub struct SsdResult {
     pub device: String,
     pub logical_bytes: u64,
@@ -537,9 +537,10 @@ pub struct MemberResult {
     /// The member's bytes read and written per second over the volume's busy span, MB/s
     /// (10^6 bytes).
     pub mb_s: f64,
-    /// The member device's own section: its flash, GC, wear and utilisation; host and
-    /// throughput are what it was given.
-    pub ssd: SsdResult,
+    /// A simulated member's own section: its flash, GC, wear and utilisation; host and
+    /// throughput are what it was given (absent for a measured drive).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ssd: Option<SsdResult>,
 }
 
 /// Add `b` into `a` leaf by leaf: numbers add, lists concatenate, tables merge, anything
@@ -571,7 +572,7 @@ fn add_json(a: &mut serde_json::Value, b: &serde_json::Value) {
 
 /// The members' sections added up (`None` when no member has one).
 fn sum_sections(members: &[MemberResult], f: impl Fn(&SsdResult) -> Option<&serde_json::Value>) -> Option<serde_json::Value> {
-    let mut it = members.iter().filter_map(|m| f(&m.ssd));
+    let mut it = members.iter().filter_map(|m| m.ssd.as_ref().and_then(&f));
     let mut acc = it.next()?.clone();
     for v in it {
         add_json(&mut acc, v);
@@ -584,28 +585,39 @@ fn sum_sections(members: &[MemberResult], f: impl Fn(&SsdResult) -> Option<&serd
 /// sections added up. Counters add; per-die and histogram lists are the members' in order;
 /// utilisations are means over the members; WAF is the members' programmed units over their
 /// host-written units; erase counts' minimum and maximum are over all members.
-pub fn volume_ssd(mut base: SsdResult, layout: &str, logical_bytes: u64, members: &[MemberResult]) -> SsdResult {
-    let n = members.len().max(1) as f64;
-    let sum = |f: &dyn Fn(&SsdResult) -> Option<&serde_json::Value>| sum_sections(members, f);
-    let names: Vec<&str> = members.iter().map(|m| m.name.as_str()).collect();
+pub fn volume_ssd(mut base: SsdResult, layout: &str, logical_bytes: u64, all: &[MemberResult]) -> SsdResult {
+    let names: Vec<&str> = all.iter().map(|m| m.name.as_str()).collect();
     base.device = format!("{layout}: {}", names.join(", "));
     base.logical_bytes = logical_bytes;
-    base.physical_bytes = members.iter().map(|m| m.ssd.physical_bytes).sum();
+    base.warnings = all
+        .iter()
+        .filter_map(|m| Some((m, m.ssd.as_ref()?)))
+        .flat_map(|(m, s)| s.warnings.iter().map(move |w| format!("member {} ({}): {w}", m.member, m.name)))
+        .collect();
+    // The simulated members.
+    let sims: Vec<(&MemberResult, &SsdResult)> = all.iter().filter_map(|m| Some((m, m.ssd.as_ref()?))).collect();
+    if sims.is_empty() {
+        return base;
+    }
+    let members = all;
+    let n = sims.len() as f64;
+    let sum = |f: &dyn Fn(&SsdResult) -> Option<&serde_json::Value>| sum_sections(members, f);
+    base.physical_bytes = sims.iter().map(|m| m.1.physical_bytes).sum();
     base.alpha = if logical_bytes == 0 {
         0.0
     } else {
         (base.physical_bytes as f64 / logical_bytes as f64 * 10000.0).round() / 10000.0
     };
     let same = |f: &dyn Fn(&SsdResult) -> String| {
-        let first = f(&members[0].ssd);
-        if members.iter().all(|m| f(&m.ssd) == first) {
+        let first = f(sims[0].1);
+        if sims.iter().all(|m| f(m.1) == first) {
             first
         } else {
             "mixed".to_string()
         }
     };
     base.gc_policy = same(&|s| s.gc_policy.clone());
-    base.endurance = members.iter().map(|m| m.ssd.endurance).min().unwrap_or(0);
+    base.endurance = sims.iter().map(|m| m.1.endurance).min().unwrap_or(0);
     base.firmware = sum(&|s| Some(&s.firmware)).unwrap_or_default();
     base.placement = sum(&|s| s.placement.as_ref());
     base.redundancy = sum(&|s| s.redundancy.as_ref());
@@ -625,9 +637,8 @@ pub fn volume_ssd(mut base: SsdResult, layout: &str, logical_bytes: u64, members
     base.utilisation = util;
     let mut wear = sum(&|s| Some(&s.wear)).unwrap_or_default();
     let pick = |k: &str, f: fn(u64, u64) -> u64| {
-        members
-            .iter()
-            .filter_map(|m| m.ssd.wear[k].as_u64())
+        sims.iter()
+            .filter_map(|m| m.1.wear[k].as_u64())
             .reduce(f)
             .unwrap_or(0)
     };
@@ -635,26 +646,22 @@ pub fn volume_ssd(mut base: SsdResult, layout: &str, logical_bytes: u64, members
     wear["erase_max"] = pick("erase_max", u64::max).into();
     wear["erase_mean"] = serde_json::json!(round3(wear["erase_mean"].as_f64().unwrap_or(0.0) / n));
     base.wear = wear;
-    let units = |m: &MemberResult| m.ssd.host["write_units"].as_u64().unwrap_or(0) as f64 * m.ssd.host["unit_bytes"].as_u64().unwrap_or(0) as f64;
-    let written: f64 = members.iter().map(units).sum();
+    let units = |s: &SsdResult| s.host["write_units"].as_u64().unwrap_or(0) as f64 * s.host["unit_bytes"].as_u64().unwrap_or(0) as f64;
+    let written: f64 = sims.iter().map(|m| units(m.1)).sum();
     base.waf = if written == 0.0 {
         0.0
     } else {
-        round3(members.iter().map(|m| m.ssd.waf * units(m)).sum::<f64>() / written)
+        round3(sims.iter().map(|m| m.1.waf * units(m.1)).sum::<f64>() / written)
     };
     // Unit sizes and scheduler settings are each member's own: the first member's, with the
     // units added.
-    base.host["unit_bytes"] = members[0].ssd.host["unit_bytes"].clone();
-    base.scheduler = members[0].ssd.scheduler.clone();
-    base.scheduler["units"] = members
+    base.host["unit_bytes"] = sims[0].1.host["unit_bytes"].clone();
+    base.scheduler = sims[0].1.scheduler.clone();
+    base.scheduler["units"] = sims
         .iter()
-        .map(|m| m.ssd.scheduler["units"].as_u64().unwrap_or(0))
+        .map(|m| m.1.scheduler["units"].as_u64().unwrap_or(0))
         .sum::<u64>()
         .into();
-    base.warnings = members
-        .iter()
-        .flat_map(|m| m.ssd.warnings.iter().map(move |w| format!("member {} ({}): {w}", m.member, m.name)))
-        .collect();
     base
 }
 

@@ -162,8 +162,12 @@ fn check_time(t: u64, what: &str) -> Result<u64> {
 pub fn memory_estimate(cfg: &Config) -> Result<u64> {
     // An array's members each hold a device.
     let mut devices = 0;
-    for (_, d) in crate::array::member_devices(cfg)? {
-        devices += device_memory(&d, &cfg.file)?;
+    for (_, m) in crate::array::members(cfg)? {
+        devices += match m {
+            crate::array::MemberSpec::Device(d) => device_memory(&d, &cfg.file)?,
+            // Its points and a window of requests.
+            crate::array::MemberSpec::Profile(p) => 64 * p.points.len() as u64 + 4096,
+        };
     }
     let cap = if cfg.array.is_some() {
         crate::array::check(cfg)?
@@ -236,7 +240,7 @@ pub struct Simulation {
     /// What the host submits to: the device, or an array's members under its layout.
     pub volume: Volume,
     /// Members' names and preconditioning (an array's; empty for a device alone).
-    members: Vec<(String, PreconditionReport, crate::config::DeviceConfig)>,
+    members: Vec<(String, Option<(PreconditionReport, crate::config::DeviceConfig)>)>,
     cfg: Config,
     streams: Vec<Stream>,
     stats: Vec<JobStats>,
@@ -255,8 +259,10 @@ pub struct Simulation {
 /// What the run loop measured, for the result.
 struct Measured {
     requests: u64,
-    /// Every member's counters at the window's start.
-    window: Vec<Snapshot>,
+    /// Start of the measured window.
+    from: u64,
+    /// Every simulated member's counters at the window's start.
+    window: Vec<Option<Snapshot>>,
     /// Parts issued per member by the window's start.
     counts: Vec<PartCounts>,
     first_submit: Option<u64>,
@@ -318,48 +324,67 @@ impl Simulation {
     /// run's `[precondition]`, member `i` seeded with the run's seed + `i`), under the
     /// layout.
     fn array(cfg: &Config, progress: &mut dyn FnMut(u64, u64)) -> Result<Simulation> {
-        let members = crate::array::member_devices(cfg)?;
-        let mut devices = Vec::new();
+        use crate::array::{volume::Member, MemberSpec};
+        let mut members = Vec::new();
         let mut pres = Vec::new();
-        for (i, (_, dc)) in members.into_iter().enumerate() {
-            let seed = cfg.precondition.seed.wrapping_add(i as u64);
-            let mut device = Device::new(&dc, seed)?;
-            let pc = crate::config::PreconditionConfig {
-                seed,
-                ..cfg.precondition.clone()
-            };
-            pres.push(precondition(&mut device, &pc, dc.ftl.bg_gc_threshold as usize, progress)?);
-            devices.push(device);
+        for (i, (_, spec)) in crate::array::members(cfg)?.into_iter().enumerate() {
+            match spec {
+                MemberSpec::Device(dc) => {
+                    let seed = cfg.precondition.seed.wrapping_add(i as u64);
+                    let mut device = Device::new(&dc, seed)?;
+                    let pc = crate::config::PreconditionConfig {
+                        seed,
+                        ..cfg.precondition.clone()
+                    };
+                    pres.push(Some(precondition(&mut device, &pc, dc.ftl.bg_gc_threshold as usize, progress)?));
+                    members.push(Member::Sim(Box::new(device)));
+                }
+                MemberSpec::Profile(p) => {
+                    pres.push(None);
+                    members.push(Member::Drive(Box::new(crate::array::drive::ProfileDrive::new(*p))));
+                }
+            }
         }
-        Self::with_members(cfg, devices, pres)
+        Self::with_members(cfg, members, pres)
     }
 
-    /// An array run of `cfg` on member devices already built and preconditioned (`pre`
-    /// says how, per member), e.g. around copies of preconditioned FTLs.
-    pub fn with_members(cfg: &Config, devices: Vec<Device>, pre: Vec<PreconditionReport>) -> Result<Simulation> {
-        let members = crate::array::member_devices(cfg)?;
-        if devices.len() != members.len() || pre.len() != members.len() {
+    /// An array run of `cfg` on members already built, simulated ones preconditioned
+    /// (`pre` says how, per member), e.g. around copies of preconditioned FTLs.
+    pub fn with_members(
+        cfg: &Config,
+        members: Vec<crate::array::volume::Member>,
+        pre: Vec<Option<PreconditionReport>>,
+    ) -> Result<Simulation> {
+        let specs = crate::array::members(cfg)?;
+        if members.len() != specs.len() || pre.len() != specs.len() {
             return Err(Error::Invalid(format!(
-                "{} devices and {} precondition reports for {} members; expected one each",
-                devices.len(),
+                "{} members and {} precondition reports for {} [[array.member]]; expected one each",
+                members.len(),
                 pre.len(),
-                members.len()
+                specs.len()
             )));
         }
-        let min = devices.iter().map(Device::logical_bytes).min().unwrap_or(0);
+        let min = members.iter().map(|m| m.logical_bytes()).min().unwrap_or(0);
         let layout = crate::array::layout_of(cfg, min)?;
-        let mut sim = Self::assemble(cfg, Volume::new(devices, layout), pre[0].clone(), None)?;
-        sim.members = members
+        let first = pre.iter().flatten().next().cloned().unwrap_or_default();
+        let mut sim = Self::assemble(cfg, Volume::new(members, layout), first, None)?;
+        sim.members = specs
             .into_iter()
             .zip(pre)
-            .map(|((name, dc), p)| (name, p, dc))
-            .collect();
+            .map(|((name, spec), p)| match (spec, p) {
+                (crate::array::MemberSpec::Device(dc), Some(p)) => Ok((name, Some((p, dc)))),
+                (crate::array::MemberSpec::Profile(_), None) => Ok((name, None)),
+                _ => Err(Error::Invalid(format!(
+                    "member {name}: a precondition report for a measured drive, or none for a simulated one"
+                ))),
+            })
+            .collect::<Result<_>>()?;
         Ok(sim)
     }
 
     /// The device (an array's first member).
     pub fn device(&self) -> &Device {
-        &self.volume.members[0]
+        self.volume.devices().next().expect("a simulated member")
     }
 
     /// A simulation of `cfg`'s jobs on a device already built and preconditioned (`pre` says
@@ -511,7 +536,7 @@ impl Simulation {
     fn sample_device(&mut self, t: u64) {
         // An array's: summed over its members.
         let (mut free, mut programmed, mut written) = (0, 0, 0);
-        for d in &self.volume.members {
+        for d in self.volume.devices() {
             let upp = d.geo.units_per_page as u64;
             let st = &d.ftl.stats;
             free += d.free_blocks() as u64;
@@ -546,7 +571,7 @@ impl Simulation {
         let mut free_issued: Vec<u32> = Vec::new();
         let mut outstanding = 0u64;
         let mut done = 0u64;
-        let mut window: Option<(Vec<Snapshot>, Vec<PartCounts>)> = None;
+        let mut window: Option<(Vec<Option<Snapshot>>, Vec<PartCounts>)> = None;
         let mut first_submit: Option<u64> = None;
         let mut last_host_done = 0u64;
         let mut draining = false;
@@ -745,14 +770,16 @@ impl Simulation {
             sim_time_ns: end,
             expected: self.expected,
         });
-        let (window, counts) = window.unwrap_or_else(|| {
-            (
-                self.volume.snapshots(end.max(window_start)),
-                self.volume.counts.clone(),
-            )
-        });
+        let from = if window.is_some() {
+            window_start
+        } else {
+            end.max(window_start)
+        };
+        let (window, counts) =
+            window.unwrap_or_else(|| (self.volume.snapshots(from), self.volume.counts.clone()));
         Ok(self.result(Measured {
             requests: done,
+            from,
             window,
             counts,
             first_submit,
@@ -815,19 +842,7 @@ impl Simulation {
         let conflicting: u64 = per_die.iter().map(|p| p.conflicting_reads).sum();
         let conflict_wait: u64 = per_die.iter().map(|p| p.conflict_wait_ns).sum();
         let suspensions: u64 = per_die.iter().map(|p| p.suspensions).sum();
-        // Throughput over the busy span and over the host-visible span.
-        let bytes = |op: usize| io.0[op];
-        let ios = io.1;
-        let start = m.first_submit.unwrap_or(w0.time).max(w0.time);
-        let rate = |n: u64, span: u64| {
-            if span == 0 {
-                0.0
-            } else {
-                r3(n as f64 * 1e9 / span as f64)
-            }
-        };
-        let busy_span = end.saturating_sub(start);
-        let host_span = m.last_host_done.saturating_sub(start);
+        let (span, throughput) = span_and_throughput(w0.time, end, m, io);
         let mut warnings = Vec::new();
         let total = &now.counters;
         if total.unmapped_read_units > 0 {
@@ -930,26 +945,8 @@ impl Simulation {
                 "planes": util(&now.unit_busy, &w0.unit_busy),
                 "controller_cpus": util(&now.cpu_busy, &w0.cpu_busy),
             }),
-            span: json!({
-                "measured_from_ns": w0.time,
-                "first_submit_ns": start,
-                "last_host_completion_ns": m.last_host_done,
-                "last_flash_activity_ns": end,
-                "busy_ns": busy_span,
-                "host_visible_ns": host_span,
-            }),
-            throughput: json!({
-                "busy_span": {
-                    "read_bytes_per_s": rate(bytes(0), busy_span),
-                    "write_bytes_per_s": rate(bytes(1), busy_span),
-                    "iops": rate(ios, busy_span),
-                },
-                "host_visible": {
-                    "read_bytes_per_s": rate(bytes(0), host_span),
-                    "write_bytes_per_s": rate(bytes(1), host_span),
-                    "iops": rate(ios, host_span),
-                },
-            }),
+            span,
+            throughput,
             free_blocks_over_time: self.free_samples.clone(),
             waf_over_time: self
                 .waf_samples
@@ -980,14 +977,14 @@ impl Simulation {
 
     /// Each array member's result over the window.
     fn member_results(&self, end: u64, m: &Measured) -> Vec<crate::metrics::MemberResult> {
-        let start = m.first_submit.unwrap_or(m.window[0].time).max(m.window[0].time);
+        let start = m.first_submit.unwrap_or(m.from).max(m.from);
         let span = end.saturating_sub(start);
         let readonly = self.volume.layout().readonly_members();
         self.volume
             .members
             .iter()
             .enumerate()
-            .map(|(i, d)| {
+            .map(|(i, member)| {
                 let (now, then) = (&self.volume.counts[i], &m.counts[i]);
                 let req = |op: Op| now.requests[op.index()] - then.requests[op.index()];
                 let bytes = |op: Op| now.bytes[op.index()] - then.bytes[op.index()];
@@ -995,13 +992,19 @@ impl Simulation {
                     [bytes(Op::Read), bytes(Op::Write)],
                     req(Op::Read) + req(Op::Write) + req(Op::Trim),
                 );
-                let (name, pre, dc) = &self.members[i];
-                let mut ssd = self.ssd_of(d, dc, pre, &m.window[i], end, m, io);
-                // The time series are the volume's: not repeated per member.
-                ssd.free_blocks_over_time.clear();
-                ssd.waf_over_time.clear();
-                ssd.latency_over_time.clear();
-                ssd.requests = io.1;
+                let (name, sim) = &self.members[i];
+                let ssd = match (member.device(), sim, &m.window[i]) {
+                    (Some(d), Some((pre, dc)), Some(w0)) => {
+                        let mut ssd = self.ssd_of(d, dc, pre, w0, end, m, io);
+                        // The time series are the volume's: not repeated per member.
+                        ssd.free_blocks_over_time.clear();
+                        ssd.waf_over_time.clear();
+                        ssd.latency_over_time.clear();
+                        ssd.requests = io.1;
+                        Some(ssd)
+                    }
+                    _ => None,
+                };
                 let rw = req(Op::Read) + req(Op::Write);
                 crate::metrics::MemberResult {
                     member: i,
@@ -1026,6 +1029,35 @@ impl Simulation {
                 }
             })
             .collect()
+    }
+
+    /// An array's `ssd` section: its span and throughput, with the simulated members'
+    /// device sections added up ([`crate::metrics::volume_ssd`]).
+    fn volume_ssd(&self, end: u64, m: &Measured, io: ([u64; 2], u64), members: &[crate::metrics::MemberResult]) -> SsdResult {
+        let first = self
+            .volume
+            .members
+            .iter()
+            .zip(&self.members)
+            .zip(&m.window)
+            .find_map(|((mem, (_, sim)), w)| Some((mem.device()?, sim.as_ref()?, w.as_ref()?)));
+        let base = match first {
+            Some((d, (pre, dc), w0)) => self.ssd_of(d, dc, pre, w0, end, m, io),
+            None => {
+                // Measured drives only: no flash, the volume's span and throughput.
+                let (span, throughput) = span_and_throughput(m.from, end, m, io);
+                SsdResult {
+                    span,
+                    throughput,
+                    latency_over_time: self.lat_samples.clone(),
+                    sim_time_ns: end,
+                    requests: m.requests,
+                    wall_time_s: crate::metrics::round3(m.wall_s),
+                    ..SsdResult::default()
+                }
+            }
+        };
+        crate::metrics::volume_ssd(base, self.volume.layout().name(), self.volume.logical_bytes(), members)
     }
 
     fn result(&self, m: Measured) -> RunResult {
@@ -1120,8 +1152,7 @@ impl Simulation {
                 )
             })
             .collect();
-        let end = self.volume.last_activity().max(m.last_host_done).max(m.window[0].time);
-        let w0 = &m.window[0];
+        let end = self.volume.last_activity().max(m.last_host_done).max(m.from);
         let io = (
             [0, 1].map(|op| self.stats.iter().map(|s| s.ops[op].bytes).sum()),
             self.stats
@@ -1130,17 +1161,16 @@ impl Simulation {
                 .sum(),
         );
         let (ssd, members) = if self.members.is_empty() {
+            let w0 = m.window[0].as_ref().expect("a device's counters");
             (self.ssd_of(self.device(), &self.cfg.device, &self.pre, w0, end, &m, io), None)
         } else {
             let members = self.member_results(end, &m);
-            let base = self.ssd_of(self.device(), &self.members[0].2, &self.pre, w0, end, &m, io);
-            let ssd = crate::metrics::volume_ssd(base, self.volume.layout().name(), self.volume.logical_bytes(), &members);
-            (ssd, Some(members))
+            (self.volume_ssd(end, &m, io, &members), Some(members))
         };
         let ticks =
             |op: usize| -> u64 { self.stats.iter().map(|s| s.ops[op].lat_sum()).sum::<u128>() as u64 / 1_000_000 };
         let count = |op: usize| -> u64 { self.stats.iter().map(|s| s.ops[op].count).sum() };
-        let disk_span = m.last_host_done.saturating_sub(w0.time);
+        let disk_span = m.last_host_done.saturating_sub(m.from);
         let disk_util = DiskUtil {
             name: ssd.device.clone(),
             read_ios: count(0),
@@ -1164,6 +1194,46 @@ impl Simulation {
             members,
         }
     }
+}
+
+/// The `span` and `throughput` sections of a window from `from` to `end`, for `io` (bytes
+/// read and written, requests).
+fn span_and_throughput(from: u64, end: u64, m: &Measured, io: ([u64; 2], u64)) -> (serde_json::Value, serde_json::Value) {
+    let r3 = crate::metrics::round3;
+    // Throughput over the busy span and over the host-visible span.
+    let (bytes, ios) = (|op: usize| io.0[op], io.1);
+    let start = m.first_submit.unwrap_or(from).max(from);
+    let rate = |n: u64, span: u64| {
+        if span == 0 {
+            0.0
+        } else {
+            r3(n as f64 * 1e9 / span as f64)
+        }
+    };
+    let busy_span = end.saturating_sub(start);
+    let host_span = m.last_host_done.saturating_sub(start);
+    (
+        json!({
+            "measured_from_ns": from,
+            "first_submit_ns": start,
+            "last_host_completion_ns": m.last_host_done,
+            "last_flash_activity_ns": end,
+            "busy_ns": busy_span,
+            "host_visible_ns": host_span,
+        }),
+        json!({
+            "busy_span": {
+                "read_bytes_per_s": rate(bytes(0), busy_span),
+                "write_bytes_per_s": rate(bytes(1), busy_span),
+                "iops": rate(ios, busy_span),
+            },
+            "host_visible": {
+                "read_bytes_per_s": rate(bytes(0), host_span),
+                "write_bytes_per_s": rate(bytes(1), host_span),
+                "iops": rate(ios, host_span),
+            },
+        }),
+    )
 }
 
 /// Build, precondition and run a config without progress reporting.

@@ -79,7 +79,7 @@ fn a_volume_of_one_member_is_the_device() {
     assert!(diff.is_empty(), "differ: {diff:?}");
     let m = &vol.members.as_ref().unwrap()[0];
     assert_eq!(m.read_requests + m.write_requests, 3000);
-    assert_eq!(m.ssd.flash, alone.ssd.flash);
+    assert_eq!(m.ssd.as_ref().unwrap().flash, alone.ssd.flash);
 }
 
 #[test]
@@ -215,7 +215,7 @@ fn bad_arrays_are_one_line_errors() {
         ),
         (
             "[array]\n[[array.member]]\npreset = \"slc-sata\"\nconfig = \"x.toml\"\n[[array.member]]\n".into(),
-            "array.member[0].config: set with preset; expected one of preset or config",
+            "array.member[0].config: set with another of preset, config, profile; expected one of them",
         ),
         (
             "[array]\nlayout = \"rodi\"\n[[array.member]]\n[[array.member]]\n".into(),
@@ -246,10 +246,13 @@ fn bad_arrays_are_one_line_errors() {
 fn members_by_preset_need_no_device_table() {
     let text = "[array]\nlayout = \"raid0\"\n[[array.member]]\npreset = \"slc-sata\"\n[[array.member]]\npreset = \"mlc-sata\"\nname = \"second\"\n[precondition]\nmode = \"none\"\n[[job]]\nrw = \"write\"\nbs = \"128KiB\"\nnumber_ios = 8\n";
     let cfg = parse_config(text, "t.toml", Path::new(".")).unwrap();
-    let members = ssdlab_core::array::member_devices(&cfg).unwrap();
+    let members = ssdlab_core::array::members(&cfg).unwrap();
     assert_eq!(members[0].0, "slc-sata");
     assert_eq!(members[1].0, "second");
-    assert_eq!(members[1].1.geometry.channels, 8);
+    let ssdlab_core::array::MemberSpec::Device(d) = &members[1].1 else {
+        panic!("a device")
+    };
+    assert_eq!(d.geometry.channels, 8);
     let r = run_config(&cfg).unwrap();
     assert_eq!(parts(&r), [(0, 8), (0, 8)]);
     assert_eq!(r.ssd.device, "raid0: slc-sata, second");

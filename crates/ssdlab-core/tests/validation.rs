@@ -696,7 +696,7 @@ fn the_steady_state_criterion_holds_against_a_ten_times_longer_run() {
         // Ten times as many uniform random overwrites of the same data, driven through the
         // FTL as preconditioning does (a page per plane in turn); their write amplification
         // counted over all of them.
-        let ftl = &mut sim.volume.members[0].ftl;
+        let ftl = &mut sim.volume.members[0].device_mut().unwrap().ftl;
         ftl.record_ops = false;
         let n = pre.filled_units;
         let more = 10 * pre.overwritten_units;

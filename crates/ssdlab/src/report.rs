@@ -268,9 +268,13 @@ pub fn normal(r: &RunResult) -> String {
         let _ = writeln!(out, "  note: {note}");
     }
     for m in r.members.iter().flatten() {
+        let device = match &m.ssd {
+            Some(s) => format!("WAF={:.3}, planes busy {}", s.waf, s.utilisation["planes"]),
+            None => "measured drive".into(),
+        };
         let _ = writeln!(
             out,
-            "  member {} {}{}: {} reads, {} writes (read share {:.3}), {:.1}MB/s, WAF={:.3}, planes busy {}",
+            "  member {} {}{}: {} reads, {} writes (read share {:.3}), {:.1}MB/s, {device}",
             m.member,
             m.name,
             if m.readonly { " (read-only)" } else { "" },
@@ -278,8 +282,6 @@ pub fn normal(r: &RunResult) -> String {
             m.write_requests,
             m.read_share,
             m.mb_s,
-            m.ssd.waf,
-            m.ssd.utilisation["planes"]
         );
     }
     let _ = writeln!(

@@ -65,10 +65,13 @@ pub struct MemberConfig {
     /// A built-in device; or
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preset: Option<String>,
-    /// a run file whose `[device]` this member is (relative to the run file); neither:
-    /// the run file's own `[device]`.
+    /// a run file whose `[device]` this member is (relative to the run file); or
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub config: Option<String>,
+    /// a measured drive: a device profile (`ssdlab profile`, `ssdlab characterize -o`),
+    /// relative to the run file. None of the three: the run file's own `[device]`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<String>,
     /// `rodi`: this member holds the read-only extents.
     #[serde(default)]
     pub readonly: bool,
@@ -84,10 +87,20 @@ fn default_extent() -> Size {
     Size(1 << 20)
 }
 
-/// The member devices of an array run: (name, device config), in order.
-pub fn member_devices(cfg: &Config) -> Result<Vec<(String, DeviceConfig)>> {
+/// What a member is.
+#[derive(Clone, Debug)]
+pub enum MemberSpec {
+    /// A simulated SSD.
+    Device(DeviceConfig),
+    /// A measured drive.
+    Profile(Box<profile::DeviceProfile>),
+}
+
+/// The members of a run: (name, what it is), in order; a run without `[array]` has its
+/// device as its one member.
+pub fn members(cfg: &Config) -> Result<Vec<(String, MemberSpec)>> {
     let Some(a) = &cfg.array else {
-        return Ok(vec![(cfg.device.name.clone(), cfg.device.clone())]);
+        return Ok(vec![(cfg.device.name.clone(), MemberSpec::Device(cfg.device.clone()))]);
     };
     let f = cfg.file.as_str();
     if a.member.is_empty() || a.member.len() > MAX_MEMBERS {
@@ -102,36 +115,51 @@ pub fn member_devices(cfg: &Config) -> Result<Vec<(String, DeviceConfig)>> {
         .enumerate()
         .map(|(i, m)| {
             let key = |k: &str| format!("array.member[{i}].{k}");
-            let dev = match (&m.preset, &m.config) {
-                (Some(_), Some(_)) => {
-                    return Err(Error::config(
+            let given = [("preset", m.preset.is_some()), ("config", m.config.is_some()), ("profile", m.profile.is_some())];
+            if let Some((k, _)) = given.iter().filter(|g| g.1).nth(1) {
+                return Err(Error::config(
+                    f,
+                    &key(k),
+                    "set with another of preset, config, profile; expected one of them",
+                ));
+            }
+            let spec = if let Some(p) = &m.preset {
+                let text = crate::config::preset_text(p).ok_or_else(|| {
+                    Error::config(
                         f,
-                        &key("config"),
-                        "set with preset; expected one of preset or config",
-                    ))
-                }
-                (Some(p), None) => {
-                    let text = crate::config::preset_text(p).ok_or_else(|| {
-                        Error::config(
-                            f,
-                            &key("preset"),
-                            format!(
-                                "unknown preset '{p}'; expected one of {}",
-                                crate::config::preset_names().join(", ")
-                            ),
-                        )
-                    })?;
-                    crate::config::parse_config(text, &format!("preset {p}"), Path::new("."))?.device
-                }
-                (None, Some(c)) => {
-                    let path = cfg.base_dir.join(c);
+                        &key("preset"),
+                        format!(
+                            "unknown preset '{p}'; expected one of {}",
+                            crate::config::preset_names().join(", ")
+                        ),
+                    )
+                })?;
+                MemberSpec::Device(crate::config::parse_config(text, &format!("preset {p}"), Path::new("."))?.device)
+            } else if let Some(c) = &m.config {
+                let path = cfg.base_dir.join(c);
+                MemberSpec::Device(
                     crate::config::load_config(&path.display().to_string())
                         .map_err(|e| Error::config(f, &key("config"), format!("{e}; expected a run file with a [device]")))?
-                        .device
-                }
-                (None, None) => cfg.device.clone(),
+                        .device,
+                )
+            } else if let Some(p) = &m.profile {
+                let path = cfg.base_dir.join(p);
+                let prof = profile::DeviceProfile::load(&path).map_err(|e| {
+                    Error::config(
+                        f,
+                        &key("profile"),
+                        format!("{e}; expected a device profile (ssdlab profile -o FILE)"),
+                    )
+                })?;
+                MemberSpec::Profile(Box::new(prof))
+            } else {
+                MemberSpec::Device(cfg.device.clone())
             };
-            Ok((m.name.clone().unwrap_or_else(|| dev.name.clone()), dev))
+            let own = match &spec {
+                MemberSpec::Device(d) => d.name.clone(),
+                MemberSpec::Profile(p) => p.name.clone(),
+            };
+            Ok((m.name.clone().unwrap_or(own), spec))
         })
         .collect()
 }
@@ -184,10 +212,12 @@ pub fn layout_of(cfg: &Config, member_bytes: u64) -> Result<Box<dyn Layout>> {
 
 /// Check an array run's members and layout; the volume's capacity.
 pub fn check(cfg: &Config) -> Result<u64> {
-    let members = member_devices(cfg)?;
     let mut min = u64::MAX;
-    for (_, d) in &members {
-        min = min.min(crate::geometry::Geometry::from_config(d, &cfg.file)?.logical_bytes());
+    for (_, m) in members(cfg)? {
+        min = min.min(match m {
+            MemberSpec::Device(d) => crate::geometry::Geometry::from_config(&d, &cfg.file)?.logical_bytes(),
+            MemberSpec::Profile(p) => p.capacity,
+        });
     }
     let layout = layout_of(cfg, min)?;
     Ok(layout.capacity(min))

@@ -9,6 +9,7 @@
 //! sees submissions in non-decreasing time as a lone device does. A volume request completes
 //! when its last part does, at that part's completion time.
 
+use super::drive::ProfileDrive;
 use super::{Layout, Part};
 use crate::device::{Device, Snapshot};
 use crate::request::{Op, Request};
@@ -21,6 +22,74 @@ use std::collections::BinaryHeap;
 pub struct PartCounts {
     pub requests: [u64; 3],
     pub bytes: [u64; 3],
+}
+
+/// A member: a simulated SSD, or a measured drive's timing model.
+pub enum Member {
+    Sim(Box<Device>),
+    Drive(Box<ProfileDrive>),
+}
+
+impl Member {
+    pub fn logical_bytes(&self) -> u64 {
+        match self {
+            Member::Sim(d) => d.logical_bytes(),
+            Member::Drive(d) => d.logical_bytes(),
+        }
+    }
+    #[inline]
+    pub fn next_event(&self) -> Option<u64> {
+        match self {
+            Member::Sim(d) => d.next_event(),
+            Member::Drive(d) => d.next_event(),
+        }
+    }
+    #[inline]
+    fn step(&mut self) -> Result<()> {
+        match self {
+            Member::Sim(d) => {
+                d.step()?;
+            }
+            Member::Drive(d) => d.step(),
+        }
+        Ok(())
+    }
+    #[inline]
+    fn submit(&mut self, t: u64, req: &Request, tag: u64) -> Result<()> {
+        match self {
+            Member::Sim(d) => d.submit(t, req, tag),
+            Member::Drive(d) => {
+                d.submit(t, req.op, req.offset, req.len, tag);
+                Ok(())
+            }
+        }
+    }
+    #[inline]
+    fn completions(&mut self) -> &mut Vec<(u64, u64)> {
+        match self {
+            Member::Sim(d) => &mut d.completions,
+            Member::Drive(d) => &mut d.completions,
+        }
+    }
+    pub fn last_activity(&self) -> u64 {
+        match self {
+            Member::Sim(d) => d.last_activity(),
+            Member::Drive(d) => d.last_activity(),
+        }
+    }
+    /// The simulated device (none for a measured drive).
+    pub fn device(&self) -> Option<&Device> {
+        match self {
+            Member::Sim(d) => Some(d),
+            Member::Drive(_) => None,
+        }
+    }
+    pub fn device_mut(&mut self) -> Option<&mut Device> {
+        match self {
+            Member::Sim(d) => Some(d),
+            Member::Drive(_) => None,
+        }
+    }
 }
 
 /// A volume request in flight.
@@ -37,7 +106,7 @@ struct Pending {
 }
 
 pub struct Volume {
-    pub members: Vec<Device>,
+    pub members: Vec<Member>,
     layout: Box<dyn Layout>,
     /// (tag, completion time) of finished volume requests (arrays; a single member's are its
     /// device's own list).
@@ -56,11 +125,11 @@ pub struct Volume {
 impl Volume {
     /// A volume of one device: requests and completions pass through.
     pub fn single(device: Device) -> Volume {
-        Volume::new(vec![device], Box::new(super::Single))
+        Volume::new(vec![Member::Sim(Box::new(device))], Box::new(super::Single))
     }
 
     /// A volume over `members` laid out by `layout` (which must have as many members).
-    pub fn new(members: Vec<Device>, layout: Box<dyn Layout>) -> Volume {
+    pub fn new(members: Vec<Member>, layout: Box<dyn Layout>) -> Volume {
         assert_eq!(members.len(), layout.members(), "one device per member of the layout");
         Volume {
             counts: vec![PartCounts::default(); members.len()],
@@ -87,12 +156,17 @@ impl Volume {
 
     /// The volume's capacity: the layout's over its smallest member.
     pub fn logical_bytes(&self) -> u64 {
-        let min = self.members.iter().map(Device::logical_bytes).min().unwrap_or(0);
+        let min = self.members.iter().map(Member::logical_bytes).min().unwrap_or(0);
         self.layout.capacity(min)
     }
 
+    /// The simulated members' devices.
+    pub fn devices(&self) -> impl Iterator<Item = &Device> {
+        self.members.iter().filter_map(Member::device)
+    }
+
     pub fn kick_background(&mut self) -> Result<()> {
-        for d in &mut self.members {
+        for d in self.members.iter_mut().filter_map(Member::device_mut) {
             d.kick_background()?;
         }
         Ok(())
@@ -107,7 +181,7 @@ impl Volume {
         let own = self.deferred.peek().map(|Reverse((t, ..))| *t);
         self.members
             .iter()
-            .filter_map(Device::next_event)
+            .filter_map(Member::next_event)
             .chain(own)
             .min()
     }
@@ -205,10 +279,10 @@ impl Volume {
 
     /// Account for member `i`'s completed parts.
     fn collect(&mut self, i: usize) -> Result<()> {
-        if self.members[i].completions.is_empty() {
+        if self.members[i].completions().is_empty() {
             return Ok(());
         }
-        std::mem::swap(&mut self.member_done, &mut self.members[i].completions);
+        std::mem::swap(&mut self.member_done, self.members[i].completions());
         for k in 0..self.member_done.len() {
             let (p, c) = self.member_done[k];
             let e = &mut self.pending[p as usize];
@@ -234,7 +308,7 @@ impl Volume {
     pub fn take_completions(&mut self, out: &mut Vec<(u64, u64)>) {
         out.clear();
         let src = if self.is_single() {
-            &mut self.members[0].completions
+            self.members[0].completions()
         } else {
             &mut self.completions
         };
@@ -244,27 +318,29 @@ impl Volume {
     /// Cache hints of the upcoming requests' map entries (a single device only: an array's
     /// members see their own parts).
     pub fn prefetch(&self, far: Option<u64>, near: Option<u64>) {
-        if self.is_single() {
-            self.members[0].prefetch(far, near);
+        if let (true, Member::Sim(d)) = (self.is_single(), &self.members[0]) {
+            d.prefetch(far, near);
         }
     }
 
     pub fn set_draining(&mut self) {
-        for d in &mut self.members {
+        for d in self.members.iter_mut().filter_map(Member::device_mut) {
             d.set_draining();
         }
     }
 
     pub fn last_activity(&self) -> u64 {
-        self.members.iter().map(Device::last_activity).max().unwrap_or(0)
+        self.members.iter().map(Member::last_activity).max().unwrap_or(0)
     }
 
-    pub fn snapshots(&self, t: u64) -> Vec<Snapshot> {
-        self.members.iter().map(|d| d.snapshot(t)).collect()
+    /// Every member's counters at `t` (none for a measured drive).
+    pub fn snapshots(&self, t: u64) -> Vec<Option<Snapshot>> {
+        self.members.iter().map(|m| m.device().map(|d| d.snapshot(t))).collect()
     }
 
     pub fn check_invariants(&self) -> std::result::Result<(), String> {
-        for (i, d) in self.members.iter().enumerate() {
+        for (i, m) in self.members.iter().enumerate() {
+            let Some(d) = m.device() else { continue };
             d.check_invariants().map_err(|m| {
                 if self.is_single() {
                     m
