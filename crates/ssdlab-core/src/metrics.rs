@@ -571,7 +571,10 @@ fn add_json(a: &mut serde_json::Value, b: &serde_json::Value) {
 }
 
 /// The members' sections added up (`None` when no member has one).
-fn sum_sections(members: &[MemberResult], f: impl Fn(&SsdResult) -> Option<&serde_json::Value>) -> Option<serde_json::Value> {
+fn sum_sections(
+    members: &[MemberResult],
+    f: impl Fn(&SsdResult) -> Option<&serde_json::Value>,
+) -> Option<serde_json::Value> {
     let mut it = members.iter().filter_map(|m| m.ssd.as_ref().and_then(&f));
     let mut acc = it.next()?.clone();
     for v in it {
@@ -592,7 +595,11 @@ pub fn volume_ssd(mut base: SsdResult, layout: &str, logical_bytes: u64, all: &[
     base.warnings = all
         .iter()
         .filter_map(|m| Some((m, m.ssd.as_ref()?)))
-        .flat_map(|(m, s)| s.warnings.iter().map(move |w| format!("member {} ({}): {w}", m.member, m.name)))
+        .flat_map(|(m, s)| {
+            s.warnings
+                .iter()
+                .map(move |w| format!("member {} ({}): {w}", m.member, m.name))
+        })
         .collect();
     // The simulated members.
     let sims: Vec<(&MemberResult, &SsdResult)> = all.iter().filter_map(|m| Some((m, m.ssd.as_ref()?))).collect();
@@ -626,8 +633,15 @@ pub fn volume_ssd(mut base: SsdResult, layout: &str, logical_bytes: u64, all: &[
     base.gc = sum(&|s| Some(&s.gc)).unwrap_or_default();
     base.interference = sum(&|s| Some(&s.interference)).unwrap_or_default();
     let ic = &mut base.interference;
-    let (reads, wait) = (ic["conflicting_reads"].as_u64().unwrap_or(0), ic["conflict_wait_ns"].as_u64().unwrap_or(0));
-    ic["mean_conflict_wait_ns"] = serde_json::json!(if reads == 0 { 0.0 } else { round3(wait as f64 / reads as f64) });
+    let (reads, wait) = (
+        ic["conflicting_reads"].as_u64().unwrap_or(0),
+        ic["conflict_wait_ns"].as_u64().unwrap_or(0),
+    );
+    ic["mean_conflict_wait_ns"] = serde_json::json!(if reads == 0 {
+        0.0
+    } else {
+        round3(wait as f64 / reads as f64)
+    });
     let mut util = sum(&|s| Some(&s.utilisation)).unwrap_or_default();
     if let Some(o) = util.as_object_mut() {
         for v in o.values_mut() {
@@ -636,17 +650,15 @@ pub fn volume_ssd(mut base: SsdResult, layout: &str, logical_bytes: u64, all: &[
     }
     base.utilisation = util;
     let mut wear = sum(&|s| Some(&s.wear)).unwrap_or_default();
-    let pick = |k: &str, f: fn(u64, u64) -> u64| {
-        sims.iter()
-            .filter_map(|m| m.1.wear[k].as_u64())
-            .reduce(f)
-            .unwrap_or(0)
-    };
+    let pick =
+        |k: &str, f: fn(u64, u64) -> u64| sims.iter().filter_map(|m| m.1.wear[k].as_u64()).reduce(f).unwrap_or(0);
     wear["erase_min"] = pick("erase_min", u64::min).into();
     wear["erase_max"] = pick("erase_max", u64::max).into();
     wear["erase_mean"] = serde_json::json!(round3(wear["erase_mean"].as_f64().unwrap_or(0.0) / n));
     base.wear = wear;
-    let units = |s: &SsdResult| s.host["write_units"].as_u64().unwrap_or(0) as f64 * s.host["unit_bytes"].as_u64().unwrap_or(0) as f64;
+    let units = |s: &SsdResult| {
+        s.host["write_units"].as_u64().unwrap_or(0) as f64 * s.host["unit_bytes"].as_u64().unwrap_or(0) as f64
+    };
     let written: f64 = sims.iter().map(|m| units(m.1)).sum();
     base.waf = if written == 0.0 {
         0.0

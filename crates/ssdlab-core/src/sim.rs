@@ -13,8 +13,8 @@
 //! to the end of the device's last activity. Once the host has nothing left to issue, the
 //! device finishes its queued work and starts no new background GC.
 
-use crate::config::Config;
 use crate::array::volume::{PartCounts, Volume};
+use crate::config::Config;
 use crate::device::{Device, Snapshot};
 use crate::fiolog::CloneLogs;
 use crate::metrics::{depth_bucket, DiskUtil, JobExtra, JobResult, OpStats, OpenLoopReport, RunResult, SsdResult};
@@ -336,7 +336,12 @@ impl Simulation {
                         seed,
                         ..cfg.precondition.clone()
                     };
-                    pres.push(Some(precondition(&mut device, &pc, dc.ftl.bg_gc_threshold as usize, progress)?));
+                    pres.push(Some(precondition(
+                        &mut device,
+                        &pc,
+                        dc.ftl.bg_gc_threshold as usize,
+                        progress,
+                    )?));
                     members.push(Member::Sim(Box::new(device)));
                 }
                 MemberSpec::Profile(p) => {
@@ -775,8 +780,7 @@ impl Simulation {
         } else {
             end.max(window_start)
         };
-        let (window, counts) =
-            window.unwrap_or_else(|| (self.volume.snapshots(from), self.volume.counts.clone()));
+        let (window, counts) = window.unwrap_or_else(|| (self.volume.snapshots(from), self.volume.counts.clone()));
         Ok(self.result(Measured {
             requests: done,
             from,
@@ -878,10 +882,7 @@ impl Simulation {
                 let sb = sb.since(w0.superblocks.as_ref().expect("superblocks from the start"));
                 let mut o = serde_json::Map::new();
                 o.insert("policy".into(), json!(dc.placement.policy));
-                o.insert(
-                    "open_superblocks".into(),
-                    json!(dc.placement.open_superblocks),
-                );
+                o.insert("open_superblocks".into(), json!(dc.placement.open_superblocks));
                 o.insert("superblocks_opened".into(), json!(sb.superblocks_opened));
                 o.insert("victims".into(), json!(sb.victims));
                 for ((k, v), (_, v0)) in now.placement.iter().zip(&w0.placement) {
@@ -1033,7 +1034,13 @@ impl Simulation {
 
     /// An array's `ssd` section: its span and throughput, with the simulated members'
     /// device sections added up ([`crate::metrics::volume_ssd`]).
-    fn volume_ssd(&self, end: u64, m: &Measured, io: ([u64; 2], u64), members: &[crate::metrics::MemberResult]) -> SsdResult {
+    fn volume_ssd(
+        &self,
+        end: u64,
+        m: &Measured,
+        io: ([u64; 2], u64),
+        members: &[crate::metrics::MemberResult],
+    ) -> SsdResult {
         let first = self
             .volume
             .members
@@ -1162,7 +1169,10 @@ impl Simulation {
         );
         let (ssd, members) = if self.members.is_empty() {
             let w0 = m.window[0].as_ref().expect("a device's counters");
-            (self.ssd_of(self.device(), &self.cfg.device, &self.pre, w0, end, &m, io), None)
+            (
+                self.ssd_of(self.device(), &self.cfg.device, &self.pre, w0, end, &m, io),
+                None,
+            )
         } else {
             let members = self.member_results(end, &m);
             (self.volume_ssd(end, &m, io, &members), Some(members))
@@ -1198,7 +1208,12 @@ impl Simulation {
 
 /// The `span` and `throughput` sections of a window from `from` to `end`, for `io` (bytes
 /// read and written, requests).
-fn span_and_throughput(from: u64, end: u64, m: &Measured, io: ([u64; 2], u64)) -> (serde_json::Value, serde_json::Value) {
+fn span_and_throughput(
+    from: u64,
+    end: u64,
+    m: &Measured,
+    io: ([u64; 2], u64),
+) -> (serde_json::Value, serde_json::Value) {
     let r3 = crate::metrics::round3;
     // Throughput over the busy span and over the host-visible span.
     let (bytes, ios) = (|op: usize| io.0[op], io.1);

@@ -35,7 +35,10 @@ fn err(text: &str) -> String {
 
 /// `[array]` with `layout` over `n` members of the run's `[device]`.
 fn array(layout: &str, n: usize) -> String {
-    format!("[array]\nlayout = \"{layout}\"\nstripe_unit = \"64KiB\"\n{}", "[[array.member]]\n".repeat(n))
+    format!(
+        "[array]\nlayout = \"{layout}\"\nstripe_unit = \"64KiB\"\n{}",
+        "[[array.member]]\n".repeat(n)
+    )
 }
 
 fn job(body: &str) -> String {
@@ -86,7 +89,10 @@ fn a_volume_of_one_member_is_the_device() {
 fn raid0_splits_over_members_and_completes_with_the_slowest_part() {
     // One 192 KiB read at 0: three 64 KiB chunks, one per member, each exactly what a 64 KiB
     // read at 0 takes on a device alone.
-    let one = run(&format!("{DEV}{}", job("rw = \"read\"\nbs = \"64KiB\"\nnumber_ios = 1")));
+    let one = run(&format!(
+        "{DEV}{}",
+        job("rw = \"read\"\nbs = \"64KiB\"\nnumber_ios = 1")
+    ));
     let vol = run(&format!(
         "{DEV}{}{}",
         array("raid0", 3),
@@ -202,7 +208,10 @@ fn rodi_finds_readonly_extents_in_a_trace() {
 fn bad_arrays_are_one_line_errors() {
     let j = job("rw = \"randread\"\nnumber_ios = 10");
     for (body, want) in [
-        (array("raid6", 3), "array.layout: got \"raid6\"; expected one of single, raid0, raid1, raid5, rodi"),
+        (
+            array("raid6", 3),
+            "array.layout: got \"raid6\"; expected one of single, raid0, raid1, raid5, rodi",
+        ),
         (array("raid5", 2), "array.layout: got 2 members; expected at least 3"),
         (array("raid0", 0), "array.member: 0 members; expected 1 to 64"),
         (
@@ -235,7 +244,10 @@ fn bad_arrays_are_one_line_errors() {
         "{DEV}[array]\nlayout = \"rodi\"\n[[array.member]]\n[[array.member]]\nreadonly = true\n{}",
         job("rw = \"randread\"\nreadonly = true\nsize = \"80%\"")
     ));
-    assert!(e.contains("array.member: ") && e.contains("bytes of read-only extents on 1 read-only members"), "{e}");
+    assert!(
+        e.contains("array.member: ") && e.contains("bytes of read-only extents on 1 read-only members"),
+        "{e}"
+    );
     // A readonly job that writes.
     let e = err(&format!("{DEV}{}", job("rw = \"randrw\"\nreadonly = true")));
     assert!(e.contains("job[0].readonly: set on a job that may write"), "{e}");
@@ -256,4 +268,89 @@ fn members_by_preset_need_no_device_table() {
     let r = run_config(&cfg).unwrap();
     assert_eq!(parts(&r), [(0, 8), (0, 8)]);
     assert_eq!(r.ssd.device, "raid0: slc-sata, second");
+}
+
+/// A measured drive whose throughput (MB/s) at read shares 0, ½ and 1 is `tp`, for any
+/// request size, depth and pattern.
+fn profile_file(dir: &Path, name: &str, tp: [f64; 3]) -> String {
+    let points: Vec<serde_json::Value> = [0.0, 0.5, 1.0]
+        .iter()
+        .zip(tp)
+        .map(|(&r, t)| {
+            serde_json::json!({"pattern": "sequential", "bs": 2 << 20, "depth": 2, "read_share": r,
+                "read_bytes_s": t * 1e6 * r, "write_bytes_s": t * 1e6 * (1.0 - r), "mean_lat_ns": 1e6})
+        })
+        .collect();
+    let p = serde_json::json!({"name": name, "capacity": 64u64 << 30, "source": "test", "points": points});
+    let file = format!("{name}.json");
+    std::fs::write(dir.join(&file), p.to_string()).unwrap();
+    file
+}
+
+/// Section 4's throughputs against arrays of measured drives with known curves: RAID 0 is
+/// held to its slowest member (TP_RAID = N·TP0), RODI's read-only member reads at its pure
+/// read rate while the others mix (TP_RODI = k·TP1 + (N − k)·TP2).
+#[test]
+fn section_4_model_matches_arrays_of_drives_with_known_curves() {
+    use ssdlab_core::array::rodi::{model, Curve};
+    let dir = tempfile::tempdir().unwrap();
+    let a = profile_file(dir.path(), "a", [200.0, 300.0, 500.0]);
+    let b = profile_file(dir.path(), "b", [400.0, 420.0, 500.0]);
+    let curve = |t: [f64; 3]| Curve::new(vec![(0.0, t[0]), (0.5, t[1]), (1.0, t[2])]).unwrap();
+    let curves = [
+        curve([200.0, 300.0, 500.0]),
+        curve([400.0, 420.0, 500.0]),
+        curve([400.0, 420.0, 500.0]),
+    ];
+    let members = |ro: bool| {
+        format!("[[array.member]]\nprofile = \"{a}\"\nreadonly = {ro}\n[[array.member]]\nprofile = \"{b}\"\n[[array.member]]\nprofile = \"{b}\"\n")
+    };
+    let mb_s = |r: &RunResult| {
+        let t = &r.ssd.throughput["host_visible"];
+        (t["read_bytes_per_s"].as_f64().unwrap() + t["write_bytes_per_s"].as_f64().unwrap()) / 1e6
+    };
+    // RAID 0 at 50 % reads: the slowest member, a, gives 300 MB/s.
+    let raid = run_in(
+        &format!(
+            "[array]\nlayout = \"raid0\"\n{}{}",
+            members(false),
+            job("rw = \"rw\"\nrwmixread = 50\nbs = \"2MiB\"\niodepth = 6\nruntime = \"4s\"\ntime_based = true\nsize = \"20GiB\"")
+        ),
+        dir.path(),
+    );
+    let m = model(&curves, &[0], 0.5).unwrap();
+    assert_eq!(m.raid0, 900.0);
+    let sim = mb_s(&raid);
+    assert!(
+        (sim / m.raid0 - 1.0).abs() < 0.03,
+        "RAID 0: simulated {sim}, model {}",
+        m.raid0
+    );
+    // RODI, a read-only: a reads at 500 MB/s, b and c mix at 25 % reads (410 MB/s each):
+    // the volume's read share (1 + 2 × 0.25) / 3 = 50 %.
+    let rodi = run_in(
+        &format!(
+            "[array]\nlayout = \"rodi\"\n{}{}{}",
+            members(true),
+            job("name = \"ro\"\nrw = \"read\"\nreadonly = true\nbs = \"2MiB\"\niodepth = 2\nsize = \"10GiB\"\nruntime = \"4s\"\ntime_based = true"),
+            job("name = \"mixed\"\nrw = \"rw\"\nrwmixread = 25\nbs = \"2MiB\"\niodepth = 4\noffset = \"10GiB\"\nsize = \"20GiB\"\nruntime = \"4s\"\ntime_based = true")
+        ),
+        dir.path(),
+    );
+    let m = model(&curves, &[0], 0.5).unwrap();
+    assert_eq!((m.tp1, m.tp2), (500.0, 410.0));
+    assert_eq!(m.rodi, 1320.0);
+    let sim = mb_s(&rodi);
+    assert!(
+        (sim / m.rodi - 1.0).abs() < 0.03,
+        "RODI: simulated {sim}, model {}",
+        m.rodi
+    );
+    let mem = rodi.members.as_ref().unwrap();
+    assert_eq!(mem[0].write_requests, 0);
+    assert!(
+        mem[0].ssd.is_none() && (mem[0].mb_s / 500.0 - 1.0).abs() < 0.02,
+        "{}",
+        mem[0].mb_s
+    );
 }

@@ -26,12 +26,12 @@ mod raid5;
 pub mod rodi;
 pub mod volume;
 
-use crate::request::Op;
 use crate::config::{Config, DeviceConfig};
+use crate::request::Op;
 use crate::units::Size;
 use crate::{Error, Result};
-use std::path::Path;
 use serde::{Deserialize, Serialize};
+use std::path::Path;
 
 /// `[array]`: a volume over several member devices.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -107,7 +107,10 @@ pub fn members(cfg: &Config) -> Result<Vec<(String, MemberSpec)>> {
         return Err(Error::config(
             f,
             "array.member",
-            format!("{} members; expected 1 to {MAX_MEMBERS} [[array.member]] tables", a.member.len()),
+            format!(
+                "{} members; expected 1 to {MAX_MEMBERS} [[array.member]] tables",
+                a.member.len()
+            ),
         ));
     }
     a.member
@@ -115,7 +118,11 @@ pub fn members(cfg: &Config) -> Result<Vec<(String, MemberSpec)>> {
         .enumerate()
         .map(|(i, m)| {
             let key = |k: &str| format!("array.member[{i}].{k}");
-            let given = [("preset", m.preset.is_some()), ("config", m.config.is_some()), ("profile", m.profile.is_some())];
+            let given = [
+                ("preset", m.preset.is_some()),
+                ("config", m.config.is_some()),
+                ("profile", m.profile.is_some()),
+            ];
             if let Some((k, _)) = given.iter().filter(|g| g.1).nth(1) {
                 return Err(Error::config(
                     f,
@@ -139,7 +146,9 @@ pub fn members(cfg: &Config) -> Result<Vec<(String, MemberSpec)>> {
                 let path = cfg.base_dir.join(c);
                 MemberSpec::Device(
                     crate::config::load_config(&path.display().to_string())
-                        .map_err(|e| Error::config(f, &key("config"), format!("{e}; expected a run file with a [device]")))?
+                        .map_err(|e| {
+                            Error::config(f, &key("config"), format!("{e}; expected a run file with a [device]"))
+                        })?
                         .device,
                 )
             } else if let Some(p) = &m.profile {
@@ -180,7 +189,10 @@ pub fn layout_of(cfg: &Config, member_bytes: u64) -> Result<Box<dyn Layout>> {
             return Err(Error::config(
                 f,
                 &format!("array.member[{i}].readonly"),
-                format!("set with layout \"{}\"; expected it with layout \"rodi\" only", a.layout),
+                format!(
+                    "set with layout \"{}\"; expected it with layout \"rodi\" only",
+                    a.layout
+                ),
             ));
         }
         return make(&a.layout, n, unit).map_err(|m| Error::config(f, "array.layout", m));
@@ -192,7 +204,8 @@ pub fn layout_of(cfg: &Config, member_bytes: u64) -> Result<Box<dyn Layout>> {
             format!("{unit} B; expected a positive multiple of 512 bytes"),
         ));
     }
-    let bare = rodi::Rodi::new(n, unit, &readonly, &[], member_bytes).map_err(|m| Error::config(f, "array.member", m))?;
+    let bare =
+        rodi::Rodi::new(n, unit, &readonly, &[], member_bytes).map_err(|m| Error::config(f, "array.member", m))?;
     let capacity = bare.capacity(member_bytes);
     let mut extents = Vec::new();
     for (i, j) in cfg.job.iter().enumerate().filter(|(_, j)| j.readonly) {
@@ -204,7 +217,8 @@ pub fn layout_of(cfg: &Config, member_bytes: u64) -> Result<Box<dyn Layout>> {
     if a.readonly_from_traces {
         extents.extend(rodi::trace_readonly_extents(cfg, capacity, a.readonly_extent.0)?);
     }
-    let l = rodi::Rodi::new(n, unit, &readonly, &extents, member_bytes).map_err(|m| Error::config(f, "array.member", m))?;
+    let l =
+        rodi::Rodi::new(n, unit, &readonly, &extents, member_bytes).map_err(|m| Error::config(f, "array.member", m))?;
     l.check_fit(member_bytes, capacity)
         .map_err(|m| Error::config(f, "array.member", m))?;
     Ok(Box::new(l))

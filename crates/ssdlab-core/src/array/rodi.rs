@@ -210,7 +210,11 @@ mod tests {
 /// The extents (of `extent` bytes, inside `capacity`) that the traces of `cfg`'s jobs read
 /// and never write, merged into ranges. The traces are read once through, as they will be
 /// replayed (the same address mapping onto the volume).
-pub fn trace_readonly_extents(cfg: &crate::config::Config, capacity: u64, extent: u64) -> crate::Result<Vec<(u64, u64)>> {
+pub fn trace_readonly_extents(
+    cfg: &crate::config::Config,
+    capacity: u64,
+    extent: u64,
+) -> crate::Result<Vec<(u64, u64)>> {
     use crate::request::RequestSource;
     let f = cfg.file.as_str();
     if extent == 0 || !extent.is_multiple_of(512) {

@@ -179,11 +179,7 @@ impl Volume {
             return self.members[0].next_event();
         }
         let own = self.deferred.peek().map(|Reverse((t, ..))| *t);
-        self.members
-            .iter()
-            .filter_map(Member::next_event)
-            .chain(own)
-            .min()
+        self.members.iter().filter_map(Member::next_event).chain(own).min()
     }
 
     /// Process the earliest event.

@@ -350,7 +350,10 @@ impl JobConfig {
             return Err(e("numjobs", format!("got {}; expected 1 to 4096", self.numjobs)));
         }
         if self.readonly
-            && (self.trace.is_some() || self.fs.is_some() || self.hpc.is_some() || !matches!(self.rw, Rw::Read | Rw::RandRead))
+            && (self.trace.is_some()
+                || self.fs.is_some()
+                || self.hpc.is_some()
+                || !matches!(self.rw, Rw::Read | Rw::RandRead))
         {
             return Err(e(
                 "readonly",
