@@ -517,6 +517,35 @@ pub struct RunResult {
     /// An array's members, each with its own `ssd` section (absent for a device alone).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub members: Option<Vec<MemberResult>>,
+    /// Section 4's model of the array from its members' curves (absent unless every member
+    /// has curves).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub array_model: Option<ArrayModel>,
+}
+
+/// Seed 000's section 4 throughputs for an array's members at the run's read share,
+/// request size, depth per member and pattern, beside the simulated throughput.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct ArrayModel {
+    /// The volume's read share by requests over the measured window.
+    pub read_share: f64,
+    pub pattern: String,
+    pub bs: u64,
+    pub depth_per_member: u32,
+    /// The members read-only under RODI (the layout's, or for another layout the member of
+    /// highest read-only gain).
+    pub readonly: Vec<usize>,
+    /// TP0: the slowest member at the read share, MB/s.
+    pub tp0: f64,
+    /// TP_RAID = N × TP0.
+    pub raid0_mb_s: f64,
+    /// TP1, TP2 and TP_RODI = k·TP1 + (N − k)·TP2 (absent when the read share is below what
+    /// the read-only members make alone).
+    pub tp1: Option<f64>,
+    pub tp2: Option<f64>,
+    pub rodi_mb_s: Option<f64>,
+    /// The simulated volume's reads and writes over its host-visible span, MB/s.
+    pub simulated_mb_s: f64,
 }
 
 /// One member of an array over the measured window.

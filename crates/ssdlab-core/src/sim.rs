@@ -239,6 +239,8 @@ pub fn check_memory(cfg: &Config, limit: u64) -> Result<u64> {
 pub struct Simulation {
     /// What the host submits to: the device, or an array's members under its layout.
     pub volume: Volume,
+    /// The members' curves, when every member of an array has them.
+    curves: Option<Vec<crate::array::profile::DeviceProfile>>,
     /// Members' names and preconditioning (an array's; empty for a device alone).
     members: Vec<(String, Option<(PreconditionReport, crate::config::DeviceConfig)>)>,
     cfg: Config,
@@ -373,6 +375,7 @@ impl Simulation {
         let layout = crate::array::layout_of(cfg, min)?;
         let first = pre.iter().flatten().next().cloned().unwrap_or_default();
         let mut sim = Self::assemble(cfg, Volume::new(members, layout), first, None)?;
+        sim.curves = crate::array::member_curves(cfg)?;
         sim.members = specs
             .into_iter()
             .zip(pre)
@@ -466,6 +469,7 @@ impl Simulation {
         }
         Ok(Simulation {
             volume,
+            curves: None,
             members: Vec::new(),
             stats: (0..cfg.job.len()).map(|_| JobStats::default()).collect(),
             cfg: cfg.clone(),
@@ -976,6 +980,48 @@ impl Simulation {
         }
     }
 
+    /// Section 4's model from the members' curves, beside the simulated throughput.
+    fn array_model(&self, ssd: &SsdResult) -> Option<crate::metrics::ArrayModel> {
+        use crate::array::profile::Pattern;
+        use crate::array::rodi;
+        let curves = self.curves.as_ref()?;
+        let job = self.cfg.job.first()?;
+        let ios = |op: usize| self.stats.iter().map(|s| s.ops[op].count).sum::<u64>();
+        let (reads, writes) = (ios(0), ios(1));
+        let share = reads as f64 / (reads + writes).max(1) as f64;
+        let pattern = if job.is_random() {
+            Pattern::Random
+        } else {
+            Pattern::Sequential
+        };
+        let depth: u32 = self.cfg.job.iter().map(|j| j.iodepth * j.numjobs).sum();
+        let depth = (depth / curves.len() as u32).max(1);
+        let c: Vec<rodi::Curve> = curves.iter().map(|p| p.curve_at(pattern, job.bs.0, depth)).collect();
+        let mut readonly = self.volume.layout().readonly_members().to_vec();
+        if readonly.is_empty() && c.len() > 1 {
+            readonly = rodi::choose_readonly(&c, 1);
+        }
+        let r3 = crate::metrics::round3;
+        let tp0 = c.iter().map(|x| x.at(share)).fold(f64::INFINITY, f64::min);
+        let rodi = rodi::model(&c, &readonly, share).ok();
+        let t = &ssd.throughput["host_visible"];
+        Some(crate::metrics::ArrayModel {
+            read_share: r3(share),
+            pattern: format!("{pattern:?}").to_lowercase(),
+            bs: job.bs.0,
+            depth_per_member: depth,
+            readonly,
+            tp0: r3(tp0),
+            raid0_mb_s: r3(tp0 * c.len() as f64),
+            tp1: rodi.map(|m| r3(m.tp1)),
+            tp2: rodi.map(|m| r3(m.tp2)),
+            rodi_mb_s: rodi.map(|m| r3(m.rodi)),
+            simulated_mb_s: r3((t["read_bytes_per_s"].as_f64().unwrap_or(0.0)
+                + t["write_bytes_per_s"].as_f64().unwrap_or(0.0))
+                / 1e6),
+        })
+    }
+
     /// Each array member's result over the window.
     fn member_results(&self, end: u64, m: &Measured) -> Vec<crate::metrics::MemberResult> {
         let start = m.first_submit.unwrap_or(m.from).max(m.from);
@@ -1199,6 +1245,7 @@ impl Simulation {
         RunResult {
             version: env!("CARGO_PKG_VERSION").to_string(),
             jobs,
+            array_model: self.array_model(&ssd),
             disk_util: vec![disk_util],
             ssd,
             members,

@@ -346,6 +346,18 @@ fn section_4_model_matches_arrays_of_drives_with_known_curves() {
         "RODI: simulated {sim}, model {}",
         m.rodi
     );
+    // The result carries the same model, from the members' profiles, at the run's read share.
+    let am = rodi.array_model.as_ref().expect("every member has curves");
+    assert_eq!(am.readonly, [0]);
+    assert!((am.read_share - 0.5).abs() < 0.1, "{}", am.read_share);
+    // At the rounded read share the result reports: within 1 MB/s.
+    let at = model(&curves, &[0], am.read_share).unwrap();
+    assert!((am.rodi_mb_s.unwrap() - at.rodi).abs() < 1.0 && (am.raid0_mb_s - at.raid0).abs() < 1.0);
+    assert!((am.simulated_mb_s - sim).abs() < 0.01);
+    let am = raid.array_model.as_ref().unwrap();
+    // RAID 0 elsewhere: RODI's read-only member would be a, of highest read-only gain.
+    assert_eq!(am.readonly, [0]);
+    assert!((am.raid0_mb_s - 900.0).abs() < 10.0, "{}", am.raid0_mb_s);
     let mem = rodi.members.as_ref().unwrap();
     assert_eq!(mem[0].write_requests, 0);
     assert!(

@@ -284,6 +284,28 @@ pub fn normal(r: &RunResult) -> String {
             m.mb_s,
         );
     }
+    if let Some(m) = &r.array_model {
+        let rodi = match (m.rodi_mb_s, m.tp1, m.tp2) {
+            (Some(x), Some(t1), Some(t2)) => {
+                format!(
+                    ", RODI with members {:?} read-only {x:.1}MB/s (TP1 {t1:.1}, TP2 {t2:.1})",
+                    m.readonly
+                )
+            }
+            _ => String::new(),
+        };
+        let _ = writeln!(
+            out,
+            "  section 4 model at read share {:.3} ({} {} B, depth {} per member): RAID 0 {:.1}MB/s (TP0 {:.1}){rodi}; simulated {:.1}MB/s",
+            m.read_share,
+            m.pattern,
+            m.bs,
+            m.depth_per_member,
+            m.raid0_mb_s,
+            m.tp0,
+            m.simulated_mb_s
+        );
+    }
     let _ = writeln!(
         out,
         "  simulated {:.3} s, {} requests in {:.2} s wall ({:.0} requests/s)",

@@ -72,6 +72,11 @@ pub struct MemberConfig {
     /// relative to the run file. None of the three: the run file's own `[device]`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub profile: Option<String>,
+    /// A simulated member's measured curves (a device profile, e.g. `ssdlab characterize
+    /// -o`): with them for every member, the result gives section 4's model beside the
+    /// simulated throughput.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub curves: Option<String>,
     /// `rodi`: this member holds the read-only extents.
     #[serde(default)]
     pub readonly: bool,
@@ -171,6 +176,26 @@ pub fn members(cfg: &Config) -> Result<Vec<(String, MemberSpec)>> {
             Ok((m.name.clone().unwrap_or(own), spec))
         })
         .collect()
+}
+
+/// Every member's curves (its profile, or its `curves` file), when every member has them.
+pub fn member_curves(cfg: &Config) -> Result<Option<Vec<profile::DeviceProfile>>> {
+    let Some(a) = &cfg.array else { return Ok(None) };
+    let mut out = Vec::new();
+    for (i, m) in a.member.iter().enumerate() {
+        let Some(file) = m.profile.as_ref().or(m.curves.as_ref()) else {
+            return Ok(None);
+        };
+        let key = if m.profile.is_some() { "profile" } else { "curves" };
+        out.push(profile::DeviceProfile::load(&cfg.base_dir.join(file)).map_err(|e| {
+            Error::config(
+                &cfg.file,
+                &format!("array.member[{i}].{key}"),
+                format!("{e}; expected a device profile (ssdlab profile -o FILE)"),
+            )
+        })?);
+    }
+    Ok(Some(out))
 }
 
 /// Most members of an array.

@@ -339,6 +339,18 @@ impl DeviceProfile {
     }
 
     /// Total throughput (MB/s) against the read share, for one pattern, size and depth.
+    /// Total throughput (MB/s) against the read share at any size and depth, interpolated
+    /// as [`DeviceProfile::throughput`] does, at the 21 read shares 0, 5, …, 100 %.
+    pub fn curve_at(&self, pattern: Pattern, bs: u64, depth: u32) -> Curve {
+        let pts = (0..=20)
+            .map(|i| {
+                let r = i as f64 / 20.0;
+                (r, self.throughput(pattern, bs, depth, r) / 1e6)
+            })
+            .collect();
+        Curve::new(pts).expect("21 increasing read shares")
+    }
+
     pub fn curve(&self, pattern: Pattern, bs: u64, depth: u32) -> std::result::Result<Curve, String> {
         let mut pts: Vec<(f64, f64)> = self
             .points

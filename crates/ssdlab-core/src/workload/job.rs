@@ -509,6 +509,11 @@ impl JobConfig {
 
     /// Whether the job's generated requests carry arrival times (open loop: `rate_iops`, or
     /// the Poisson arrivals of `[job.hpc]`) rather than keeping `iodepth` outstanding.
+    /// Random offsets (`randread`, `randwrite`, `randtrim`, `randrw`).
+    pub fn is_random(&self) -> bool {
+        self.rw.random()
+    }
+
     pub fn open_loop(&self) -> bool {
         self.rate_iops.is_some() || self.hpc.is_some()
     }
