@@ -332,12 +332,8 @@ impl Simulation {
         for (i, (_, spec)) in crate::array::members(cfg)?.into_iter().enumerate() {
             match spec {
                 MemberSpec::Device(dc) => {
-                    let seed = cfg.precondition.seed.wrapping_add(i as u64);
-                    let mut device = Device::new(&dc, seed)?;
-                    let pc = crate::config::PreconditionConfig {
-                        seed,
-                        ..cfg.precondition.clone()
-                    };
+                    let pc = crate::array::member_precondition(cfg, i)?;
+                    let mut device = Device::new(&dc, pc.seed)?;
                     pres.push(Some(precondition(
                         &mut device,
                         &pc,

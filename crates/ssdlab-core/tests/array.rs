@@ -234,6 +234,14 @@ fn bad_arrays_are_one_line_errors() {
             "[array]\nstripe = 4\n[[array.member]]\n".into(),
             "array.stripe: unknown key",
         ),
+        (
+            "[array]\n[[array.member]]\nprecondition = \"own\"\n".into(),
+            "array.member[0].precondition: \"own\" on a member with no preset or config of its own; expected \"run\"",
+        ),
+        (
+            "[array]\n[[array.member]]\npreset = \"slc-sata\"\nprecondition = \"mine\"\n".into(),
+            "array.member[0].precondition: got \"mine\"; expected \"run\" or \"own\"",
+        ),
     ] {
         let e = err(&format!("{DEV}{body}{j}"));
         assert!(e.contains(want), "{e}\nwanted {want}");

@@ -80,6 +80,48 @@ pub struct MemberConfig {
     /// `rodi`: this member holds the read-only extents.
     #[serde(default)]
     pub readonly: bool,
+    /// `"run"`: preconditioned as the run's `[precondition]` says; `"own"`: as its preset's
+    /// or run file's (a drive in the state its preset describes, e.g. a used one).
+    #[serde(default = "default_precondition")]
+    pub precondition: String,
+}
+
+fn default_precondition() -> String {
+    "run".into()
+}
+
+/// How member `i` of an array run is preconditioned (its `precondition` key), seeded with
+/// the run's seed + `i`.
+pub fn member_precondition(cfg: &Config, i: usize) -> Result<crate::config::PreconditionConfig> {
+    let run = &cfg.precondition;
+    let seed = run.seed.wrapping_add(i as u64);
+    let Some(m) = cfg.array.as_ref().and_then(|a| a.member.get(i)) else {
+        return Ok(crate::config::PreconditionConfig { seed, ..run.clone() });
+    };
+    let key = format!("array.member[{i}].precondition");
+    let own = match (m.precondition.as_str(), &m.preset, &m.config) {
+        ("run", ..) => run.clone(),
+        ("own", Some(p), _) => {
+            let text = crate::config::preset_text(p).unwrap_or_default();
+            crate::config::parse_config(text, &format!("preset {p}"), Path::new("."))?.precondition
+        }
+        ("own", None, Some(c)) => crate::config::load_config(&cfg.base_dir.join(c).display().to_string())?.precondition,
+        ("own", None, None) => {
+            return Err(Error::config(
+                &cfg.file,
+                &key,
+                "\"own\" on a member with no preset or config of its own; expected \"run\"",
+            ))
+        }
+        (other, ..) => {
+            return Err(Error::config(
+                &cfg.file,
+                &key,
+                format!("got \"{other}\"; expected \"run\" or \"own\""),
+            ))
+        }
+    };
+    Ok(crate::config::PreconditionConfig { seed, ..own })
 }
 
 fn default_layout() -> String {
@@ -251,6 +293,9 @@ pub fn layout_of(cfg: &Config, member_bytes: u64) -> Result<Box<dyn Layout>> {
 
 /// Check an array run's members and layout; the volume's capacity.
 pub fn check(cfg: &Config) -> Result<u64> {
+    for i in 0..cfg.array.as_ref().map_or(0, |a| a.member.len()) {
+        member_precondition(cfg, i)?;
+    }
     let mut min = u64::MAX;
     for (_, m) in members(cfg)? {
         min = min.min(match m {
