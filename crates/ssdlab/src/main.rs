@@ -1,6 +1,7 @@
 //! The `ssdlab` command: a thin layer over `ssdlab-core`.
 
 mod bench;
+mod characterize_cmd;
 mod experiment_cmd;
 mod lifetime_cmd;
 mod lint_cmd;
@@ -85,6 +86,9 @@ enum Cmd {
     /// Check a trace or a run file's jobs against the seven SSD-friendly design principles,
     /// each with a what-if simulation of its fix on a device.
     Lint(lint_cmd::LintArgs),
+    /// Sweep a drive's throughput by read share, request size, queue depth and pattern
+    /// (Iometer style) and give its read-only gain.
+    Characterize(characterize_cmd::CharacterizeArgs),
 }
 
 #[derive(Subcommand)]
@@ -155,6 +159,7 @@ fn main() -> ExitCode {
         Cmd::Experiment(a) => experiment_cmd::run(a),
         Cmd::Lifetime(a) => lifetime_cmd::run(a),
         Cmd::Lint(a) => lint_cmd::run(a),
+        Cmd::Characterize(a) => characterize_cmd::run(a),
     };
     match res {
         Ok(()) => ExitCode::SUCCESS,

@@ -8,6 +8,8 @@
 //! wait until every part of phase 0 is done (RAID 5's new data and parity wait for the old
 //! ones to be read). The request completes when its last part does.
 //!
+//! `characterize.rs` sweeps a simulated drive by read share, request size, queue depth and
+//! pattern (section 3) into a profile.
 //! `profile.rs` reads a real drive's measured points from fio's JSON output into curves.
 //! `rodi.rs` holds the seed's RODI model (member curves, read-only gain, the members' loads,
 //! section 4's throughputs).
@@ -15,6 +17,7 @@
 //! Status: this is the first piece of the array layer. The volume that drives member devices
 //! through the host model, the `rodi` layout, and the per-member results are not built yet.
 
+pub mod characterize;
 pub mod profile;
 mod raid0;
 mod raid1;
