@@ -218,7 +218,7 @@ pub struct NandConfig {
     /// Pseudo-SLC performance mode (`crate::pslc`): host pages are programmed one bit per
     /// cell, and once this share of the logical capacity holds data they are folded into the
     /// cell's own mode as well (0: off).
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default)]
     pub pslc_fold: f64,
     /// Where the numbers come from.
     #[serde(default)]
@@ -366,16 +366,8 @@ pub struct FtlConfig {
     pub parallel_gc: bool,
     /// Inline compression of host writes (`crate::compression`): flash bytes per host byte,
     /// above 0 and at most 1 (1: off).
-    #[serde(default = "one_f", skip_serializing_if = "is_one")]
+    #[serde(default = "one_f")]
     pub compression: f64,
-}
-
-fn is_zero(x: &f64) -> bool {
-    *x == 0.0
-}
-
-fn is_one(x: &f64) -> bool {
-    *x == 1.0
 }
 
 fn default_design() -> String {

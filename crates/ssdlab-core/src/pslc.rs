@@ -90,3 +90,42 @@ pub fn validate(cfg: &DeviceConfig, file: &str) -> crate::Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::config::{load_config_with, parse_config};
+
+    #[test]
+    fn the_key_is_a_share_below_one_and_not_on_slc() {
+        let set = |v: &str| load_config_with("ocz-vector150", &[format!("device.nand.pslc_fold={v}")]);
+        assert!(set("0").is_ok() && set("0.5").is_ok());
+        for bad in ["1", "-0.1", "1.5"] {
+            let e = set(bad).unwrap_err().to_string();
+            assert!(e.contains("device.nand.pslc_fold") && e.contains("expected"), "{e}");
+        }
+        let text = "[device]\npreset = \"ocz-vector150\"\n[device.nand]\ncell = \"slc\"\n";
+        let e = parse_config(text, "t.toml", std::path::Path::new("."))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("pslc_fold") && e.contains("SLC"), "{e}");
+    }
+
+    #[test]
+    fn programs_fold_only_past_the_threshold() {
+        // A device of 1,000 logical units, half a threshold: programs are SLC-fast while
+        // 500 or fewer hold data, and SLC program + SLC read + the cell's program past it.
+        let cfg = load_config_with("ocz-vector150", &[]).unwrap();
+        let mut m = super::Pslc::from_config(&cfg.device, 1000).unwrap();
+        let dev = crate::Device::new(&cfg.device, 1).unwrap();
+        assert_eq!(m.program_ns(&dev.ftl, 750_000), 200_000);
+        assert!(!m.folding());
+        let mut off = cfg.device.clone();
+        off.nand.pslc_fold = 0.0;
+        assert!(super::Pslc::from_config(&off, 1000).is_none());
+        // Counted as folding from the start: the next recount happens after RECOUNT programs.
+        let mut m = super::Pslc::from_config(&cfg.device, 1000).unwrap();
+        m.folding = true;
+        m.countdown = 2;
+        assert_eq!(m.program_ns(&dev.ftl, 750_000), 200_000 + 25_000 + 750_000);
+    }
+}
