@@ -6,7 +6,7 @@
 
 use ssdlab_core::array::characterize::{characterize, Sweep};
 use ssdlab_core::array::profile::{DeviceProfile, Pattern};
-use ssdlab_core::config::{load_config_with, Config, CellType};
+use ssdlab_core::config::{load_config_with, CellType, Config};
 
 const MIB: u64 = 1 << 20;
 
@@ -36,7 +36,11 @@ fn flash_write(c: &Config, program_ns: u64) -> f64 {
     let g = &c.device.geometry;
     let n = &c.device.nand;
     let dies = (g.channels * g.ways * g.dies_per_chip) as f64;
-    let units = if n.plane_parallel { dies * g.planes_per_die as f64 } else { dies };
+    let units = if n.plane_parallel {
+        dies * g.planes_per_die as f64
+    } else {
+        dies
+    };
     let ratio = c.device.ftl.compression;
     let dies_rate = units * g.page_size.0 as f64 / (program_ns as f64 * 1e-9) / ratio;
     let channels_rate = g.channels as f64 * n.channel_rate.0 as f64 / ratio;
@@ -67,7 +71,12 @@ fn pure_reads_reach_the_link_and_pure_writes_the_flash() {
         } else {
             tprog
         };
-        close(mb(&p, 0.0), flash_write(&c, tprog), 0.05, &format!("{name} pure writes"));
+        close(
+            mb(&p, 0.0),
+            flash_write(&c, tprog),
+            0.05,
+            &format!("{name} pure writes"),
+        );
     }
 }
 
@@ -94,10 +103,20 @@ fn read_only_gains_order_as_the_seeds() {
 fn ocz_writes_fast_below_its_performance_mode_threshold() {
     // A drive 30 % full (below pslc_fold = 0.5): one-bit programs, the link limits.
     let (c, fresh) = profile("ocz-vector150", &["precondition.utilisation=0.3"], vec![0]);
-    close(mb(&fresh, 0.0), c.device.link_bandwidth() as f64 / 1e6, 0.05, "OCZ fresh writes");
+    close(
+        mb(&fresh, 0.0),
+        c.device.link_bandwidth() as f64 / 1e6,
+        0.05,
+        "OCZ fresh writes",
+    );
     // Without the mode: the MLC program time alone.
     let (c, off) = profile("ocz-vector150", &["device.nand.pslc_fold=0"], vec![0]);
-    close(mb(&off, 0.0), flash_write(&c, c.device.program_ns()[0]), 0.05, "OCZ without the mode");
+    close(
+        mb(&off, 0.0),
+        flash_write(&c, c.device.program_ns()[0]),
+        0.05,
+        "OCZ without the mode",
+    );
 }
 
 #[test]
@@ -107,5 +126,10 @@ fn the_530_on_incompressible_data_is_held_by_its_channels() {
     let channels = c.device.geometry.channels as f64 * c.device.nand.channel_rate.0 as f64 / 1e6;
     assert!(mb(&p, 1.0) < channels, "{}", mb(&p, 1.0));
     close(mb(&p, 1.0), channels, 0.06, "530 incompressible reads");
-    close(mb(&p, 0.0), flash_write(&c, c.device.program_ns()[0]), 0.08, "530 incompressible writes");
+    close(
+        mb(&p, 0.0),
+        flash_write(&c, c.device.program_ns()[0]),
+        0.08,
+        "530 incompressible writes",
+    );
 }

@@ -132,7 +132,11 @@ pub fn run(a: CharacterizeArgs) -> Result<()> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
-        .map_err(|e| Error::Invalid(format!("--threads: cannot start {threads} threads ({e}); expected fewer")))?;
+        .map_err(|e| {
+            Error::Invalid(format!(
+                "--threads: cannot start {threads} threads ({e}); expected fewer"
+            ))
+        })?;
     let bar = (!a.quiet && std::io::stderr().is_terminal()).then(|| {
         let b = indicatif::ProgressBar::new(0);
         b.set_style(
@@ -162,7 +166,10 @@ pub fn run(a: CharacterizeArgs) -> Result<()> {
     if let Some(dir) = &a.plot {
         plots(&profile, &s, &cfg.device.name, dir)?;
     }
-    print!("{}", report(&profile, &s, &cfg.device.name, start.elapsed().as_secs_f64()));
+    print!(
+        "{}",
+        report(&profile, &s, &cfg.device.name, start.elapsed().as_secs_f64())
+    );
     Ok(())
 }
 
@@ -171,10 +178,18 @@ fn report(profile: &DeviceProfile, s: &Sweep, name: &str, secs: f64) -> String {
     let mut out = format!(
         "{name}: {} points ({}; {}; depth {}; reads {} %; {} range, {} per point) in {secs:.1} s\n\n",
         profile.points.len(),
-        s.patterns.iter().map(|&p| pattern_name(p)).collect::<Vec<_>>().join(", "),
+        s.patterns
+            .iter()
+            .map(|&p| pattern_name(p))
+            .collect::<Vec<_>>()
+            .join(", "),
         s.sizes.iter().map(|&b| fmt_size(b)).collect::<Vec<_>>().join(", "),
         s.depths.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(", "),
-        s.read_shares.iter().map(|r| r.to_string()).collect::<Vec<_>>().join(", "),
+        s.read_shares
+            .iter()
+            .map(|r| r.to_string())
+            .collect::<Vec<_>>()
+            .join(", "),
         fmt_size(s.range),
         fmt_size(s.per_point),
     );

@@ -20,9 +20,15 @@ fn quick_sweep_of_a_preset_prints_tables_and_writes_the_profile_and_plots() {
         "--plot",
         plots.to_str().unwrap(),
     ]);
-    assert!(out.starts_with("samsung-830: 5 points (seq; 8MiB; depth 2; reads 0, 25, 50, 75, 100 %"), "{out}");
+    assert!(
+        out.starts_with("samsung-830: 5 points (seq; 8MiB; depth 2; reads 0, 25, 50, 75, 100 %"),
+        "{out}"
+    );
     assert!(out.contains("Throughput (MB/s) by read share (%)"), "{out}");
-    assert!(out.contains("Read-only gain P = RT - AT, sequential (the seed's Table 2)"), "{out}");
+    assert!(
+        out.contains("Read-only gain P = RT - AT, sequential (the seed's Table 2)"),
+        "{out}"
+    );
     let row = out.lines().find(|l| l.starts_with("seq ")).unwrap();
     let mb: Vec<f64> = row.split_whitespace().skip(3).map(|x| x.parse().unwrap()).collect();
     assert_eq!(mb.len(), 5, "{row}");
@@ -57,10 +63,16 @@ fn narrowed_sweeps_and_bad_options() {
         "--range",
         "4GiB",
     ]);
-    assert!(out.starts_with("intel-530: 3 points (rand; 2MiB; depth 2; reads 0, 50, 100 %; 4GiB range, 64MiB per point)"), "{out}");
+    assert!(
+        out.starts_with("intel-530: 3 points (rand; 2MiB; depth 2; reads 0, 50, 100 %; 4GiB range, 64MiB per point)"),
+        "{out}"
+    );
     assert!(out.contains("random (the seed's Table 3)"), "{out}");
     refused(&["characterize", "nope", "--quick"], "");
     refused(&["characterize", "samsung-830", "--patterns", "zigzag"], "--patterns");
     refused(&["characterize", "samsung-830", "--step", "0"], "--step");
-    refused(&["characterize", "samsung-830", "--quick", "--range", "1TiB"], "sweep: range");
+    refused(
+        &["characterize", "samsung-830", "--quick", "--range", "1TiB"],
+        "sweep: range",
+    );
 }

@@ -158,11 +158,7 @@ pub fn precondition_for(base: &Config, range: u64, capacity: u64) -> crate::conf
 
 /// Run `sweep` on the drive of `base` (its `[device]` and `[precondition]`; its jobs are
 /// ignored), calling `progress(done, total)` as points finish.
-pub fn characterize(
-    base: &Config,
-    sweep: &Sweep,
-    progress: &(dyn Fn(usize, usize) + Sync),
-) -> Result<DeviceProfile> {
+pub fn characterize(base: &Config, sweep: &Sweep, progress: &(dyn Fn(usize, usize) + Sync)) -> Result<DeviceProfile> {
     let mut dev = Device::new(&base.device, base.precondition.seed)?;
     let capacity = dev.logical_bytes();
     sweep.check(capacity)?;
@@ -286,6 +282,9 @@ mod tests {
         assert_eq!(one.points[0].read_bytes_s, 0.0);
         assert_eq!(one.points[2].write_bytes_s, 0.0);
         assert!(one.points.iter().all(|p| p.mb_s() > 0.0));
-        assert_eq!(serde_json::to_string(&one).unwrap(), serde_json::to_string(&run(2)).unwrap());
+        assert_eq!(
+            serde_json::to_string(&one).unwrap(),
+            serde_json::to_string(&run(2)).unwrap()
+        );
     }
 }
