@@ -456,7 +456,7 @@ impl Device {
             bg_idle_ns: cfg.ftl.bg_gc_idle.0,
             bg_active: vec![false; units],
             draining: false,
-            pslc: crate::pslc::Pslc::from_config(cfg, geo.host_units as u64),
+            pslc: crate::pslc::Pslc::from_config(cfg, geo.host_units),
             compression: cfg.ftl.compression,
             pending: Vec::new(),
             free_pending: Vec::new(),
