@@ -114,7 +114,8 @@ mod tests {
     fn programs_fold_only_past_the_threshold() {
         // A device of 1,000 logical units, half a threshold: programs are SLC-fast while
         // 500 or fewer hold data, and SLC program + SLC read + the cell's program past it.
-        let cfg = load_config_with("ocz-vector150", &[]).unwrap();
+        let set = ["device.geometry.blocks_per_plane=64", "job.0.size=1GiB"].map(String::from);
+        let cfg = load_config_with("ocz-vector150", &set).unwrap();
         let mut m = super::Pslc::from_config(&cfg.device, 1000).unwrap();
         let dev = crate::Device::new(&cfg.device, 1).unwrap();
         assert_eq!(m.program_ns(&dev.ftl, 750_000), 200_000);

@@ -224,9 +224,16 @@ pub fn gains(profile: &DeviceProfile) -> Vec<(Pattern, u64, u32, f64, f64)> {
 mod tests {
     use super::*;
 
-    fn preset(name: &str) -> Config {
-        let text = format!("[device]\npreset = \"{name}\"\n");
-        crate::config::parse_config(&text, "t.toml", std::path::Path::new(".")).unwrap()
+    /// mlc-sata shrunk to 8 GiB raw (128 blocks per plane, 25 % spare), filled in order up
+    /// to the range.
+    fn small_mlc() -> Config {
+        let set = [
+            "device.geometry.blocks_per_plane=128",
+            "device.geometry.overprovisioning=0.25",
+            "precondition.mode=none",
+        ]
+        .map(String::from);
+        crate::config::load_config_with("mlc-sata", &set).unwrap()
     }
 
     fn small(mut s: Sweep) -> Sweep {
@@ -266,7 +273,7 @@ mod tests {
 
     #[test]
     fn a_sweep_gives_one_point_each_whatever_the_threads() {
-        let cfg = preset("mlc-sata");
+        let cfg = small_mlc();
         let mut s = small(Sweep::quick());
         s.read_shares = vec![0, 50, 100];
         s.depths = vec![2, 4];
