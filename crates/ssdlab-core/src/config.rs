@@ -19,6 +19,10 @@ pub const PRESETS: &[(&str, &str)] = &[
     ("slc-sata", include_str!("../../../configs/slc-sata.toml")),
     ("femu-bbssd", include_str!("../../../configs/femu-bbssd.toml")),
     ("hotr", include_str!("../../../configs/hotr.toml")),
+    ("samsung-830", include_str!("../../../configs/samsung-830.toml")),
+    ("samsung-850pro", include_str!("../../../configs/samsung-850pro.toml")),
+    ("ocz-vector150", include_str!("../../../configs/ocz-vector150.toml")),
+    ("intel-530", include_str!("../../../configs/intel-530.toml")),
 ];
 
 /// Longest NAND array operation or page transfer accepted (operation times are kept in 32
@@ -211,6 +215,11 @@ pub struct NandConfig {
     /// controller over the channel.
     #[serde(default)]
     pub copyback: bool,
+    /// Pseudo-SLC performance mode (`crate::pslc`): host pages are programmed one bit per
+    /// cell, and once this share of the logical capacity holds data they are folded into the
+    /// cell's own mode as well (0: off).
+    #[serde(default)]
+    pub pslc_fold: f64,
     /// Where the numbers come from.
     #[serde(default)]
     pub source: String,
@@ -355,6 +364,10 @@ pub struct FtlConfig {
     /// at the same time (seed 002's parallel GC).
     #[serde(default)]
     pub parallel_gc: bool,
+    /// Inline compression of host writes (`crate::compression`): flash bytes per host byte,
+    /// above 0 and at most 1 (1: off).
+    #[serde(default = "one_f")]
+    pub compression: f64,
 }
 
 fn default_design() -> String {
@@ -1211,6 +1224,8 @@ impl Config {
 
 impl DeviceConfig {
     pub fn validate(&self, f: &str) -> Result<()> {
+        crate::pslc::validate(self, f)?;
+        crate::compression::validate(self, f)?;
         let n = &self.nand;
         let bits = n.cell.bits();
         let (read, program, erase) = n.timing();

@@ -275,6 +275,10 @@ pub struct Device {
     /// Background GC is running on the unit (it has been idle long enough).
     bg_active: Vec<bool>,
     draining: bool,
+    /// Pseudo-SLC performance mode (`device.nand.pslc_fold`).
+    pslc: Option<crate::pslc::Pslc>,
+    /// Flash bytes per host byte of host page programs (`device.ftl.compression`).
+    compression: f64,
     pending: Vec<Pending>,
     free_pending: Vec<u32>,
     notices: Vec<Notice>,
@@ -452,6 +456,8 @@ impl Device {
             bg_idle_ns: cfg.ftl.bg_gc_idle.0,
             bg_active: vec![false; units],
             draining: false,
+            pslc: crate::pslc::Pslc::from_config(cfg, geo.host_units),
+            compression: cfg.ftl.compression,
             pending: Vec::new(),
             free_pending: Vec::new(),
             notices: Vec::new(),
@@ -984,9 +990,13 @@ impl Device {
     #[inline(always)]
     pub fn flash_read(&mut self, pun: u32, units: u64, token: Token) {
         let plane = self.geo.plane_of_block(self.geo.block_of_unit(pun));
-        let tr = self.read_ns[self.page_type(pun)];
+        let mut tr = self.read_ns[self.page_type(pun)];
+        let mut bytes = units * self.geo.unit_size;
+        if self.compression < 1.0 {
+            (tr, bytes) = crate::compression::scale(self.compression, tr, bytes);
+        }
         let now = self.now;
-        self.host_op(plane, Kind::Read, tr, units * self.geo.unit_size, now, token);
+        self.host_op(plane, Kind::Read, tr, bytes, now, token);
     }
 
     /// A read arriving now, acted on at once (the engine's own FTL without firmware time).
@@ -1175,8 +1185,21 @@ impl Device {
     /// `token`.
     pub fn flash_program(&mut self, page: PageDone, ready: u64, token: Token) {
         let plane = self.geo.plane_of_block(self.geo.block_of_unit(page.first_unit));
-        let tp = self.program_ns[self.page_type(page.first_unit)];
-        self.host_op(plane, Kind::Program, tp, self.geo.page_size, ready, token);
+        let mut tp = self.program_ns[self.page_type(page.first_unit)];
+        let mut bytes = self.geo.page_size;
+        if let Some(m) = self.pslc.as_mut() {
+            tp = m.program_ns(&self.ftl, tp);
+        }
+        if self.compression < 1.0 {
+            (tp, bytes) = crate::compression::scale(self.compression, tp, bytes);
+        }
+        self.host_op(plane, Kind::Program, tp, bytes, ready, token);
+    }
+
+    /// Whether host writes fold out of a pseudo-SLC mode (`device.nand.pslc_fold`), as
+    /// last counted; None without the mode.
+    pub fn pslc_folding(&self) -> Option<bool> {
+        self.pslc.as_ref().map(|m| m.folding())
     }
 
     /// A write arriving now, acted on at once (the engine's own FTL without firmware time):

@@ -7,6 +7,7 @@
 
 pub mod analytic;
 pub mod array;
+pub mod compression;
 pub mod config;
 pub mod controller;
 pub mod device;
@@ -23,6 +24,7 @@ pub mod lint;
 pub mod metrics;
 pub mod placement;
 pub mod precondition;
+pub mod pslc;
 pub mod redundancy;
 pub mod request;
 pub mod sampling;

@@ -1,6 +1,7 @@
 //! The `ssdlab` command: a thin layer over `ssdlab-core`.
 
 mod bench;
+mod characterize_cmd;
 mod experiment_cmd;
 mod lifetime_cmd;
 mod lint_cmd;
@@ -90,6 +91,9 @@ enum Cmd {
     /// latency by pattern, request size, depth and read share, written as a device profile
     /// that an array can use as a member.
     Profile(profile_cmd::ProfileArgs),
+    /// Sweep a drive's throughput by read share, request size, queue depth and pattern
+    /// (Iometer style) and give its read-only gain.
+    Characterize(characterize_cmd::CharacterizeArgs),
 }
 
 #[derive(Subcommand)]
@@ -161,6 +165,7 @@ fn main() -> ExitCode {
         Cmd::Lifetime(a) => lifetime_cmd::run(a),
         Cmd::Lint(a) => lint_cmd::run(a),
         Cmd::Profile(a) => profile_cmd::run(a),
+        Cmd::Characterize(a) => characterize_cmd::run(a),
     };
     match res {
         Ok(()) => ExitCode::SUCCESS,

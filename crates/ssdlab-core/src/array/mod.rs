@@ -10,7 +10,9 @@
 //!
 //! `profile.rs` reads a real drive's measured points from fio's JSON output into curves and
 //! profile files, and interpolates between them; `drive.rs` is a member drive whose timing
-//! comes from such a profile (`ssdlab profile` measures one).
+//! comes from such a profile (`ssdlab profile` measures one). `characterize.rs` sweeps a
+//! simulated drive by read share, request size, queue depth and pattern (section 3) into a
+//! profile.
 //! `rodi.rs` holds the seed's RODI model (member curves, read-only gain, the members' loads,
 //! section 4's throughputs).
 //!
@@ -18,6 +20,7 @@
 //! device is a volume of one). A run file's `[array]` ([`ArrayConfig`]) names the layout and
 //! the members.
 
+pub mod characterize;
 pub mod drive;
 pub mod profile;
 mod raid0;

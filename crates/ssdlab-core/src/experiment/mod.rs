@@ -387,21 +387,13 @@ pub fn run(
                 "--threads: cannot start {threads} threads ({e}); expected fewer"
             ))
         })?;
-    let done = AtomicUsize::new(0);
     let total = points.len();
-    progress(0, total);
     let results: Vec<Result<Outcome>> = pool.install(|| {
-        points
-            .par_iter()
-            .map(|p| {
-                let r = p
-                    .work
-                    .run()
-                    .map_err(|e| Error::Invalid(format!("experiment {} point {}: {e}", exp.name(), p.id)));
-                progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
-                r
-            })
-            .collect()
+        run_points(&points, progress, |p| {
+            p.work
+                .run()
+                .map_err(|e| Error::Invalid(format!("experiment {} point {}: {e}", exp.name(), p.id)))
+        })
     });
     let mut runs = Vec::with_capacity(total);
     for (p, r) in points.iter().zip(results) {
@@ -428,6 +420,27 @@ pub fn run(
             wall_time_s: round(start.elapsed().as_secs_f64(), 3),
         },
     })
+}
+
+/// Run `f` on every point in parallel on the current thread pool, calling `progress(done,
+/// total)` first with 0 and then as points finish; the results come back in the points'
+/// order, so they do not depend on the thread count.
+pub fn run_points<T: Sync, R: Send>(
+    points: &[T],
+    progress: &(dyn Fn(usize, usize) + Sync),
+    f: impl Fn(&T) -> R + Sync,
+) -> Vec<R> {
+    let done = AtomicUsize::new(0);
+    let total = points.len();
+    progress(0, total);
+    points
+        .par_iter()
+        .map(|p| {
+            let r = f(p);
+            progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
+            r
+        })
+        .collect()
 }
 
 /// Label names in first-seen order over all points (the table's label columns).
