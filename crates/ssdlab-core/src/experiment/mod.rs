@@ -10,6 +10,7 @@ pub mod friendly;
 pub mod hotr;
 pub mod openssd;
 pub mod plan;
+pub mod rodi;
 
 use crate::metrics::RunResult;
 use crate::workload::job::JobConfig;
@@ -19,7 +20,7 @@ use serde::Serialize;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Every experiment, by name.
-pub const REGISTRY: &[&dyn Experiment] = &[&friendly::Friendly, &openssd::OpenSsd, &plan::Plan, &hotr::HotR];
+pub const REGISTRY: &[&dyn Experiment] = &[&friendly::Friendly, &openssd::OpenSsd, &plan::Plan, &hotr::HotR, &rodi::Rodi];
 
 /// The experiment called `name`.
 pub fn find(name: &str) -> Result<&'static dyn Experiment> {
@@ -71,6 +72,12 @@ pub struct Point {
 pub enum Work {
     /// A run of the SSD simulator.
     Ssd(Box<Config>),
+    /// A drive's characterization (`ssdlab characterize`): its throughput by read share,
+    /// size, depth and pattern.
+    Profile {
+        base: Box<Config>,
+        sweep: crate::array::characterize::Sweep,
+    },
     /// Jobs on the hard-disk model.
     Hdd {
         disk: Box<crate::hdd::HddConfig>,
@@ -85,6 +92,7 @@ pub enum Work {
 pub enum Outcome {
     Ssd(Box<RunResult>),
     Hdd(Box<crate::hdd::HddResult>),
+    Profile(Box<crate::array::profile::DeviceProfile>),
 }
 
 impl Outcome {
@@ -92,13 +100,21 @@ impl Outcome {
         match self {
             Outcome::Ssd(r) => &r.jobs,
             Outcome::Hdd(r) => &r.jobs,
+            Outcome::Profile(_) => &[],
         }
     }
     /// The SSD section (none for a disk).
     pub fn ssd(&self) -> Option<&crate::metrics::SsdResult> {
         match self {
             Outcome::Ssd(r) => Some(&r.ssd),
-            Outcome::Hdd(_) => None,
+            Outcome::Hdd(_) | Outcome::Profile(_) => None,
+        }
+    }
+    /// The characterization (a profile point's).
+    pub fn profile(&self) -> Option<&crate::array::profile::DeviceProfile> {
+        match self {
+            Outcome::Profile(p) => Some(p),
+            _ => None,
         }
     }
 }
@@ -108,11 +124,20 @@ impl Work {
         Ok(match self {
             Work::Ssd(cfg) => Outcome::Ssd(Box::new(crate::run_config(cfg)?)),
             Work::Hdd { disk, jobs, seed } => Outcome::Hdd(Box::new(crate::hdd::run_jobs(disk, jobs, *seed)?)),
+            Work::Profile { base, sweep } => Outcome::Profile(Box::new(crate::array::characterize::characterize(
+                base,
+                sweep,
+                &|_, _| {},
+            )?)),
         })
     }
     fn memory_estimate(&self) -> Result<u64> {
         match self {
             Work::Ssd(cfg) => crate::sim::memory_estimate(cfg),
+            // The preconditioned drive, and a copy per point running on each thread.
+            Work::Profile { base, .. } => {
+                Ok(crate::sim::memory_estimate(base)? * (1 + rayon::current_num_threads() as u64))
+            }
             // The disk keeps no per-block state: the jobs' histograms and streams.
             Work::Hdd { jobs, .. } => Ok(jobs.len() as u64 * 200_000 + (1 << 20)),
         }

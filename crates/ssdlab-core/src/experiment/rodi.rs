@@ -1,0 +1,521 @@
+//! Seed 000: RODI, read-only data isolation across heterogeneous SATA SSDs, against RAID 0.
+//!
+//! Drives: the presets of the seed's Table 1 (`samsung-830`, `samsung-850pro`, `intel-530`,
+//! `ocz-vector150`), built from their parts and preconditioned as used drives (their presets'
+//! `[precondition]`: 90 % written).
+//!
+//! Section 3: each drive is characterized (`array::characterize`): mixed reads and writes by
+//! read share (0–100 % in 5 % steps), request size (2, 8, 32 MiB), queue depth (2, 4, 8) and
+//! pattern over a 20 GiB range, and its read-only gain P = RT − AT laid out as Tables 2 and 3.
+//!
+//! Section 5: the array of the 850, the 530 and the OCZ (the seed's three SATA ports), 20 GiB
+//! of data, two requests outstanding per drive:
+//! - RAID 0: Windows software RAID 0 (64 KiB stripes), one job of `R` % reads at depth 6.
+//! - RODI with n read-only drives (the OCZ; or the OCZ and the 530 as section 5.1 says; or the
+//!   OCZ and the 850 as section 5.2 says): the first n/3 of the data is read-only and lives on
+//!   the read-only drives, read by a job at depth 2n; the rest is striped over the other
+//!   drives and mixed by a job at depth 2(3 − n) whose read share makes the volume's `R` when
+//!   every drive serves the same share of requests (section 5.1: (R·3 − n)/(3 − n), rounded
+//!   to a whole percent as Iometer takes it).
+//!
+//! The throughput is the jobs' bytes over their run time. Beside each simulated array, the
+//! section 4 model from the characterized curves: TP_RAID = 3·TP0 (the slowest drive at `R`),
+//! TP_RODI = n·TP1 + (3 − n)·TP2.
+
+use super::{Analysis, Claim, Experiment, Figure, Point, PointResult, Rule, Scale, Series, Work};
+use crate::array::characterize::Sweep;
+use crate::array::profile::{DeviceProfile, Pattern};
+use crate::array::rodi::{self, Curve};
+use crate::Result;
+use std::path::Path;
+
+pub struct Rodi;
+
+const MIB: u64 = 1 << 20;
+const GIB: u64 = 1 << 30;
+
+/// The drives: (the seed's name, preset).
+const DRIVES: [(&str, &str); 4] = [
+    ("830", "samsung-830"),
+    ("850", "samsung-850pro"),
+    ("530", "intel-530"),
+    ("OCZ", "ocz-vector150"),
+];
+
+/// The array's drives, in member order (the seed's section 5.1).
+const ARRAY: [&str; 3] = ["850", "530", "OCZ"];
+
+/// Layouts: (name, read-only drives).
+const LAYOUTS: [(&str, &[&str]); 4] = [
+    ("raid0", &[]),
+    ("rodi-1", &["OCZ"]),
+    ("rodi-2-530", &["OCZ", "530"]),
+    ("rodi-2-850", &["OCZ", "850"]),
+];
+
+/// Data of the array (the seed's Iometer working set).
+const DATA: u64 = 20 * GIB;
+
+/// The seed's Tables 2 (sequential) and 3 (random): read-only gain by drive, depth (rows
+/// 2, 4, 8) and size (columns 2, 8, 32 MiB).
+const TABLES: [(Pattern, [(&str, [[f64; 3]; 3]); 4]); 2] = [
+    (
+        Pattern::Sequential,
+        [
+            ("830", [[103.86, 105.28, 108.24], [115.62, 111.20, 109.37], [126.74, 110.15, 111.45]]),
+            ("850", [[42.93, 47.37, 39.80], [53.01, 45.29, 40.29], [55.22, 42.95, 39.78]]),
+            ("530", [[13.86, 15.26, 15.13], [16.33, 15.33, 16.46], [15.80, 16.50, 12.02]]),
+            ("OCZ", [[192.38, 182.79, 181.06], [191.82, 197.57, 174.02], [198.21, 202.85, 201.37]]),
+        ],
+    ),
+    (
+        Pattern::Random,
+        [
+            ("830", [[105.46, 111.73, 103.61], [111.73, 112.28, 108.51], [111.43, 111.72, 111.90]]),
+            ("850", [[79.15, 50.34, 39.51], [72.59, 49.25, 39.40], [72.12, 46.78, 45.15]]),
+            ("530", [[54.01, 44.93, 55.15], [27.95, 38.41, 48.64], [26.19, 36.45, 45.70]]),
+            ("OCZ", [[192.64, 201.09, 204.81], [191.60, 203.95, 203.89], [181.97, 215.10, 210.74]]),
+        ],
+    ),
+];
+
+const SIZES: [u64; 3] = [2 * MIB, 8 * MIB, 32 * MIB];
+const DEPTHS: [u32; 3] = [2, 4, 8];
+
+fn preset(drive: &str) -> &'static str {
+    DRIVES.iter().find(|d| d.0 == drive).expect("a drive").1
+}
+
+fn pattern_name(p: Pattern) -> &'static str {
+    match p {
+        Pattern::Sequential => "seq",
+        Pattern::Random => "rand",
+    }
+}
+
+/// The panels of Figures 5–8: (pattern, request size).
+fn panels(scale: Scale) -> Vec<(Pattern, u64)> {
+    match scale {
+        Scale::Full => [Pattern::Sequential, Pattern::Random]
+            .iter()
+            .flat_map(|&p| SIZES.iter().map(move |&s| (p, s)))
+            .collect(),
+        Scale::Quick => vec![(Pattern::Sequential, 2 * MIB)],
+    }
+}
+
+/// Volume read shares (%) swept for a layout with `n` read-only drives: from the least they
+/// allow (n/3, rounded up to 5 %) to 100 %.
+fn shares(scale: Scale, n: usize) -> Vec<u32> {
+    let from = if n == 2 { 70 } else { 35 };
+    match scale {
+        Scale::Full => (from..=100).step_by(5).collect(),
+        Scale::Quick => vec![from, 85, 100],
+    }
+}
+
+/// Simulated run time of an array point.
+fn runtime(scale: Scale) -> &'static str {
+    match scale {
+        Scale::Full => "1s",
+        Scale::Quick => "300ms",
+    }
+}
+
+fn sweep(scale: Scale) -> Sweep {
+    match scale {
+        Scale::Full => Sweep::seed_000(),
+        Scale::Quick => Sweep::quick(),
+    }
+}
+
+fn size_name(bs: u64) -> String {
+    format!("{}MiB", bs / MIB)
+}
+
+/// The read share (%) of the mixed drives for a volume read share `r` % with `n` of 3 drives
+/// read-only, rounded to a whole percent.
+fn mixed_share(r: u32, n: usize) -> u32 {
+    let m = rodi::mixed_read_share(r as f64 / 100.0, n, 3).expect("a share the layout allows");
+    (m * 100.0).round() as u32
+}
+
+/// The run file of an array point.
+fn array_config(ro: &[&str], pattern: Pattern, bs: u64, r: u32, scale: Scale) -> String {
+    let mut t = format!(
+        "[array]\nlayout = \"{}\"\nstripe_unit = \"64KiB\"\n",
+        if ro.is_empty() { "raid0" } else { "rodi" }
+    );
+    for d in ARRAY {
+        t += &format!(
+            "[[array.member]]\nname = \"{d}\"\npreset = \"{}\"\nprecondition = \"own\"\nreadonly = {}\n",
+            preset(d),
+            ro.contains(&d)
+        );
+    }
+    let (rw, read) = match pattern {
+        Pattern::Sequential => ("rw", "read"),
+        Pattern::Random => ("randrw", "randread"),
+    };
+    let common = format!(
+        "bs = \"{}\"\nruntime = \"{}\"\ntime_based = true\n",
+        size_name(bs),
+        runtime(scale)
+    );
+    if ro.is_empty() {
+        t += &format!(
+            "[[job]]\nname = \"raid0\"\nrw = \"{rw}\"\nrwmixread = {r}\niodepth = 6\nsize = \"{}MiB\"\n{common}",
+            DATA / MIB
+        );
+    } else {
+        let n = ro.len();
+        let ro_bytes = DATA / MIB * n as u64 / 3;
+        t += &format!(
+            "[[job]]\nname = \"readonly\"\nrw = \"{read}\"\nreadonly = true\niodepth = {}\nsize = \"{ro_bytes}MiB\"\n{common}",
+            2 * n
+        );
+        t += &format!(
+            "[[job]]\nname = \"mixed\"\nrw = \"{rw}\"\nrwmixread = {}\niodepth = {}\noffset = \"{ro_bytes}MiB\"\nsize = \"{}MiB\"\n{common}",
+            mixed_share(r, n),
+            2 * (3 - n),
+            DATA / MIB - ro_bytes
+        );
+    }
+    t
+}
+
+fn point_id(layout: &str, pattern: Pattern, bs: u64, r: u32) -> String {
+    format!("{layout}/{}/{}/read={r}", pattern_name(pattern), size_name(bs))
+}
+
+/// Total throughput of an array point, MB/s: its jobs' reads and writes.
+fn mb_s(p: &PointResult) -> f64 {
+    p.metric("read_mb_s") + p.metric("write_mb_s")
+}
+
+impl Experiment for Rodi {
+    fn name(&self) -> &'static str {
+        "rodi"
+    }
+    fn title(&self) -> &'static str {
+        "RODI: read-only data isolation on heterogeneous SATA SSDs against RAID 0 (seed 000)"
+    }
+    fn seed_document(&self) -> &'static str {
+        "000_ae5ab6a51a4d6f1c.txt"
+    }
+    fn scale_note(&self, scale: Scale) -> String {
+        let s = sweep(scale);
+        format!(
+            "Drives: the presets samsung-830, samsung-850pro, intel-530, ocz-vector150 (built from their parts, REFERENCES.md §1), each preconditioned as its preset says (90 % written, a used drive). Characterization: {} points per drive ({} bytes per point over a {} GiB range). Arrays: the 850, 530 and OCZ, 20 GiB of data, 64 KiB stripes, 2 requests per drive, {} simulated per point, {} panel(s). The seed measured real drives under Windows with Iometer; its drives' firmware is not public, so the curves come from the presets' parameters.",
+            s.points().len(),
+            s.per_point,
+            s.range / GIB,
+            runtime(scale),
+            panels(scale).len()
+        )
+    }
+    fn points(&self, scale: Scale) -> Result<Vec<Point>> {
+        let mut points = Vec::new();
+        for (name, p) in DRIVES {
+            let base = crate::config::load_config(p)?;
+            points.push(Point {
+                id: format!("characterize/{name}"),
+                labels: vec![("drive".into(), name.into())],
+                work: Work::Profile {
+                    base: Box::new(base),
+                    sweep: sweep(scale),
+                },
+            });
+        }
+        for (pattern, bs) in panels(scale) {
+            for (layout, ro) in LAYOUTS {
+                for r in shares(scale, ro.len()) {
+                    let text = array_config(ro, pattern, bs, r, scale);
+                    let cfg = crate::config::parse_config(&text, &format!("experiment rodi {layout}"), Path::new("."))?;
+                    let mut labels = vec![
+                        ("layout".to_string(), layout.to_string()),
+                        ("pattern".into(), pattern_name(pattern).into()),
+                        ("bs".into(), size_name(bs)),
+                        ("read_share".into(), r.to_string()),
+                    ];
+                    if !ro.is_empty() {
+                        labels.push(("mixed_read_share".into(), mixed_share(r, ro.len()).to_string()));
+                    }
+                    points.push(Point {
+                        id: point_id(layout, pattern, bs, r),
+                        labels,
+                        work: Work::Ssd(Box::new(cfg)),
+                    });
+                }
+            }
+        }
+        Ok(points)
+    }
+    fn analyse(&self, scale: Scale, runs: &[PointResult]) -> Analysis {
+        let mut claims = Vec::new();
+        let mut figures = Vec::new();
+        let profile = |drive: &str| -> &DeviceProfile {
+            runs.iter()
+                .find(|p| p.label("drive") == Some(drive))
+                .and_then(|p| p.result.profile())
+                .expect("a characterization per drive")
+        };
+        let get = |layout: &str, pattern: Pattern, bs: u64, r: u32| -> Option<f64> {
+            let id = point_id(layout, pattern, bs, r);
+            runs.iter().find(|p| p.id == id).map(mb_s)
+        };
+        let s = sweep(scale);
+        // The curves of the array's drives for a panel (depth 2 per drive, as the arrays).
+        let curves = |pattern: Pattern, bs: u64| -> Vec<Curve> {
+            ARRAY
+                .iter()
+                .map(|d| profile(d).curve_at(pattern, bs, 2))
+                .collect()
+        };
+        let idx = |d: &str| ARRAY.iter().position(|a| *a == d).expect("an array drive");
+        // Figures 5–8 with the model beside the simulation.
+        for (pattern, bs) in panels(scale) {
+            let c = curves(pattern, bs);
+            let mut one = Vec::new();
+            let mut two = Vec::new();
+            for (layout, ro) in LAYOUTS {
+                let rs = shares(scale, ro.len());
+                let sim = Series {
+                    name: format!("{layout} (simulated)"),
+                    points: rs
+                        .iter()
+                        .filter_map(|&r| Some((r as f64, get(layout, pattern, bs, r)?)))
+                        .collect(),
+                };
+                let ro_idx: Vec<usize> = ro.iter().map(|d| idx(d)).collect();
+                let model = Series {
+                    name: format!("{layout} (section 4 model)"),
+                    points: rs
+                        .iter()
+                        .filter_map(|&r| {
+                            let m = rodi::model(&c, if ro.is_empty() { &[2] } else { &ro_idx }, r as f64 / 100.0).ok()?;
+                            Some((r as f64, if ro.is_empty() { m.raid0 } else { m.rodi }))
+                        })
+                        .collect(),
+                };
+                match ro.len() {
+                    0 => {
+                        one.push(sim.clone());
+                        one.push(model.clone());
+                        two.push(Series {
+                            name: sim.name,
+                            points: sim.points.into_iter().filter(|p| p.0 >= 70.0).collect(),
+                        });
+                    }
+                    1 => {
+                        one.push(sim);
+                        one.push(model);
+                    }
+                    _ => {
+                        two.push(sim);
+                        two.push(model);
+                    }
+                }
+            }
+            let (fig_one, fig_two) = match pattern {
+                Pattern::Sequential => (5, 7),
+                Pattern::Random => (6, 8),
+            };
+            for (no, series, what) in [(fig_one, one, "1 read-only drive (OCZ)"), (fig_two, two, "2 read-only drives")] {
+                figures.push(Figure {
+                    id: format!("fig{no}-{}-{}", pattern_name(pattern), size_name(bs)),
+                    title: format!(
+                        "RAID 0 and RODI with {what}: 850 + 530 + OCZ, {} {}, depth 2 per drive",
+                        pattern_name(pattern),
+                        size_name(bs)
+                    ),
+                    x_label: "read share of the array (%)".into(),
+                    y_label: "throughput (MB/s)".into(),
+                    log_x: false,
+                    series,
+                    categories: Vec::new(),
+                });
+            }
+        }
+        // Figures 1–4: the drives' curves at depth 2, by pattern and size.
+        for &pattern in &s.patterns {
+            for &bs in &s.sizes {
+                figures.push(Figure {
+                    id: format!("fig1-4-{}-{}-d2", pattern_name(pattern), size_name(bs)),
+                    title: format!(
+                        "Throughput against read share, {} {}, depth 2",
+                        pattern_name(pattern),
+                        size_name(bs)
+                    ),
+                    x_label: "read share (%)".into(),
+                    y_label: "throughput (MB/s)".into(),
+                    log_x: false,
+                    series: DRIVES
+                        .iter()
+                        .filter_map(|(d, _)| {
+                            let c = profile(d).curve(pattern, bs, 2).ok()?;
+                            Some(Series {
+                                name: format!("SSD-{d}"),
+                                points: c.points.iter().map(|&(r, t)| (100.0 * r, t)).collect(),
+                            })
+                        })
+                        .collect(),
+                    categories: Vec::new(),
+                });
+            }
+        }
+        let seq2 = (Pattern::Sequential, 2 * MIB);
+        let (raid35, rodi35) = (get("raid0", seq2.0, seq2.1, 35), get("rodi-1", seq2.0, seq2.1, 35));
+        claims.push(Claim::new(
+            "array/raid0-35-2MiB-seq",
+            "RAID 0 of the 850, 530 and OCZ at 35 % reads, 2 MiB sequential: 836 MB/s",
+            836.0,
+            raid35.unwrap_or(f64::NAN),
+            "MB/s",
+            Rule::Relative { tolerance: 0.3 },
+            "simulated; 20 GiB of data, depth 6".into(),
+        ));
+        claims.push(Claim::new(
+            "array/rodi-35-2MiB-seq",
+            "RODI with the OCZ read-only at 35 % reads, 2 MiB sequential: 1,567 MB/s",
+            1567.0,
+            rodi35.unwrap_or(f64::NAN),
+            "MB/s",
+            Rule::Relative { tolerance: 0.3 },
+            "simulated; the mixed drives at 2.5 % reads, rounded to 3 %".into(),
+        ));
+        // The shape on every panel.
+        let ps = panels(scale);
+        let lo = shares(scale, 1)[0];
+        let above = ps
+            .iter()
+            .filter(|&&(p, b)| get("rodi-1", p, b, lo) > get("raid0", p, b, lo))
+            .count();
+        claims.push(Claim::new(
+            "shape/rodi-above-raid0-at-35",
+            "RODI (1 read-only drive) above RAID 0 at 35 % reads, on every panel of Figures 5 and 6",
+            ps.len() as f64,
+            above as f64,
+            "panels",
+            Rule::AtLeast,
+            format!("panels where RODI > RAID 0 at {lo} % reads, of {}", ps.len()),
+        ));
+        let adv = |p: Pattern, b: u64, r: u32| -> f64 {
+            get("rodi-1", p, b, r).unwrap_or(f64::NAN) - get("raid0", p, b, r).unwrap_or(f64::NAN)
+        };
+        let shrinks = ps.iter().filter(|&&(p, b)| adv(p, b, lo) > adv(p, b, 100)).count();
+        claims.push(Claim::new(
+            "shape/advantage-shrinks",
+            "RODI's advantage over RAID 0 shrinks as the read share grows (35 % against 100 %), on every panel",
+            ps.len() as f64,
+            shrinks as f64,
+            "panels",
+            Rule::AtLeast,
+            "panels where RODI − RAID 0 is larger at 35 % than at 100 % reads".into(),
+        ));
+        let gap100 = ps
+            .iter()
+            .map(|&(p, b)| adv(p, b, 100).abs() / get("raid0", p, b, 100).unwrap_or(f64::NAN))
+            .fold(0.0f64, f64::max);
+        claims.push(Claim::new(
+            "shape/converge-at-100",
+            "RODI's advantage is gone at 100 % reads (largest |RODI − RAID 0| / RAID 0 over the panels)",
+            0.0,
+            gap100,
+            "share",
+            Rule::Absolute { tolerance: 0.1 },
+            "at 100 % reads every drive only reads under both layouts".into(),
+        ));
+        for (layout, section) in [("rodi-2-530", "5.1"), ("rodi-2-850", "5.2")] {
+            let best = ps
+                .iter()
+                .flat_map(|&(p, b)| shares(scale, 2).into_iter().map(move |r| (p, b, r)))
+                .filter_map(|(p, b, r)| Some(get(layout, p, b, r)? - get("raid0", p, b, r)?))
+                .fold(f64::NEG_INFINITY, f64::max);
+            claims.push(Claim::new(
+                &format!("array/{layout}-largest-gain"),
+                &format!(
+                    "With two read-only drives (section {section}'s pair) the largest gain over RAID 0 is about 670 MB/s"
+                ),
+                670.0,
+                best,
+                "MB/s",
+                Rule::Relative { tolerance: 0.3 },
+                format!("{layout}: the largest RODI − RAID 0 over the panels and read shares 70–100 %"),
+            ));
+        }
+        // Tables 2 and 3.
+        let ours = |d: &str, pattern: Pattern, bs: u64, depth: u32| -> Option<f64> {
+            Some(profile(d).curve(pattern, bs, depth).ok()?.readonly_gain())
+        };
+        for (d, _) in DRIVES {
+            let seed = TABLES[0].1.iter().find(|t| t.0 == d).expect("a drive").1[0][1];
+            claims.push(Claim::new(
+                &format!("table2/{d}-8MiB-d2"),
+                &format!("SSD-{d}'s read-only gain, 8 MiB sequential, depth 2"),
+                seed,
+                ours(d, Pattern::Sequential, 8 * MIB, 2).unwrap_or(f64::NAN),
+                "MB/s",
+                Rule::Relative { tolerance: 0.4 },
+                "P = RT − AT from the drive's characterization".into(),
+            ));
+        }
+        // The ranking of the drives in every cell of the tables that was swept.
+        let (mut cells, mut same) = (0, 0);
+        for (pattern, table) in TABLES {
+            for (di, &depth) in DEPTHS.iter().enumerate() {
+                for (si, &bs) in SIZES.iter().enumerate() {
+                    let Some(g) = DRIVES
+                        .iter()
+                        .map(|(d, _)| ours(d, pattern, bs, depth))
+                        .collect::<Option<Vec<f64>>>()
+                    else {
+                        continue;
+                    };
+                    let seed: Vec<f64> = table.iter().map(|t| t.1[di][si]).collect();
+                    let rank = |v: &[f64]| {
+                        let mut o: Vec<usize> = (0..v.len()).collect();
+                        o.sort_by(|&a, &b| v[b].total_cmp(&v[a]));
+                        o
+                    };
+                    cells += 1;
+                    same += (rank(&g) == rank(&seed)) as usize;
+                }
+            }
+        }
+        claims.push(Claim::new(
+            "tables/ranking",
+            "Tables 2 and 3: the drives ranked by read-only gain as the seed ranks them, in every cell",
+            1.0,
+            same as f64 / cells.max(1) as f64,
+            "share of cells",
+            Rule::AtLeast,
+            format!("{same} of {cells} (pattern, size, depth) cells"),
+        ));
+        Analysis { claims, figures }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn array_points_split_the_load_as_section_5_1_does() {
+        // 35 % over 3 drives with 1 read-only: (1.05 − 1) / 2 = 2.5 % → 3 % (whole percent).
+        assert_eq!(mixed_share(35, 1), 3);
+        assert_eq!(mixed_share(70, 2), 10);
+        assert_eq!(mixed_share(100, 2), 100);
+        let t = array_config(&["OCZ"], Pattern::Random, 8 * MIB, 60, Scale::Quick);
+        let cfg = crate::config::parse_config(&t, "t", Path::new(".")).unwrap();
+        let a = cfg.array.as_ref().unwrap();
+        assert_eq!(a.member.iter().filter(|m| m.readonly).count(), 1);
+        assert!(a.member[2].readonly);
+        assert_eq!(cfg.job[0].iodepth + cfg.job[1].iodepth, 6);
+        assert_eq!(cfg.job[1].rwmixread, 40);
+        assert!(cfg.job[0].readonly);
+        let points = Rodi.points(Scale::Quick).unwrap();
+        // 4 characterizations; raid0 and rodi-1 at 35, 85, 100 %; rodi-2 twice at 70, 85, 100 %.
+        assert_eq!(points.len(), 4 + 3 + 3 + 3 + 3);
+    }
+}
