@@ -396,3 +396,44 @@ fn hotr_quick_runs_every_scheme_back_end_and_cell() {
         );
     }
 }
+
+#[test]
+fn rodi_quick_characterizes_the_drives_and_sets_rodi_against_raid0() {
+    let dir = tempfile::Builder::new().prefix("ssdlab-exp-").tempdir().unwrap();
+    let files = [
+        "result.json",
+        "table.md",
+        "fig5-seq-2MiB.svg",
+        "fig7-seq-2MiB.svg",
+        "fig1-4-seq-8MiB-d2.svg",
+    ];
+    let (out, stdout) = run_quick(dir.path(), "rodi", &files);
+    let r: Value = serde_json::from_str(&std::fs::read_to_string(out.join("result.json")).unwrap()).unwrap();
+    let runs = r["runs"].as_array().unwrap();
+    // 4 characterizations; RAID 0 and RODI-1 at 35, 85, 100 %; two RODI-2 at 70, 85, 100 %.
+    assert_eq!(runs.len(), 16);
+    claims_judged_by_their_rules(&r, &stdout);
+    let run = |id: &str| -> &Value { &runs.iter().find(|x| x["id"] == id).unwrap_or_else(|| panic!("{id}"))["result"] };
+    // A characterization is a profile of 5 points (8 MiB sequential, depth 2).
+    let p = run("characterize/OCZ");
+    assert_eq!(p["points"].as_array().unwrap().len(), 5);
+    assert_eq!(p["name"], "ocz-vector150");
+    // RODI-1: the OCZ only reads, the others mix at 3 % reads; RAID 0 spreads 35 % over all.
+    let rodi = run("rodi-1/seq/2MiB/read=35");
+    let m = rodi["members"].as_array().unwrap();
+    assert_eq!(
+        (m[2]["name"].as_str(), m[2]["readonly"].as_bool()),
+        (Some("OCZ"), Some(true))
+    );
+    assert_eq!(m[2]["write_requests"], 0);
+    assert!(m[0]["read_share"].as_f64().unwrap() < 0.1);
+    let raid = run("raid0/seq/2MiB/read=35");
+    for x in raid["members"].as_array().unwrap() {
+        assert!((x["read_share"].as_f64().unwrap() - 0.35).abs() < 0.06, "{x}");
+    }
+    // The OCZ at 35 % holds RAID 0 back: RODI is well above it; at 100 % reads they meet.
+    assert!(ours(&r, "array/rodi-35-2MiB-seq") > 1.2 * ours(&r, "array/raid0-35-2MiB-seq"));
+    assert!(ours(&r, "shape/converge-at-100") < 0.05);
+    // The OCZ's gain comes from its performance mode (pure writes far below pure reads).
+    assert!(ours(&r, "table2/OCZ-8MiB-d2") > 2.0 * ours(&r, "table2/850-8MiB-d2"));
+}

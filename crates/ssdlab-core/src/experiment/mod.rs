@@ -20,7 +20,13 @@ use serde::Serialize;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Every experiment, by name.
-pub const REGISTRY: &[&dyn Experiment] = &[&friendly::Friendly, &openssd::OpenSsd, &plan::Plan, &hotr::HotR, &rodi::Rodi];
+pub const REGISTRY: &[&dyn Experiment] = &[
+    &friendly::Friendly,
+    &openssd::OpenSsd,
+    &plan::Plan,
+    &hotr::HotR,
+    &rodi::Rodi,
+];
 
 /// The experiment called `name`.
 pub fn find(name: &str) -> Result<&'static dyn Experiment> {

@@ -62,19 +62,59 @@ const TABLES: [(Pattern, [(&str, [[f64; 3]; 3]); 4]); 2] = [
     (
         Pattern::Sequential,
         [
-            ("830", [[103.86, 105.28, 108.24], [115.62, 111.20, 109.37], [126.74, 110.15, 111.45]]),
-            ("850", [[42.93, 47.37, 39.80], [53.01, 45.29, 40.29], [55.22, 42.95, 39.78]]),
-            ("530", [[13.86, 15.26, 15.13], [16.33, 15.33, 16.46], [15.80, 16.50, 12.02]]),
-            ("OCZ", [[192.38, 182.79, 181.06], [191.82, 197.57, 174.02], [198.21, 202.85, 201.37]]),
+            (
+                "830",
+                [
+                    [103.86, 105.28, 108.24],
+                    [115.62, 111.20, 109.37],
+                    [126.74, 110.15, 111.45],
+                ],
+            ),
+            (
+                "850",
+                [[42.93, 47.37, 39.80], [53.01, 45.29, 40.29], [55.22, 42.95, 39.78]],
+            ),
+            (
+                "530",
+                [[13.86, 15.26, 15.13], [16.33, 15.33, 16.46], [15.80, 16.50, 12.02]],
+            ),
+            (
+                "OCZ",
+                [
+                    [192.38, 182.79, 181.06],
+                    [191.82, 197.57, 174.02],
+                    [198.21, 202.85, 201.37],
+                ],
+            ),
         ],
     ),
     (
         Pattern::Random,
         [
-            ("830", [[105.46, 111.73, 103.61], [111.73, 112.28, 108.51], [111.43, 111.72, 111.90]]),
-            ("850", [[79.15, 50.34, 39.51], [72.59, 49.25, 39.40], [72.12, 46.78, 45.15]]),
-            ("530", [[54.01, 44.93, 55.15], [27.95, 38.41, 48.64], [26.19, 36.45, 45.70]]),
-            ("OCZ", [[192.64, 201.09, 204.81], [191.60, 203.95, 203.89], [181.97, 215.10, 210.74]]),
+            (
+                "830",
+                [
+                    [105.46, 111.73, 103.61],
+                    [111.73, 112.28, 108.51],
+                    [111.43, 111.72, 111.90],
+                ],
+            ),
+            (
+                "850",
+                [[79.15, 50.34, 39.51], [72.59, 49.25, 39.40], [72.12, 46.78, 45.15]],
+            ),
+            (
+                "530",
+                [[54.01, 44.93, 55.15], [27.95, 38.41, 48.64], [26.19, 36.45, 45.70]],
+            ),
+            (
+                "OCZ",
+                [
+                    [192.64, 201.09, 204.81],
+                    [191.60, 203.95, 203.89],
+                    [181.97, 215.10, 210.74],
+                ],
+            ),
         ],
     ),
 ];
@@ -267,10 +307,7 @@ impl Experiment for Rodi {
         let s = sweep(scale);
         // The curves of the array's drives for a panel (depth 2 per drive, as the arrays).
         let curves = |pattern: Pattern, bs: u64| -> Vec<Curve> {
-            ARRAY
-                .iter()
-                .map(|d| profile(d).curve_at(pattern, bs, 2))
-                .collect()
+            ARRAY.iter().map(|d| profile(d).curve_at(pattern, bs, 2)).collect()
         };
         let idx = |d: &str| ARRAY.iter().position(|a| *a == d).expect("an array drive");
         // Figures 5–8 with the model beside the simulation.
@@ -293,7 +330,8 @@ impl Experiment for Rodi {
                     points: rs
                         .iter()
                         .filter_map(|&r| {
-                            let m = rodi::model(&c, if ro.is_empty() { &[2] } else { &ro_idx }, r as f64 / 100.0).ok()?;
+                            let m =
+                                rodi::model(&c, if ro.is_empty() { &[2] } else { &ro_idx }, r as f64 / 100.0).ok()?;
                             Some((r as f64, if ro.is_empty() { m.raid0 } else { m.rodi }))
                         })
                         .collect(),
@@ -321,7 +359,10 @@ impl Experiment for Rodi {
                 Pattern::Sequential => (5, 7),
                 Pattern::Random => (6, 8),
             };
-            for (no, series, what) in [(fig_one, one, "1 read-only drive (OCZ)"), (fig_two, two, "2 read-only drives")] {
+            for (no, series, what) in [
+                (fig_one, one, "1 read-only drive (OCZ)"),
+                (fig_two, two, "2 read-only drives"),
+            ] {
                 figures.push(Figure {
                     id: format!("fig{no}-{}-{}", pattern_name(pattern), size_name(bs)),
                     title: format!(
