@@ -238,7 +238,7 @@ impl Experiment for Rodi {
         "rodi"
     }
     fn title(&self) -> &'static str {
-        "RODI: read-only data isolation on heterogeneous SATA SSDs against RAID 0 (seed 000)"
+        "RODI: read-only data isolation on heterogeneous SATA SSDs against RAID 0"
     }
     fn seed_document(&self) -> &'static str {
         "000_ae5ab6a51a4d6f1c.txt"
