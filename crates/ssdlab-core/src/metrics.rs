@@ -644,15 +644,12 @@ pub fn volume_ssd(mut base: SsdResult, layout: &str, logical_bytes: u64, all: &[
     } else {
         (base.physical_bytes as f64 / logical_bytes as f64 * 10000.0).round() / 10000.0
     };
-    let same = |f: &dyn Fn(&SsdResult) -> String| {
-        let first = f(sims[0].1);
-        if sims.iter().all(|m| f(m.1) == first) {
-            first
-        } else {
-            "mixed".to_string()
-        }
+    let first = &sims[0].1.gc_policy;
+    base.gc_policy = if sims.iter().all(|m| &m.1.gc_policy == first) {
+        first.clone()
+    } else {
+        "mixed".to_string()
     };
-    base.gc_policy = same(&|s| s.gc_policy.clone());
     base.endurance = sims.iter().map(|m| m.1.endurance).min().unwrap_or(0);
     base.firmware = sum(&|s| Some(&s.firmware)).unwrap_or_default();
     base.placement = sum(&|s| s.placement.as_ref());

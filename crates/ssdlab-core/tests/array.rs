@@ -25,10 +25,7 @@ fn run(text: &str) -> RunResult {
 
 fn err(text: &str) -> String {
     match parse_config(text, "t.toml", Path::new(".")) {
-        Ok(c) => ssdlab_core::sim::memory_estimate(&c)
-            .err()
-            .expect("refused")
-            .to_string(),
+        Ok(c) => ssdlab_core::sim::memory_estimate(&c).expect_err("refused").to_string(),
         Err(e) => e.to_string(),
     }
 }

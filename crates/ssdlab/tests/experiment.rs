@@ -75,6 +75,10 @@ fn experiments_are_listed() {
         text.contains("\nplan ") && text.contains("(seed 001_7181d67761f0180d.txt)"),
         "{text}"
     );
+    assert!(
+        text.contains("\nrodi ") && text.contains("(seed 000_ae5ab6a51a4d6f1c.txt)"),
+        "{text}"
+    );
 }
 
 #[test]

@@ -137,8 +137,9 @@ fn default_extent() -> Size {
     Size(1 << 20)
 }
 
-/// What a member is.
+/// What a member is (an array has a few: the size of a device's config does not matter).
 #[derive(Clone, Debug)]
+#[allow(clippy::large_enum_variant)]
 pub enum MemberSpec {
     /// A simulated SSD.
     Device(DeviceConfig),

@@ -230,7 +230,7 @@ pub fn trace_readonly_extents(
         return Err(crate::Error::config(
             f,
             "array.readonly_extent",
-            format!("{extent} B over a volume of {capacity} B is {n} extents, which need {} MiB; expected at most 2^28 extents (a larger readonly_extent)", 2 * n >> 20),
+            format!("{extent} B over a volume of {capacity} B is {n} extents, which need {} MiB; expected at most 2^28 extents (a larger readonly_extent)", (2 * n) >> 20),
         ));
     }
     let n = n as usize;

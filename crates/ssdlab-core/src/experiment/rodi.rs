@@ -58,7 +58,10 @@ const DATA: u64 = 20 * GIB;
 
 /// The seed's Tables 2 (sequential) and 3 (random): read-only gain by drive, depth (rows
 /// 2, 4, 8) and size (columns 2, 8, 32 MiB).
-const TABLES: [(Pattern, [(&str, [[f64; 3]; 3]); 4]); 2] = [
+/// A table: per drive, gains by depth (rows) and size (columns).
+type Table = [(&'static str, [[f64; 3]; 3]); 4];
+
+const TABLES: [(Pattern, Table); 2] = [
     (
         Pattern::Sequential,
         [
