@@ -9,7 +9,6 @@ use ssdlab_core::array::characterize::{characterize, gains, Sweep};
 use ssdlab_core::array::profile::{DeviceProfile, Pattern};
 use ssdlab_core::units::fmt_size;
 use ssdlab_core::{config, Error, Result};
-use std::io::IsTerminal;
 use std::path::Path;
 
 #[derive(Args)]
@@ -129,33 +128,11 @@ pub fn run(a: CharacterizeArgs) -> Result<()> {
             )));
         }
     }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(|e| {
-            Error::Invalid(format!(
-                "--threads: cannot start {threads} threads ({e}); expected fewer"
-            ))
-        })?;
-    let bar = (!a.quiet && std::io::stderr().is_terminal()).then(|| {
-        let b = indicatif::ProgressBar::new(0);
-        b.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} points, ETA {eta}",
-            )
-            .expect("template"),
-        );
-        b
-    });
+    let pool = ssdlab_core::experiment::thread_pool(threads)?;
+    let bar = crate::experiment_cmd::points_bar(a.quiet);
     let start = std::time::Instant::now();
-    let profile = pool.install(|| {
-        characterize(&cfg, &s, &|done, total| {
-            if let Some(b) = &bar {
-                b.set_length(total as u64);
-                b.set_position(done as u64);
-            }
-        })
-    })?;
+    let profile =
+        pool.install(|| characterize(&cfg, &s, &|done, total| crate::experiment_cmd::show(&bar, done, total)))?;
     if let Some(b) = bar {
         b.finish_and_clear();
     }

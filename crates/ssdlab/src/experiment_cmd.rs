@@ -63,22 +63,8 @@ pub fn run(a: ExperimentArgs) -> Result<()> {
             )));
         }
     }
-    let bar = (!a.quiet && std::io::stderr().is_terminal()).then(|| {
-        let b = indicatif::ProgressBar::new(0);
-        b.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} points, ETA {eta}",
-            )
-            .expect("template"),
-        );
-        b
-    });
-    let res = experiment::run(exp, scale, threads, &|done, total| {
-        if let Some(b) = &bar {
-            b.set_length(total as u64);
-            b.set_position(done as u64);
-        }
-    })?;
+    let bar = points_bar(a.quiet);
+    let res = experiment::run(exp, scale, threads, &|done, total| show(&bar, done, total))?;
     if let Some(b) = bar {
         b.finish_and_clear();
     }
@@ -139,4 +125,26 @@ fn summary(res: &ExperimentResult, dir: &str) -> String {
         res.scale.points,
         res.scale.wall_time_s
     )
+}
+
+/// A progress bar of points on standard error (none when quiet or not a terminal).
+pub fn points_bar(quiet: bool) -> Option<indicatif::ProgressBar> {
+    (!quiet && std::io::stderr().is_terminal()).then(|| {
+        let b = indicatif::ProgressBar::new(0);
+        b.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} points, ETA {eta}",
+            )
+            .expect("template"),
+        );
+        b
+    })
+}
+
+/// `done` of `total` points on the bar.
+pub fn show(bar: &Option<indicatif::ProgressBar>, done: usize, total: usize) {
+    if let Some(b) = bar {
+        b.set_length(total as u64);
+        b.set_position(done as u64);
+    }
 }

@@ -410,14 +410,7 @@ pub fn run(
     for p in &points {
         assert!(seen.insert(&p.id), "experiment {}: point id {} twice", exp.name(), p.id);
     }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(|e| {
-            Error::Invalid(format!(
-                "--threads: cannot start {threads} threads ({e}); expected fewer"
-            ))
-        })?;
+    let pool = thread_pool(threads)?;
     let total = points.len();
     let results: Vec<Result<Outcome>> = pool.install(|| {
         run_points(&points, progress, |p| {
@@ -472,6 +465,18 @@ pub fn run_points<T: Sync, R: Send>(
             r
         })
         .collect()
+}
+
+/// A pool of `threads` threads (0: one per core) for points run at once.
+pub fn thread_pool(threads: usize) -> Result<rayon::ThreadPool> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| {
+            Error::Invalid(format!(
+                "--threads: cannot start {threads} threads ({e}); expected fewer"
+            ))
+        })
 }
 
 /// Label names in first-seen order over all points (the table's label columns).
