@@ -204,13 +204,7 @@ pub fn members(cfg: &Config) -> Result<Vec<(String, MemberSpec)>> {
                 )
             } else if let Some(p) = &m.profile {
                 let path = cfg.base_dir.join(p);
-                let prof = profile::DeviceProfile::load(&path).map_err(|e| {
-                    Error::config(
-                        f,
-                        &key("profile"),
-                        format!("{e}; expected a device profile (ssdlab profile -o FILE)"),
-                    )
-                })?;
+                let prof = profile::DeviceProfile::load(&path).map_err(|e| Error::config(f, &key("profile"), e))?;
                 MemberSpec::Profile(Box::new(prof))
             } else {
                 MemberSpec::Device(cfg.device.clone())
@@ -233,13 +227,10 @@ pub fn member_curves(cfg: &Config) -> Result<Option<Vec<profile::DeviceProfile>>
             return Ok(None);
         };
         let key = if m.profile.is_some() { "profile" } else { "curves" };
-        out.push(profile::DeviceProfile::load(&cfg.base_dir.join(file)).map_err(|e| {
-            Error::config(
-                &cfg.file,
-                &format!("array.member[{i}].{key}"),
-                format!("{e}; expected a device profile (ssdlab profile -o FILE)"),
-            )
-        })?);
+        out.push(
+            profile::DeviceProfile::load(&cfg.base_dir.join(file))
+                .map_err(|e| Error::config(&cfg.file, &format!("array.member[{i}].{key}"), e))?,
+        );
     }
     Ok(Some(out))
 }
