@@ -79,6 +79,8 @@ fn a_volume_of_one_member_is_the_device() {
     assert!(diff.is_empty(), "differ: {diff:?}");
     let m = &vol.members.as_ref().unwrap()[0];
     assert_eq!(m.read_requests + m.write_requests, 3000);
+    assert_eq!(m.read_bytes, 16384 * m.read_requests);
+    assert_eq!(m.write_bytes, 16384 * m.write_requests);
     assert_eq!(m.ssd.as_ref().unwrap().flash, alone.ssd.flash);
 }
 
@@ -131,6 +133,49 @@ fn raid5_reads_before_partial_stripe_writes_only() {
     let f = &r.ssd.host["write_units"];
     // Data and parity: 1.5 times the host's bytes reach the members' flash.
     assert_eq!(f.as_u64().unwrap(), 90 * 3 * 16);
+    // At depth 1 a partial-stripe write takes a member's 4 KiB read, then a member's 4 KiB
+    // write: the two phases, each as long as on a device alone (both members idle).
+    let one = |rw: &str| {
+        run(&format!(
+            "{DEV}{}",
+            job(&format!("rw = \"{rw}\"\nbs = \"4KiB\"\nnumber_ios = 1"))
+        ))
+    };
+    let (read, write) = (
+        one("read").jobs[0].read.clat_ns.max,
+        one("write").jobs[0].write.clat_ns.max,
+    );
+    let r = run(&format!(
+        "{DEV}{}{}",
+        array("raid5", 3),
+        job("rw = \"write\"\nbs = \"4KiB\"\nnumber_ios = 1")
+    ));
+    assert_eq!(r.jobs[0].write.clat_ns.max, read + write);
+    // Many at once: phases wait for their own parts only, members see time in order.
+    let r = run(&format!(
+        "{DEV}{}{}",
+        array("raid5", 4),
+        job("rw = \"randrw\"\nbs = \"24KiB\"\niodepth = 8\nnumber_ios = 800")
+    ));
+    assert_eq!(r.jobs[0].read.total_ios + r.jobs[0].write.total_ios, 800);
+}
+
+/// Buffered writes are programmed after the host has its completions: the array's span runs
+/// to its members' last flash operation.
+#[test]
+fn an_arrays_span_ends_with_its_members_flash_work() {
+    let r = run(&format!(
+        "[device]\npreset = \"mlc-sata\"\n[device.geometry]\nblocks_per_plane = 128\n[precondition]\nmode = \"none\"\n{}{}",
+        array("raid0", 2),
+        job("rw = \"write\"\nbs = \"1MiB\"\niodepth = 4\nnumber_ios = 64")
+    ));
+    let s = &r.ssd.span;
+    let (flash, host) = (
+        s["last_flash_activity_ns"].as_u64().unwrap(),
+        s["last_host_completion_ns"].as_u64().unwrap(),
+    );
+    assert!(flash > host, "flash {flash}, host {host}");
+    assert_eq!(r.ssd.sim_time_ns, flash);
 }
 
 #[test]

@@ -255,6 +255,13 @@ impl Volume {
                 len: part.len,
                 stream,
             };
+            // Each member sees its requests in time order, after its events before them.
+            if let Some(e) = self.members[part.member].next_event().filter(|&e| e < t) {
+                return Err(crate::Error::Invalid(format!(
+                    "volume: a part at {t} ns for member {} whose next event is at {e} ns",
+                    part.member
+                )));
+            }
             self.members[part.member].submit(t, &r, p as u64)?;
             // A part may complete on submission (a buffered write, a trim).
             self.collect(part.member)?;
