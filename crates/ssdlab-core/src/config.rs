@@ -296,6 +296,12 @@ pub struct HostConfig {
     /// size.
     #[serde(default)]
     pub dma: Vec<(Size, Rate)>,
+    /// A request's data crosses the link piece by piece: a read's per flash page as each
+    /// reaches the controller, a write's in order with each page programmable once its own
+    /// data is in (false: a request's data crosses whole, after a read's last page and before
+    /// a write's first program).
+    #[serde(default)]
+    pub streaming: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

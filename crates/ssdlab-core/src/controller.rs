@@ -60,6 +60,16 @@ impl Dma {
         self.table_ns(bytes)
     }
 
+    /// Time (ns) of `bytes` of a transfer of `total` bytes (at the whole transfer's rate),
+    /// rounded up.
+    #[inline]
+    pub fn part_ns(&self, bytes: u64, total: u64) -> u64 {
+        if self.points.is_empty() {
+            return xfer_ns(bytes, self.rate);
+        }
+        xfer_ns(bytes, self.rate(total))
+    }
+
     /// [`Dma::ns`] from the table.
     #[inline(never)]
     fn table_ns(&self, bytes: u64) -> u64 {

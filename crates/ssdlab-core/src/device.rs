@@ -6,7 +6,10 @@
 //! time)` in [`Device::completions`] once its last part is done.
 //! - read: per flash page, a host read on the page's unit (its data then crosses the channel);
 //!   once all pages are in the controller, the data crosses the host link. Units never written
-//!   and units still in the write buffer need no flash access.
+//!   and units still in the write buffer need no flash access. With `device.host.streaming`
+//!   (the engine's own design only), each page's data crosses the link as soon as it is in
+//!   the controller (`send_piece`), and a write's pages may be programmed as soon as their
+//!   own data has crossed (`page_arrival`).
 //! - write: the data crosses the host link (a partial mapping unit first reads its old data:
 //!   read-modify-write). With a write buffer the request completes once its data is in DRAM
 //!   (waiting, in order, for space when the buffer is full) and a page is programmed when it
@@ -133,6 +136,9 @@ pub struct Pending {
     pub remaining: u32,
     /// Latest completion of the parts done so far.
     pub ready: u64,
+    /// Streaming: a write's link transfer ends here (its data arriving at an even rate
+    /// before); a read's bytes not yet sent to the host.
+    pub stream: u64,
 }
 
 /// The flash reads of one read request: consecutive units of one page (in the request's
@@ -172,7 +178,11 @@ impl PageReads {
     pub fn flush(&mut self, dev: &mut Device, pid: u32) {
         if self.units > 0 {
             dev.counters.host_page_reads += 1;
-            dev.read_page(pid, self.first, self.units);
+            if dev.streaming {
+                dev.read_piece(pid, self.first, self.units);
+            } else {
+                dev.read_page(pid, self.first, self.units);
+            }
             self.units = 0;
         }
     }
@@ -202,6 +212,8 @@ pub enum Token {
     Firmware(u32),
     /// The redundancy scheme's own operation.
     Scheme(u32),
+    /// A page read of a streaming read (an entry of the device's table of pieces).
+    Piece(u32),
 }
 
 impl Token {
@@ -211,6 +223,7 @@ impl Token {
             Token::Page(t) => (t, scheduler::TAG_PAGE),
             Token::Firmware(t) => (t, scheduler::TAG_FIRMWARE),
             Token::Scheme(t) => (t, scheduler::TAG_SCHEME),
+            Token::Piece(t) => (t, scheduler::TAG_PIECE),
         }
     }
 }
@@ -253,6 +266,11 @@ pub struct Device {
     /// [host→device, device→host]; one shared timeline when half duplex.
     links: Vec<Timeline>,
     duplex: bool,
+    /// Host data crosses the link page by page (`device.host.streaming`).
+    streaming: bool,
+    /// Streaming reads' page reads under way: (pending id, bytes), and free entries.
+    pieces: Vec<(u32, u64)>,
+    free_pieces: Vec<u32>,
     plane_parallel: bool,
     copyback: bool,
     allocation: Allocation,
@@ -391,6 +409,11 @@ impl Device {
             }
         }
         let fw = firmware::make(cfg)?;
+        if cfg.host.streaming && (fw.is_some() || scheme.is_some()) {
+            return Err(Error::Invalid(
+                "device.host.streaming applies to the engine's own page design without a redundancy scheme".into(),
+            ));
+        }
         // A design keeps its own buffer: the engine's is for the "page" design only.
         let wb = if fw.is_some() { 0 } else { wb };
         let blocks_tracked = if wb > 0 { geo.blocks } else { 0 };
@@ -426,6 +449,9 @@ impl Device {
             ],
             links: vec![Timeline::default(); if duplex { 2 } else { 1 }],
             duplex,
+            streaming: cfg.host.streaming,
+            pieces: Vec::new(),
+            free_pieces: Vec::new(),
             plane_parallel,
             copyback: cfg.nand.copyback,
             allocation: cfg.ftl.allocation,
@@ -877,6 +903,7 @@ impl Device {
             stage,
             remaining: 0,
             ready,
+            stream: 0,
         };
         match self.free_pending.pop() {
             Some(i) => {
@@ -985,6 +1012,44 @@ impl Device {
         self.pending[pid as usize].remaining += 1;
     }
 
+    /// Streaming: queue a flash read of `units` units of the page holding `pun` for read
+    /// `pid`, whose data crosses the link once it is in the controller.
+    fn read_piece(&mut self, pid: u32, pun: u32, units: u64) {
+        let piece = (pid, units * self.geo.unit_size);
+        let i = match self.free_pieces.pop() {
+            Some(i) => {
+                self.pieces[i as usize] = piece;
+                i
+            }
+            None => {
+                self.pieces.push(piece);
+                (self.pieces.len() - 1) as u32
+            }
+        };
+        self.flash_read(pun, units, Token::Piece(i));
+        self.pending[pid as usize].remaining += 1;
+    }
+
+    /// Streaming: `bytes` of read `pid`, in the controller at `ready`, cross the link. The
+    /// last piece (no page read left) takes what is left of the request's bytes (its
+    /// partial first and last units are not whole) and the command overhead, and completes
+    /// the request.
+    fn send_piece(&mut self, pid: u32, ready: u64, bytes: u64) {
+        let p = &mut self.pending[pid as usize];
+        let last = p.remaining == 0;
+        let bytes = if last { p.stream } else { bytes.min(p.stream) };
+        p.stream -= bytes;
+        let d = self.dma.part_ns(bytes, p.req.len) + if last { self.overhead_ns } else { 0 };
+        let idx = if self.duplex { 1 } else { 0 };
+        let (s, _) = self.links[idx].reserve(self.now, ready, d, timeline::XFER);
+        let p = &mut self.pending[pid as usize];
+        p.ready = p.ready.max(s + d);
+        if last {
+            let done = p.ready;
+            self.finish_request(pid, done);
+        }
+    }
+
     /// Queue a host-class flash read of `units` units of the page holding `pun`, reported to
     /// `token`.
     #[inline(always)]
@@ -1020,15 +1085,18 @@ impl Device {
             return self.read_scheme(pid, first, last);
         }
         let mut reads = PageReads::default();
+        let mut at_once = 0;
         for lpn in first..=last {
             self.counters.host_read_units += 1;
             let pun = self.ftl.lookup(lpn);
             if pun == NONE {
                 self.counters.unmapped_read_units += 1;
+                at_once += 1;
                 continue;
             }
             if self.buffered(pun) {
                 self.counters.buffer_read_units += 1;
+                at_once += 1;
                 continue;
             }
             reads.add(self, pid, pun);
@@ -1036,6 +1104,13 @@ impl Device {
         reads.flush(self, pid);
         if self.pending[pid as usize].remaining == 0 {
             self.finish(pid)?;
+        } else if self.streaming {
+            // The units that need no flash access cross at once.
+            self.pending[pid as usize].stream = req.len;
+            if at_once > 0 {
+                let ready = self.pending[pid as usize].ready;
+                self.send_piece(pid, ready, at_once * us);
+            }
         }
         Ok(())
     }
@@ -1208,6 +1283,7 @@ impl Device {
     fn write_now(&mut self, now: u64, req: &Request, tag: u64) -> Result<()> {
         let ready = self.link(0, now, req.len);
         let pid = self.new_pending(tag, req, Stage::Rmw, ready);
+        self.pending[pid as usize].stream = ready;
         self.write_units(pid, req, ready)
     }
 
@@ -1215,6 +1291,7 @@ impl Device {
         let req = self.pending[pid as usize].req;
         let ready = self.link(0, self.now, req.len);
         self.pending[pid as usize].ready = ready;
+        self.pending[pid as usize].stream = ready;
         self.write_units(pid, &req, ready)
     }
 
@@ -1310,6 +1387,25 @@ impl Device {
         (req.offset + req.len - 1) / us - req.offset / us + 1
     }
 
+    /// When a page of write `pid` whose last unit is `lpn` may be programmed, its data in the
+    /// controller at `ready`. Streaming, that is as soon as the data up to the end of `lpn`
+    /// has crossed the link (the request's data arriving at an even rate over its transfer,
+    /// after the command overhead), and not before now (read-modify-write reads, or buffer
+    /// space, the write waited for).
+    #[inline(always)]
+    fn page_arrival(&self, pid: u32, lpn: u64, ready: u64) -> u64 {
+        if !self.streaming {
+            return ready;
+        }
+        let p = &self.pending[pid as usize];
+        let (off, len) = (p.req.offset, p.req.len);
+        let bytes = ((lpn + 1) * self.geo.unit_size).min(off + len) - off;
+        let d = self.dma.ns(len);
+        let start = p.stream - d;
+        let at = start + (d as u128 * bytes as u128).div_ceil(len as u128) as u64;
+        at.max(self.now)
+    }
+
     /// The host write frontier of a write: the placement policy's slot, or its stream modulo
     /// the FTL's streams. Called once per write.
     #[inline]
@@ -1377,7 +1473,8 @@ impl Device {
                 }
                 self.prog_issued[b] = pg + 1;
                 self.wbuf.as_mut().expect("buffer").inflight += 1;
-                self.program_page(page, t, None);
+                let ready = self.page_arrival(pid, lpn, t);
+                self.program_page(page, ready, None);
                 self.filling[stream] = None;
             }
         }
@@ -1409,7 +1506,8 @@ impl Device {
             let page = self.append_page(plane, stream, lpn..lpn + n)?;
             self.queue_gc_ops();
             self.pending[pid as usize].remaining += 1;
-            self.program_page(page, ready, Some(pid));
+            let at = self.page_arrival(pid, lpn + n - 1, ready);
+            self.program_page(page, at, Some(pid));
             lpn += n;
         }
         Ok(())
@@ -1492,6 +1590,14 @@ impl Device {
         }
         if tag == scheduler::TAG_SCHEME {
             return self.scheme_call(|s, d| s.op_done(d, token, time));
+        }
+        if tag == scheduler::TAG_PIECE {
+            // A streaming read's page is in the controller: its data crosses the link.
+            let (pid, bytes) = self.pieces[token as usize];
+            self.free_pieces.push(token);
+            self.pending[pid as usize].remaining -= 1;
+            self.send_piece(pid, time, bytes);
+            return Ok(());
         }
         if tag == scheduler::TAG_PAGE {
             // A buffered page is programmed: its buffer space is free.

@@ -112,6 +112,8 @@ pub const TAG_PAGE: u8 = 1;
 pub const TAG_FIRMWARE: u8 = 2;
 /// [`OpSpec::tag`]: the token belongs to the redundancy scheme.
 pub const TAG_SCHEME: u8 = 3;
+/// [`OpSpec::tag`]: the token is a piece of a streaming read (the device's own table).
+pub const TAG_PIECE: u8 = 4;
 
 /// What the scheduler tells the device.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -149,9 +151,9 @@ struct Op {
 const CONFLICTING: u8 = 1;
 /// `Op::flags`: the program's data is already in the die's cache register (cache program).
 const PRELOADED: u8 = 2;
-/// `Op::flags`: the token's tag ([`OpSpec::tag`]) in these two bits.
+/// `Op::flags`: the token's tag ([`OpSpec::tag`]) in these three bits.
 const TAG_SHIFT: u8 = 2;
-const TAG_BITS: u8 = 3 << TAG_SHIFT;
+const TAG_BITS: u8 = 7 << TAG_SHIFT;
 
 impl Op {
     /// Array time of the whole operation.

@@ -3,7 +3,8 @@
 //! copies a shared frontier puts beside its pages), reads by flash page, read-modify-write,
 //! TRIM of whole mapping units only, least-busy allocation within its slack (planes or dies as
 //! units), busy times in snapshots, and background GC (the idle wait, armed at the start of a
-//! run, none while draining).
+//! run, none while draining), and streaming host transfers (a read's pages sent as they
+//! arrive, a write's pages programmed as their data arrives) against store and forward.
 //!
 //! Device (unless a test says otherwise): SLC (tR 25 us, tPROG 200 us, tBERS 1.5 ms), 8 KiB
 //! pages, 100 MB/s channels (81,920 ns per page), SATA link at 600 MB/s plus 5 us per command
@@ -578,4 +579,62 @@ fn background_gc_skips_a_plane_of_its_die_that_has_nothing_to_collect() {
     assert_eq!((s.gc_runs_background, s.erases, s.retired_blocks), (1, 1, 1));
     assert_eq!(d.next_event(), None);
     d.ftl.check_invariants().unwrap();
+}
+
+/// [`device`] with `device.host.streaming` set as given.
+fn streaming_device(channels: u32, ftl: &str, streaming: bool) -> Device {
+    let mut c = config(channels, "8KiB", ftl);
+    c.device.host.streaming = streaming;
+    Device::new(&c.device, 1).unwrap()
+}
+
+#[test]
+fn a_streaming_read_sends_each_page_as_it_reaches_the_controller() {
+    // Three pages on one unit: page k's data is in the controller at R + (k + 1) CH (each
+    // page's tR runs while the one before crosses the channel).
+    let t = 10_000_000;
+    let read = [req(Op::Read, 0, 3 * 8192)];
+    let mut done = Vec::new();
+    for streaming in [false, true] {
+        let mut d = streaming_device(1, "", streaming);
+        at_once(&mut d, 0, &[req(Op::Write, 0, 3 * 8192)]);
+        done.push(at_once(&mut d, t, &read)[0]);
+    }
+    // Store and forward: 24 KiB over the link (5 us + 40,960 ns) after the last page.
+    assert_eq!(done[0], t + R + 3 * CH + CMD + 40_960);
+    // Streaming: pages 1 and 2 cross (13,654 ns each) while the channel brings the next;
+    // the last crosses with the command's 5 us.
+    assert_eq!(done[1], t + R + 3 * CH + LINK);
+}
+
+#[test]
+fn a_streaming_write_programs_each_page_once_its_data_has_crossed() {
+    // Three pages written through on one unit. The 24 KiB cross the link from 5 us (after
+    // the command) to 45,960 ns at an even rate: page 0's data is in at 18,654 ns (LINK),
+    // page 1's at 32,307, page 2's at 45,960. Each page's data crosses the channel (CH) as
+    // soon as it is in and the channel is free (the next page's during the program before:
+    // cache program), then the programs follow one another.
+    let write = [req(Op::Write, 0, 3 * 8192)];
+    let s = at_once(&mut streaming_device(1, "", false), 0, &write)[0];
+    let st = at_once(&mut streaming_device(1, "", true), 0, &write)[0];
+    // Store and forward: every program waits for the whole transfer.
+    assert_eq!(s, CMD + 40_960 + CH + 3 * P);
+    assert_eq!(st, LINK + CH + 3 * P);
+    // Buffered: the write completes when its data is in DRAM either way; the pages program
+    // as their data arrives.
+    let buf = "write_buffer = \"64KiB\"";
+    let mut d = streaming_device(1, buf, true);
+    assert_eq!(at_once(&mut d, 0, &write), [CMD + 40_960]);
+    assert_eq!(d.last_activity(), LINK + CH + 3 * P);
+    let mut d = streaming_device(1, buf, false);
+    at_once(&mut d, 0, &write);
+    assert_eq!(d.last_activity(), CMD + 40_960 + CH + 3 * P);
+}
+
+#[test]
+fn streaming_is_refused_with_a_firmware_design() {
+    let mut c = config(1, "8KiB", "");
+    c.device.host.streaming = true;
+    c.device.ftl.design = "cosmos-original".into();
+    assert!(Device::new(&c.device, 1).is_err());
 }
