@@ -361,13 +361,3 @@ impl Volume {
         Ok(())
     }
 }
-
-/// The read share (by requests) of the parts a member was given.
-pub fn read_share(c: &PartCounts) -> f64 {
-    let n = c.requests[Op::Read.index()] + c.requests[Op::Write.index()];
-    if n == 0 {
-        0.0
-    } else {
-        c.requests[Op::Read.index()] as f64 / n as f64
-    }
-}
