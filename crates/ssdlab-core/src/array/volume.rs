@@ -12,7 +12,7 @@
 use super::drive::ProfileDrive;
 use super::{Layout, Part};
 use crate::device::{Device, Snapshot};
-use crate::request::{Op, Request};
+use crate::request::Request;
 use crate::Result;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
