@@ -177,10 +177,12 @@ fn size_name(bs: u64) -> String {
 }
 
 /// The read share (%) of the mixed drives for a volume read share `r` % with `n` of 3 drives
-/// read-only, rounded to a whole percent.
+/// read-only, rounded half up to a whole percent: (3r − 100n) / (3 − n), in integers (2.5 %
+/// is 3 %, not the 2 that floating point's 2.4999… would round to).
 fn mixed_share(r: u32, n: usize) -> u32 {
-    let m = rodi::mixed_read_share(r as f64 / 100.0, n, 3).expect("a share the layout allows");
-    (m * 100.0).round() as u32
+    rodi::mixed_read_share(r as f64 / 100.0, n, 3).expect("a share the layout allows");
+    let (num, den) = (3 * r - 100 * n as u32, 3 - n as u32);
+    (2 * num + den) / (2 * den)
 }
 
 /// The run file of an array point.
@@ -550,6 +552,8 @@ mod tests {
         assert_eq!(mixed_share(35, 1), 3);
         assert_eq!(mixed_share(70, 2), 10);
         assert_eq!(mixed_share(100, 2), 100);
+        assert_eq!(mixed_share(45, 1), 18);
+        assert_eq!(mixed_share(40, 1), 10);
         let t = array_config(&["OCZ"], Pattern::Random, 8 * MIB, 60, Scale::Quick);
         let cfg = crate::config::parse_config(&t, "t", Path::new(".")).unwrap();
         let a = cfg.array.as_ref().unwrap();
