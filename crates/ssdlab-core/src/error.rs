@@ -32,6 +32,9 @@ pub enum Error {
     /// A request or a run that cannot be simulated as asked.
     #[error("{0}")]
     Invalid(String),
+    /// The run was stopped by [`crate::sim::interrupt`] (Ctrl-C in a front end).
+    #[error("interrupted")]
+    Interrupted,
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

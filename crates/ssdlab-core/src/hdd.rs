@@ -170,7 +170,7 @@ impl HddConfig {
 }
 
 /// The seek curve `seek(d) = t1 + a · sqrt(d − 1) + b · (d − 1)` (ns) over `d ≥ 1` tracks.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SeekCurve {
     pub track_to_track_ns: f64,
     /// `a`: ns per square root of a track.
@@ -523,7 +523,7 @@ fn horizon(t: u64) -> Error {
 }
 
 /// The `hdd` section of a result: the drive and where its time went (measured requests).
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct HddReport {
     pub device: String,
     pub description: String,
@@ -554,7 +554,7 @@ pub struct HddReport {
 }
 
 /// A run of jobs on the disk: fio-shaped job results and the `hdd` section.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct HddResult {
     pub jobs: Vec<JobResult>,
     pub hdd: HddReport,

@@ -4,7 +4,7 @@
 use crate::fiohist::{LatBuckets, PlatHist};
 use crate::sampling::SampleStats;
 use hdrhistogram::Histogram;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// fio's default percentile list.
 pub const PERCENTILES: [f64; 17] = [
@@ -48,7 +48,7 @@ impl Default for OpStats {
     }
 }
 
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct LatStats {
     pub min: u64,
     pub max: u64,
@@ -91,6 +91,27 @@ impl<V> Default for Ordered<V> {
 /// Percentile → value, in ascending percentile order.
 pub type Percentiles = Ordered<u64>;
 
+/// A JSON object read back in its order (a run's result sent between processes).
+impl<'de, V: Deserialize<'de>> Deserialize<'de> for Ordered<V> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit<V>(std::marker::PhantomData<V>);
+        impl<'de, V: Deserialize<'de>> serde::de::Visitor<'de> for Visit<V> {
+            type Value = Ordered<V>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a map")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut m: A) -> Result<Ordered<V>, A::Error> {
+                let mut out = Vec::with_capacity(m.size_hint().unwrap_or(0));
+                while let Some(e) = m.next_entry()? {
+                    out.push(e);
+                }
+                Ok(Ordered(out))
+            }
+        }
+        d.deserialize_map(Visit(std::marker::PhantomData))
+    }
+}
+
 impl<V: Serialize> Serialize for Ordered<V> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
@@ -102,7 +123,7 @@ impl<V: Serialize> Serialize for Ordered<V> {
     }
 }
 
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct OpResult {
     pub io_bytes: u64,
     pub io_kbytes: u64,
@@ -255,7 +276,7 @@ pub fn round6(x: f64) -> f64 {
 }
 
 /// How an open-loop job kept up with its arrivals.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct OpenLoopReport {
     /// Mean latency of the first and the last 1,000 requests (ns).
     pub first_mean_lat_ns: f64,
@@ -267,13 +288,13 @@ pub struct OpenLoopReport {
 }
 
 /// fio's `sync` section: no syncs are simulated.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct SyncResult {
     pub total_ios: u64,
     pub lat_ns: LatStats,
 }
 
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct JobResult {
     pub jobname: String,
     /// Reporting group: counts up at each job with `stonewall` or `new_group`.
@@ -414,7 +435,7 @@ impl JobResult {
     }
 }
 
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct JobExtra {
     /// When the job started (0, or for a job behind a `stonewall`, when the jobs before it
     /// had finished) and its last completion, simulated ns.
@@ -430,13 +451,13 @@ pub struct JobExtra {
     pub trace: Option<serde_json::Value>,
 }
 
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Histo {
     /// Upper bound (exclusive) of each bucket, with its count.
     pub buckets: Vec<(u64, u64)>,
 }
 
-#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct SsdResult {
     pub device: String,
     pub logical_bytes: u64,
@@ -478,6 +499,9 @@ pub struct SsdResult {
     /// (simulated ns, mean latency in ns of the measured I/Os completed since the previous
     /// sample), at the same sampling points (none for an interval without completions).
     pub latency_over_time: Vec<(u64, f64)>,
+    /// (simulated ns, bytes per second of the measured I/Os completed since the previous
+    /// sample), at the same sampling points.
+    pub bandwidth_over_time: Vec<(u64, f64)>,
     pub precondition: serde_json::Value,
     /// Things the reader of the result should know (reads of never-written data, ...).
     pub warnings: Vec<String>,
@@ -488,7 +512,7 @@ pub struct SsdResult {
 }
 
 /// fio's `disk_util` entry for the simulated device, over the measured window.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct DiskUtil {
     pub name: String,
     /// Measured host reads and writes completed.
@@ -507,7 +531,7 @@ pub struct DiskUtil {
     pub util: f64,
 }
 
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct RunResult {
     #[serde(rename = "ssdlab version")]
     pub version: String,
@@ -525,7 +549,7 @@ pub struct RunResult {
 
 /// Seed 000's section 4 throughputs for an array's members at the run's read share,
 /// request size, depth per member and pattern, beside the simulated throughput.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct ArrayModel {
     /// The volume's read share by requests over the measured window.
     pub read_share: f64,
@@ -549,7 +573,7 @@ pub struct ArrayModel {
 }
 
 /// One member of an array over the measured window.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct MemberResult {
     pub member: usize,
     pub name: String,

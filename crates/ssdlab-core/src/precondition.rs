@@ -127,6 +127,7 @@ pub fn overwrite_until_steady(
             f.put(dev, stream, lpn)?;
         }
         out.written += todo;
+        crate::sim::check_interrupt()?;
         progress(out.written);
         let s = &dev.ftl.stats;
         let (mut victims, mut valid) = (0u64, 0u64);
@@ -199,6 +200,7 @@ pub fn precondition(
             f.put(dev, 0, lpn)?;
         }
         if lpn & 0xF_FFFF == 0 {
+            crate::sim::check_interrupt()?;
             progress(lpn, planned);
         }
     }

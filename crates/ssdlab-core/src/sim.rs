@@ -254,6 +254,10 @@ pub struct Simulation {
     lat_samples: Vec<(u64, f64)>,
     /// Latency sum and count since the last sample.
     lat_acc: (u128, u64),
+    /// (time, bytes of measured I/Os completed so far), at the free-block samples.
+    bytes_samples: Vec<(u64, u64)>,
+    /// Bytes of measured I/Os completed so far.
+    bytes_done: u64,
     sample_every: u64,
     expected: Option<u64>,
 }
@@ -475,6 +479,8 @@ impl Simulation {
             waf_samples: Vec::new(),
             lat_samples: Vec::new(),
             lat_acc: (0, 0),
+            bytes_samples: Vec::new(),
+            bytes_done: 0,
             sample_every: 1024,
             expected,
         })
@@ -538,6 +544,18 @@ impl Simulation {
     }
 
     /// Sample the device's free blocks and write amplification counters at `t`.
+    /// (time, bytes per second of the measured I/Os completed since the previous sample).
+    fn bandwidth_over_time(&self) -> Vec<(u64, f64)> {
+        self.bytes_samples
+            .windows(2)
+            .filter(|w| w[1].0 > w[0].0)
+            .map(|w| {
+                let rate = (w[1].1 - w[0].1) as f64 * 1e9 / (w[1].0 - w[0].0) as f64;
+                (w[1].0, crate::metrics::round3(rate))
+            })
+            .collect()
+    }
+
     fn sample_device(&mut self, t: u64) {
         // An array's: summed over its members.
         let (mut free, mut programmed, mut written) = (0, 0, 0);
@@ -550,6 +568,7 @@ impl Simulation {
         }
         self.free_samples.push((t, free));
         self.waf_samples.push((t, programmed, written));
+        self.bytes_samples.push((t, self.bytes_done));
         let (sum, n) = std::mem::take(&mut self.lat_acc);
         if n > 0 {
             self.lat_samples
@@ -707,6 +726,7 @@ impl Simulation {
                     js.sample(job, c, Some((dir, is.len, lat)));
                     self.lat_acc.0 += lat as u128;
                     self.lat_acc.1 += 1;
+                    self.bytes_done += is.len;
                     let origin = js.first_issue.expect("a measured request was issued");
                     if let Some(l) = &mut s.logs {
                         l.record(origin, c, is.op, is.len, is.offset, lat)?;
@@ -737,10 +757,13 @@ impl Simulation {
                         self.waf_samples = kept;
                         let kept: Vec<_> = self.lat_samples.iter().copied().step_by(2).collect();
                         self.lat_samples = kept;
+                        let kept: Vec<_> = self.bytes_samples.iter().copied().step_by(2).collect();
+                        self.bytes_samples = kept;
                         self.sample_every *= 2;
                     }
                 }
                 if done & 0xFFFF == 0 {
+                    check_interrupt()?;
                     progress(Progress {
                         requests: done,
                         sim_time_ns: c,
@@ -963,6 +986,7 @@ impl Simulation {
                 })
                 .collect(),
             latency_over_time: self.lat_samples.clone(),
+            bandwidth_over_time: self.bandwidth_over_time(),
             precondition: serde_json::to_value(pre).expect("serialisable"),
             warnings,
             sim_time_ns: end,
@@ -1099,6 +1123,7 @@ impl Simulation {
                     span,
                     throughput,
                     latency_over_time: self.lat_samples.clone(),
+                    bandwidth_over_time: self.bandwidth_over_time(),
                     sim_time_ns: end,
                     requests: m.requests,
                     wall_time_s: crate::metrics::round3(m.wall_s),
@@ -1294,6 +1319,39 @@ fn span_and_throughput(
     )
 }
 
+/// Set by [`interrupt`]: every simulation in the process stops at its next progress report.
+static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Ask every simulation running in this process to stop (a front end's Ctrl-C): each returns
+/// [`Error::Interrupted`] at its next progress report (every 65,536 requests, every 2^20
+/// preconditioning writes). Stays set until [`clear_interrupt`].
+pub fn interrupt() {
+    INTERRUPTED.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Let simulations run again after an [`interrupt`].
+pub fn clear_interrupt() {
+    INTERRUPTED.store(false, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// [`Error::Interrupted`] if [`interrupt`] was called.
+pub fn check_interrupt() -> Result<()> {
+    if INTERRUPTED.load(std::sync::atomic::Ordering::Relaxed) {
+        Err(Error::Interrupted)
+    } else {
+        Ok(())
+    }
+}
+
+/// Three quarters of the machine's physical memory (from /proc/meminfo), if known: the
+/// default limit of a run's memory estimate.
+pub fn default_memory_limit() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024 / 4 * 3)
+}
+
 /// Build, precondition and run a config without progress reporting.
 pub fn run_config(cfg: &Config) -> Result<RunResult> {
     Simulation::new(cfg)?.run(&mut |_| {})
@@ -1323,5 +1381,19 @@ mod tests {
             "{:?}",
             r.ssd.waf_over_time
         );
+        // Bandwidth between the kept samples: rate × interval adds up to the 701 × 4,096
+        // bytes, thinning or not.
+        let bw = &r.ssd.bandwidth_over_time;
+        assert_eq!(bw.len(), 351);
+        let times: Vec<u64> = r.ssd.free_blocks_over_time.iter().map(|s| s.0).collect();
+        let bytes: f64 = bw
+            .iter()
+            .zip(times.windows(2))
+            .map(|(&(t, rate), w)| {
+                assert_eq!(t, w[1]);
+                rate * (w[1] - w[0]) as f64 / 1e9
+            })
+            .sum();
+        assert!((bytes - 701.0 * 4096.0).abs() < 1.0, "{bytes}");
     }
 }

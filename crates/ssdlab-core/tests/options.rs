@@ -524,6 +524,9 @@ stonewall = true
     // the 8 pages programmed for 8 units written.
     assert_eq!(r.ssd.latency_over_time, [(end, 213_074.0)]);
     assert_eq!(r.ssd.waf_over_time, [(end, 1.0)]);
+    // And the 131,072 bytes of the 16 I/Os over the interval from 0: 131,072e9 / 3,409,184
+    // = 38,446,736.814 B/s.
+    assert_eq!(r.ssd.bandwidth_over_time, [(end, 38_446_736.814)]);
     // 16 requests and 65,536 bytes each way over 3,409,184 ns.
     let busy = &r.ssd.throughput["busy_span"];
     assert_eq!(busy["iops"], 4_693.205); // 16e9 / 3,409,184 = 4,693.2052

@@ -256,12 +256,9 @@ pub fn parse_size_arg(s: &str) -> std::result::Result<u64, String> {
     ssdlab_core::units::parse_size(s)
 }
 
-/// Three quarters of the machine's physical memory (from /proc/meminfo), if known.
+/// Three quarters of the machine's physical memory, if known.
 pub fn default_memory_limit() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024 / 4 * 3)
+    ssdlab_core::sim::default_memory_limit()
 }
 
 /// A progress bar on stderr, shown only for runs longer than a second on a terminal.

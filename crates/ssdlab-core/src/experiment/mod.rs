@@ -125,6 +125,46 @@ impl Outcome {
     }
 }
 
+/// [`Outcome`] on the wire, tagged by its kind (the JSON form is untagged).
+#[derive(Serialize)]
+enum WireRef<'a> {
+    Ssd(&'a RunResult),
+    Hdd(&'a crate::hdd::HddResult),
+    Profile(&'a crate::array::profile::DeviceProfile),
+}
+
+#[derive(serde::Deserialize)]
+enum Wire {
+    Ssd(Box<RunResult>),
+    Hdd(Box<crate::hdd::HddResult>),
+    Profile(Box<crate::array::profile::DeviceProfile>),
+}
+
+impl Outcome {
+    /// The outcome as bytes (MessagePack: exact floats) for another process, which reads it
+    /// back with [`Outcome::from_bytes`] into an equal outcome.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let w = match self {
+            Outcome::Ssd(r) => WireRef::Ssd(r),
+            Outcome::Hdd(r) => WireRef::Hdd(r),
+            Outcome::Profile(p) => WireRef::Profile(p),
+        };
+        rmp_serde::to_vec_named(&w).expect("results serialise")
+    }
+    pub fn from_bytes(b: &[u8]) -> Result<Outcome> {
+        let w: Wire = rmp_serde::from_slice(b).map_err(|e| {
+            Error::Invalid(format!(
+                "a point's outcome: cannot read it ({e}); expected the bytes of Outcome::to_bytes"
+            ))
+        })?;
+        Ok(match w {
+            Wire::Ssd(r) => Outcome::Ssd(r),
+            Wire::Hdd(r) => Outcome::Hdd(r),
+            Wire::Profile(p) => Outcome::Profile(p),
+        })
+    }
+}
+
 impl Work {
     fn run(&self) -> Result<Outcome> {
         Ok(match self {
@@ -373,12 +413,21 @@ impl ExperimentResult {
     pub fn deterministic_json(&self) -> String {
         let mut r = self.clone();
         r.scale.wall_time_s = 0.0;
+        let zero = |ssd: &mut crate::metrics::SsdResult| {
+            ssd.wall_time_s = 0.0;
+            ssd.sim_requests_per_wall_s = 0.0;
+            if let Some(o) = ssd.precondition.as_object_mut() {
+                o.remove("wall_time_s");
+            }
+        };
         for p in &mut r.runs {
             if let Outcome::Ssd(s) = &mut p.result {
-                s.ssd.wall_time_s = 0.0;
-                s.ssd.sim_requests_per_wall_s = 0.0;
-                if let Some(o) = s.ssd.precondition.as_object_mut() {
-                    o.remove("wall_time_s");
+                zero(&mut s.ssd);
+                // An array's members have theirs.
+                for m in s.members.iter_mut().flatten() {
+                    if let Some(ssd) = &mut m.ssd {
+                        zero(ssd);
+                    }
                 }
             }
         }
@@ -405,32 +454,55 @@ pub fn run(
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<ExperimentResult> {
     let start = std::time::Instant::now();
+    let points = points_of(exp, scale)?;
+    let pool = thread_pool(threads)?;
+    let results: Vec<Result<Outcome>> = pool.install(|| run_points(&points, progress, |p| run_point(exp, p)));
+    let outcomes = results.into_iter().collect::<Result<Vec<_>>>()?;
+    Ok(assemble(exp, scale, &points, outcomes, start.elapsed().as_secs_f64()))
+}
+
+/// The points of `exp` at `scale`, checked to have distinct ids. Running them one by one
+/// anywhere ([`run_point`]) and handing the outcomes to [`assemble`] in this order gives what
+/// [`run`] gives: the way a distributed front end runs an experiment.
+pub fn points_of(exp: &dyn Experiment, scale: Scale) -> Result<Vec<Point>> {
     let points = exp.points(scale)?;
     let mut seen = std::collections::BTreeSet::new();
     for p in &points {
         assert!(seen.insert(&p.id), "experiment {}: point id {} twice", exp.name(), p.id);
     }
-    let pool = thread_pool(threads)?;
-    let total = points.len();
-    let results: Vec<Result<Outcome>> = pool.install(|| {
-        run_points(&points, progress, |p| {
-            p.work
-                .run()
-                .map_err(|e| Error::Invalid(format!("experiment {} point {}: {e}", exp.name(), p.id)))
-        })
-    });
-    let mut runs = Vec::with_capacity(total);
-    for (p, r) in points.iter().zip(results) {
-        let result = r?;
-        runs.push(PointResult {
+    Ok(points)
+}
+
+/// Simulate one point of `exp`.
+pub fn run_point(exp: &dyn Experiment, p: &Point) -> Result<Outcome> {
+    p.work.run().map_err(|e| match e {
+        Error::Interrupted => e,
+        e => Error::Invalid(format!("experiment {} point {}: {e}", exp.name(), p.id)),
+    })
+}
+
+/// The experiment's result from its points' outcomes, in the points' order; `wall_time_s`
+/// is what the whole took.
+pub fn assemble(
+    exp: &dyn Experiment,
+    scale: Scale,
+    points: &[Point],
+    outcomes: Vec<Outcome>,
+    wall_time_s: f64,
+) -> ExperimentResult {
+    assert_eq!(points.len(), outcomes.len(), "one outcome per point");
+    let runs: Vec<PointResult> = points
+        .iter()
+        .zip(outcomes)
+        .map(|(p, result)| PointResult {
             id: p.id.clone(),
             labels: crate::metrics::Ordered(p.labels.clone()),
             metrics: crate::metrics::Ordered(row_metrics(&result)),
             result,
-        });
-    }
+        })
+        .collect();
     let analysis = exp.analyse(scale, &runs);
-    Ok(ExperimentResult {
+    ExperimentResult {
         experiment: exp.name().into(),
         title: exp.title().into(),
         seed_document: exp.seed_document().into(),
@@ -440,10 +512,10 @@ pub fn run(
         scale: ScaleReport {
             scale,
             note: exp.scale_note(scale),
-            points: total,
-            wall_time_s: round(start.elapsed().as_secs_f64(), 3),
+            points: points.len(),
+            wall_time_s: round(wall_time_s, 3),
         },
-    })
+    }
 }
 
 /// Run `f` on every point in parallel on the current thread pool, calling `progress(done,

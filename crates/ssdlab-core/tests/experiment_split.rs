@@ -1,0 +1,58 @@
+//! An experiment run point by point elsewhere (the Python package's Ray backend): each
+//! point's outcome crosses as bytes and the result assembled from them is the one `run` gives.
+
+use ssdlab_core::experiment::{self, run_points, Outcome, Scale};
+
+fn check(name: &str, whole: bool) {
+    let exp = experiment::find(name).unwrap();
+    let points = experiment::points_of(exp, Scale::Quick).unwrap();
+    let outcomes: Vec<Outcome> = run_points(&points, &|_, _| {}, |p| experiment::run_point(exp, p))
+        .into_iter()
+        .collect::<ssdlab_core::Result<_>>()
+        .unwrap();
+    let back: Vec<Outcome> = outcomes
+        .iter()
+        .map(|o| {
+            let bytes = o.to_bytes();
+            let b = Outcome::from_bytes(&bytes).unwrap();
+            // Exact: the same bytes again, and the same JSON.
+            assert_eq!(b.to_bytes(), bytes, "{name}");
+            assert_eq!(
+                serde_json::to_string(&b).unwrap(),
+                serde_json::to_string(o).unwrap(),
+                "{name}"
+            );
+            b
+        })
+        .collect();
+    let direct = experiment::assemble(exp, Scale::Quick, &points, outcomes, 0.0);
+    let moved = experiment::assemble(exp, Scale::Quick, &points, back, 0.0);
+    assert_eq!(direct.deterministic_json(), moved.deterministic_json(), "{name}");
+    assert!(!direct.claims.is_empty());
+    // And `run` is the same assembly.
+    if whole {
+        let whole = experiment::run(exp, Scale::Quick, 2, &|_, _| {}).unwrap();
+        assert_eq!(whole.deterministic_json(), direct.deterministic_json(), "{name}");
+    }
+}
+
+#[test]
+fn friendly_outcomes_cross_as_bytes_disks_included() {
+    check("friendly", true);
+}
+
+#[test]
+fn plan_outcomes_cross_as_bytes() {
+    check("plan", true);
+}
+
+#[test]
+fn rodi_outcomes_cross_as_bytes_profiles_and_arrays_included() {
+    check("rodi", false);
+}
+
+#[test]
+fn a_damaged_outcome_is_an_error() {
+    let e = Outcome::from_bytes(b"\x92\x01").unwrap_err().to_string();
+    assert!(e.contains("expected the bytes of Outcome::to_bytes"), "{e}");
+}

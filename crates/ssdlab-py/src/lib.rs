@@ -1,0 +1,402 @@
+//! `ssdlab._native`: the engine as the `ssdlab` Python package sees it. Everything here calls
+//! `ssdlab-core` as the command line does; the package's Python half (`python/ssdlab/`) turns
+//! the JSON these functions return into DataFrames, arrays and plots.
+//!
+//! Simulations run on a thread of their own with the GIL released; the calling thread wakes
+//! every 50 ms to let Python handle signals, so Ctrl-C stops a run (through
+//! [`ssdlab_core::sim::interrupt`]) and raises `KeyboardInterrupt`.
+
+use pyo3::create_exception;
+use pyo3::exceptions::{PyException, PyKeyboardInterrupt, PyRuntimeError};
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use ssdlab_core::experiment::{self, Outcome, Scale};
+use ssdlab_core::{config, Config, Error};
+use std::path::Path;
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::time::Duration;
+
+create_exception!(
+    ssdlab,
+    SsdlabError,
+    PyException,
+    "An error of the ssdlab engine (its one-line message)."
+);
+create_exception!(
+    ssdlab,
+    ConfigError,
+    SsdlabError,
+    "A bad run config, job file, key or value."
+);
+create_exception!(ssdlab, TraceError, SsdlabError, "A trace that cannot be read.");
+
+/// Where an error's file sits: the config and job files are the user's configuration; any
+/// other file a run reads is a trace.
+struct Inputs<'a> {
+    config_files: &'a [&'a str],
+}
+
+fn to_py(e: Error, inputs: &Inputs) -> PyErr {
+    let msg = e.to_string();
+    match &e {
+        Error::Interrupted => PyKeyboardInterrupt::new_err(msg),
+        Error::Config(_) | Error::Key { .. } => ConfigError::new_err(msg),
+        Error::Parse { file, .. } | Error::Io { path: file, .. } => {
+            if inputs.config_files.contains(&file.as_str()) {
+                ConfigError::new_err(msg)
+            } else {
+                TraceError::new_err(msg)
+            }
+        }
+        Error::Invalid(_) => SsdlabError::new_err(msg),
+    }
+}
+
+/// Run `f` on a thread of its own with the GIL released, handling signals meanwhile: on
+/// Ctrl-C every simulation of the process is interrupted and the signal's exception raised.
+fn interruptible<T: Send + 'static>(
+    py: Python<'_>,
+    f: impl FnOnce() -> ssdlab_core::Result<T> + Send + 'static,
+) -> PyResult<ssdlab_core::Result<T>> {
+    let (tx, rx) = mpsc::channel();
+    let handle = std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    let mut rx = Some(rx);
+    loop {
+        let waiting = rx.take().expect("the receiver is put back");
+        let (got, back) = py.allow_threads(move || (waiting.recv_timeout(Duration::from_millis(50)), waiting));
+        rx = Some(back);
+        match got {
+            Ok(r) => {
+                let _ = handle.join();
+                return Ok(r);
+            }
+            Err(RecvTimeoutError::Timeout) => {
+                if let Err(e) = py.check_signals() {
+                    ssdlab_core::sim::interrupt();
+                    let _ = py.allow_threads(|| handle.join());
+                    ssdlab_core::sim::clear_interrupt();
+                    return Err(e);
+                }
+            }
+            Err(RecvTimeoutError::Disconnected) => {
+                let _ = handle.join();
+                return Err(PyRuntimeError::new_err(
+                    "ssdlab: the simulation stopped without a result (a bug)",
+                ));
+            }
+        }
+    }
+}
+
+/// The config named by `config`: `None` for the default preset; with `kind = "json"` the JSON
+/// text of a dict shaped as a run file; else a preset name, a file's path, or TOML text.
+fn load(config: Option<&str>, kind: &str, sets: &[String]) -> ssdlab_core::Result<Config> {
+    let here = Path::new(".");
+    match config {
+        None => config::load_config_with(config::DEFAULT_PRESET, sets),
+        Some(text) if kind == "json" => {
+            let v: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+                Error::Config(format!(
+                    "<dict>: not a run config ({e}); expected a dict shaped as a run file"
+                ))
+            })?;
+            let toml = toml::to_string(&v).map_err(|e| {
+                Error::Config(format!(
+                    "<dict>: cannot be written as TOML ({e}); expected tables of strings, numbers, booleans and lists (no None)"
+                ))
+            })?;
+            config::parse_config_with(&toml, "<dict>", here, sets)
+        }
+        Some(text) if looks_like_toml(text) => config::parse_config_with(text, "<string>", here, sets),
+        Some(name) => config::load_config_with(name, sets),
+    }
+}
+
+/// TOML text rather than a preset name or a path: it has a newline, a key or a table.
+fn looks_like_toml(s: &str) -> bool {
+    s.contains('\n') || s.contains('=') || s.trim_start().starts_with('[')
+}
+
+/// The run config with a fio job file's jobs (a path, or the file's text) and a seed.
+fn build(
+    config: Option<&str>,
+    kind: &str,
+    jobs: Option<&str>,
+    seed: Option<u64>,
+    sets: &[String],
+) -> ssdlab_core::Result<Config> {
+    let mut cfg = load(config, kind, sets)?;
+    if let Some(j) = jobs {
+        if Path::new(j).is_file() {
+            let text = std::fs::read_to_string(j).map_err(|e| Error::io(j, e))?;
+            cfg.set_jobs_from_fio(j, &text)?;
+        } else if j.contains('[') {
+            cfg.set_jobs_from_fio("<jobs>", j)?;
+        } else {
+            return Err(Error::Config(format!(
+                "{j}: no such file; expected a fio job file's path or its text"
+            )));
+        }
+    }
+    if let Some(s) = seed {
+        cfg.precondition.seed = s;
+    }
+    Ok(cfg)
+}
+
+fn inputs_of<'a>(config: &'a Option<String>, jobs: &'a Option<String>, files: &'a mut Vec<&'a str>) -> Inputs<'a> {
+    files.extend(config.as_deref());
+    files.extend(jobs.as_deref());
+    files.push("<jobs>");
+    Inputs { config_files: files }
+}
+
+/// A run's JSON, its json+ form and its headline figures.
+type RunOutput = (String, String, Vec<(String, f64)>);
+
+/// A point's id and labels.
+type PointInfo = (String, Vec<(String, String)>);
+
+/// Simulate a run: returns the result as the CLI's `--output-format json` prints it, as
+/// `json+` (with the latency histograms' bins), and the headline figures every experiment's
+/// table shows (`experiment::row_metrics`).
+#[pyfunction]
+#[pyo3(signature = (config=None, kind="auto", jobs=None, seed=None, sets=Vec::new(), max_memory=None))]
+fn run(
+    py: Python<'_>,
+    config: Option<String>,
+    kind: &str,
+    jobs: Option<String>,
+    seed: Option<u64>,
+    sets: Vec<String>,
+    max_memory: Option<u64>,
+) -> PyResult<RunOutput> {
+    let mut files = Vec::new();
+    let inputs = inputs_of(&config, &jobs, &mut files);
+    let cfg = build(config.as_deref(), kind, jobs.as_deref(), seed, &sets).map_err(|e| to_py(e, &inputs))?;
+    if let Some(limit) = max_memory.or_else(ssdlab_core::sim::default_memory_limit) {
+        ssdlab_core::sim::check_memory(&cfg, limit)
+            .map_err(|e| cfg.locate(e))
+            .map_err(|e| to_py(e, &inputs))?;
+    }
+    let r = interruptible(py, move || {
+        let result = ssdlab_core::run_config(&cfg)?;
+        let plain = serde_json::to_string_pretty(&result.without_bins()).expect("serialisable") + "\n";
+        let plus = serde_json::to_string(&result).expect("serialisable");
+        let metrics = experiment::row_metrics(&Outcome::Ssd(Box::new(result)));
+        Ok((plain, plus, metrics))
+    })?;
+    r.map_err(|e| to_py(e, &inputs))
+}
+
+/// The run config in full, as JSON (every key, defaults included): what a sweep hashes to
+/// know a point it already ran.
+#[pyfunction]
+#[pyo3(signature = (config=None, kind="auto", jobs=None, seed=None, sets=Vec::new()))]
+fn resolve(
+    config: Option<String>,
+    kind: &str,
+    jobs: Option<String>,
+    seed: Option<u64>,
+    sets: Vec<String>,
+) -> PyResult<String> {
+    let mut files = Vec::new();
+    let inputs = inputs_of(&config, &jobs, &mut files);
+    let cfg = build(config.as_deref(), kind, jobs.as_deref(), seed, &sets).map_err(|e| to_py(e, &inputs))?;
+    Ok(serde_json::to_string(&cfg).expect("serialisable"))
+}
+
+/// The presets: (name, description).
+#[pyfunction]
+fn presets() -> Vec<(String, String)> {
+    config::preset_names()
+        .into_iter()
+        .map(|n| {
+            let c = config::load_config(n).expect("presets are valid");
+            (n.to_string(), c.device.description)
+        })
+        .collect()
+}
+
+/// A trace's statistics, as `ssdlab trace stats --output-format json` prints them.
+#[pyfunction]
+#[pyo3(signature = (path, format="auto", skip_bad_lines=false))]
+fn trace_stats(py: Python<'_>, path: String, format: &str, skip_bad_lines: bool) -> PyResult<String> {
+    use ssdlab_core::trace::{stats, Devices, Format, ReaderOptions, StatsOptions, TraceReader, TraceStats};
+    let inputs = Inputs { config_files: &[] };
+    let format = Format::from_name(format).map_err(|e| ConfigError::new_err(format!("format: {e}")))?;
+    let r = interruptible(py, move || {
+        let mut reader = TraceReader::open(&path, &ReaderOptions { format, skip_bad_lines })?;
+        let opts = StatsOptions {
+            devices: Devices::only(None),
+            max_page_runs: stats::DEFAULT_MAX_PAGE_RUNS,
+            max_volumes: stats::DEFAULT_MAX_VOLUMES,
+        };
+        let s = TraceStats::compute(&mut reader, &opts)?;
+        Ok(serde_json::to_string(&s).expect("serialisable"))
+    })?;
+    r.map_err(|e| to_py(e, &inputs))
+}
+
+/// A size or a rate with units (`256GiB`, `100MB/s`) in bytes (per second).
+#[pyfunction]
+#[pyo3(signature = (text, rate=false))]
+fn parse_size(text: &str, rate: bool) -> PyResult<u64> {
+    let r = if rate {
+        ssdlab_core::units::parse_rate(text)
+    } else {
+        ssdlab_core::units::parse_size(text)
+    };
+    r.map_err(|e| ConfigError::new_err(format!("{text}: {e}")))
+}
+
+/// The lifetime formula: capacity × P/E cycles / (write rate × WAF), in seconds (infinite
+/// without writes), and its human form.
+#[pyfunction]
+fn lifetime_seconds(capacity_bytes: f64, pe_cycles: f64, write_bytes_per_s: f64, waf: f64) -> (f64, String) {
+    let s = ssdlab_core::lifetime::lifetime_seconds(capacity_bytes, pe_cycles, write_bytes_per_s, waf);
+    (s, ssdlab_core::lifetime::human_duration(s))
+}
+
+/// The lifetime formula's inputs read from a run's JSON result: (capacity bytes, P/E cycles,
+/// host write bytes/s, WAF).
+#[pyfunction]
+fn lifetime_inputs(result_json: &str) -> PyResult<(f64, f64, f64, f64)> {
+    let v: serde_json::Value = serde_json::from_str(result_json)
+        .map_err(|e| ConfigError::new_err(format!("result: not JSON ({e}); expected a run's JSON result")))?;
+    let i = ssdlab_core::lifetime::from_run_json(&v).map_err(|e| ConfigError::new_err(format!("result: {e}")))?;
+    Ok((i.capacity_bytes, i.pe_cycles, i.host_write_bytes_per_s, i.waf))
+}
+
+fn scale(quick: bool) -> Scale {
+    if quick {
+        Scale::Quick
+    } else {
+        Scale::Full
+    }
+}
+
+fn find(name: &str) -> PyResult<&'static dyn experiment::Experiment> {
+    experiment::find(name).map_err(|e| ConfigError::new_err(e.to_string()))
+}
+
+/// The experiments: (name, title, seed document).
+#[pyfunction]
+fn experiments() -> Vec<(String, String, String)> {
+    experiment::REGISTRY
+        .iter()
+        .map(|e| (e.name().into(), e.title().into(), e.seed_document().into()))
+        .collect()
+}
+
+/// An experiment's points: (id, labels) in their order.
+#[pyfunction]
+fn experiment_points(name: &str, quick: bool) -> PyResult<Vec<PointInfo>> {
+    let exp = find(name)?;
+    let points = experiment::points_of(exp, scale(quick)).map_err(|e| SsdlabError::new_err(e.to_string()))?;
+    Ok(points.into_iter().map(|p| (p.id, p.labels)).collect())
+}
+
+/// Simulate point `index` of an experiment; its outcome as bytes for
+/// [`experiment_assemble`] (in this process or another).
+#[pyfunction]
+fn experiment_point<'py>(py: Python<'py>, name: &str, quick: bool, index: usize) -> PyResult<Bound<'py, PyBytes>> {
+    let exp = find(name)?;
+    let points = experiment::points_of(exp, scale(quick)).map_err(|e| SsdlabError::new_err(e.to_string()))?;
+    let Some(p) = points.into_iter().nth(index) else {
+        return Err(ConfigError::new_err(format!(
+            "index: point {index} of experiment {name}; expected one below its number of points"
+        )));
+    };
+    let r = interruptible(py, move || experiment::run_point(exp, &p).map(|o| o.to_bytes()))?;
+    let bytes = r.map_err(|e| to_py(e, &Inputs { config_files: &[] }))?;
+    Ok(PyBytes::new(py, &bytes))
+}
+
+fn experiment_json(res: &experiment::ExperimentResult) -> (String, String) {
+    (
+        serde_json::to_string_pretty(res).expect("serialisable"),
+        res.deterministic_json(),
+    )
+}
+
+/// The experiment's result from its points' outcomes (in the points' order), as the CLI's
+/// `result.json` has it, and with the wall-clock fields zeroed.
+#[pyfunction]
+fn experiment_assemble(
+    name: &str,
+    quick: bool,
+    outcomes: Vec<Vec<u8>>,
+    wall_time_s: f64,
+) -> PyResult<(String, String)> {
+    let exp = find(name)?;
+    let points = experiment::points_of(exp, scale(quick)).map_err(|e| SsdlabError::new_err(e.to_string()))?;
+    if outcomes.len() != points.len() {
+        return Err(ConfigError::new_err(format!(
+            "outcomes: {} given; expected one per point ({})",
+            outcomes.len(),
+            points.len()
+        )));
+    }
+    let outcomes = outcomes
+        .iter()
+        .map(|b| Outcome::from_bytes(b))
+        .collect::<ssdlab_core::Result<Vec<_>>>()
+        .map_err(|e| SsdlabError::new_err(e.to_string()))?;
+    Ok(experiment_json(&experiment::assemble(
+        exp,
+        scale(quick),
+        &points,
+        outcomes,
+        wall_time_s,
+    )))
+}
+
+/// Run an experiment here as `ssdlab experiment NAME` does, on `threads` threads (0: one per
+/// core).
+#[pyfunction]
+#[pyo3(signature = (name, quick=false, threads=0))]
+fn experiment_run(py: Python<'_>, name: &str, quick: bool, threads: usize) -> PyResult<(String, String)> {
+    let exp = find(name)?;
+    let r = interruptible(py, move || experiment::run(exp, scale(quick), threads, &|_, _| {}))?;
+    r.map(|res| experiment_json(&res))
+        .map_err(|e| to_py(e, &Inputs { config_files: &[] }))
+}
+
+/// Stop every simulation of this process at its next progress report (Ctrl-C of a sweep).
+#[pyfunction]
+fn interrupt() {
+    ssdlab_core::sim::interrupt();
+}
+
+/// Let simulations run again after [`interrupt`].
+#[pyfunction]
+fn clear_interrupt() {
+    ssdlab_core::sim::clear_interrupt();
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("SsdlabError", py.get_type::<SsdlabError>())?;
+    m.add("ConfigError", py.get_type::<ConfigError>())?;
+    m.add("TraceError", py.get_type::<TraceError>())?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(resolve, m)?)?;
+    m.add_function(wrap_pyfunction!(presets, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_stats, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_size, m)?)?;
+    m.add_function(wrap_pyfunction!(lifetime_seconds, m)?)?;
+    m.add_function(wrap_pyfunction!(lifetime_inputs, m)?)?;
+    m.add_function(wrap_pyfunction!(experiments, m)?)?;
+    m.add_function(wrap_pyfunction!(experiment_points, m)?)?;
+    m.add_function(wrap_pyfunction!(experiment_point, m)?)?;
+    m.add_function(wrap_pyfunction!(experiment_assemble, m)?)?;
+    m.add_function(wrap_pyfunction!(experiment_run, m)?)?;
+    m.add_function(wrap_pyfunction!(interrupt, m)?)?;
+    m.add_function(wrap_pyfunction!(clear_interrupt, m)?)?;
+    Ok(())
+}

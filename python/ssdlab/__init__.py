@@ -1,0 +1,121 @@
+"""ssdlab from Python: the same engine as the ``ssdlab`` command, results as DataFrames.
+
+>>> import ssdlab
+>>> r = ssdlab.run("slc-sata", jobs="[w]\\nrw=randwrite\\nbs=4k\\nsize=64m\\nnumber_ios=5000\\n")
+>>> r.jobs[["jobname", "write_iops"]]
+
+``run`` simulates one run; ``sweep`` runs a grid of them (here or on Ray); ``experiment``
+reproduces a seed as ``ssdlab experiment NAME`` does. Errors raise ``ConfigError`` or
+``TraceError`` with the command line's one-line message.
+"""
+
+from ._native import ConfigError, SsdlabError, TraceError, __version__
+from . import _native
+from ._result import Result
+from ._experiment import Experiment, experiment, experiments
+from ._sweep import sweep
+
+__all__ = [
+    "run",
+    "Result",
+    "presets",
+    "trace_stats",
+    "lifetime",
+    "experiment",
+    "experiments",
+    "Experiment",
+    "sweep",
+    "ConfigError",
+    "TraceError",
+    "SsdlabError",
+    "__version__",
+]
+
+
+def _config_args(config, set=None):
+    """The native call's (config, kind, sets) for a preset name, path, TOML text or dict."""
+    import json
+
+    sets = [f"{k}={_toml_value(v)}" for k, v in (set or {}).items()]
+    if config is None:
+        return None, "auto", sets
+    if isinstance(config, dict):
+        return json.dumps(config), "json", sets
+    if hasattr(config, "__fspath__"):
+        return str(config.__fspath__()), "auto", sets
+    if isinstance(config, str):
+        return config, "auto", sets
+    raise ConfigError(f"config: got {type(config).__name__}; expected a preset name, a path, TOML text or a dict")
+
+
+def _toml_value(v):
+    """A Python value as a TOML value for ``KEY=VALUE`` (``--set``)."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, str):
+        return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    raise ConfigError(f"set: {v!r}; expected a string, a number or a boolean")
+
+
+def run(config=None, jobs=None, seed=None, set=None, max_memory=None):
+    """Simulate one run, as ``ssdlab run`` does.
+
+    ``config``: a preset name, a run file's path, TOML text, or a dict shaped as a run file
+    (default: the ``tlc-nvme`` preset and its job). ``jobs``: a fio job file's path or text,
+    whose jobs replace the config's. ``seed``: the run's seed. ``set``: ``{"dotted.key":
+    value}`` overrides, as ``--set``. Returns a :class:`Result`.
+    """
+    cfg, kind, sets = _config_args(config, set)
+    if jobs is not None and hasattr(jobs, "__fspath__"):
+        jobs = str(jobs.__fspath__())
+    plain, plus, _metrics = _native.run(cfg, kind, jobs, seed, sets, max_memory)
+    return Result(plain, plus)
+
+
+def presets():
+    """The device presets as a DataFrame: name, description."""
+    import pandas as pd
+
+    return pd.DataFrame(_native.presets(), columns=["name", "description"])
+
+
+def trace_stats(path, format="auto", skip_bad_lines=False):
+    """A trace's statistics (dict), as ``ssdlab trace stats --output-format json`` gives them."""
+    import json
+
+    return json.loads(_native.trace_stats(str(path), format, skip_bad_lines))
+
+
+def lifetime(capacity=None, pe=None, write_rate=None, waf=None, result=None):
+    """How long the flash lasts: capacity x P/E cycles / (write rate x WAF).
+
+    ``capacity`` and ``write_rate`` take numbers (bytes, bytes/s) or strings with units
+    (``"1TB"``, ``"100MB/s"``). Inputs not given are read from ``result`` (a
+    :class:`Result` or a run's JSON dict). Returns a dict: ``seconds`` (``inf`` without
+    writes), ``human``, and the ``inputs`` with where each came from.
+    """
+    import json
+
+    from_run = None
+    if result is not None:
+        d = result.json if isinstance(result, Result) else result
+        from_run = _native.lifetime_inputs(json.dumps(d))
+    names = ["capacity", "pe", "write_rate", "waf"]
+    given = [
+        _native.parse_size(capacity) if isinstance(capacity, str) else capacity,
+        pe,
+        _native.parse_size(write_rate, True) if isinstance(write_rate, str) else write_rate,
+        waf,
+    ]
+    inputs = {}
+    for i, (name, v) in enumerate(zip(names, given)):
+        if v is not None:
+            inputs[name] = {"value": float(v), "source": name}
+        elif from_run is not None:
+            inputs[name] = {"value": from_run[i], "source": "result"}
+        else:
+            raise ConfigError(f"{name}: missing; expected {name} with a value, or result=")
+    seconds, human = _native.lifetime_seconds(*(inputs[n]["value"] for n in names))
+    return {"seconds": seconds, "human": human, "inputs": inputs}

@@ -1,0 +1,84 @@
+"""Seed reproductions from Python: here, or with their points spread over a Ray cluster."""
+
+import json
+import os
+import time
+
+from . import _native
+from ._backend import map_points
+
+
+class Experiment:
+    """An experiment's result: ``json`` is the CLI's ``result.json``; ``claims`` and ``runs``
+    are DataFrames of it; ``deterministic_json`` is the JSON with its wall-clock fields zeroed
+    (equal for any backend and thread count)."""
+
+    def __init__(self, result_json, deterministic_json):
+        self.json = json.loads(result_json)
+        self.deterministic_json = deterministic_json
+        self._text = result_json
+
+    def __repr__(self):
+        ok = sum(c["reproduced"] for c in self.json["claims"])
+        return f"<ssdlab.Experiment {self.json['experiment']}: {ok} of {len(self.json['claims'])} claims reproduced>"
+
+    @property
+    def claims(self):
+        """One row per claim: id, text, seed_value, our_value, unit, tolerance, reproduced."""
+        import pandas as pd
+
+        cols = ["id", "text", "seed_value", "our_value", "unit", "tolerance", "reproduced"]
+        return pd.DataFrame([{c: cl[c] for c in cols} for cl in self.json["claims"]], columns=cols)
+
+    @property
+    def runs(self):
+        """One row per point: its id, labels and the table's figures (as ``table.csv``)."""
+        import pandas as pd
+
+        rows = []
+        for r in self.json["runs"]:
+            row = {"point": r["id"]}
+            row.update(r["labels"])
+            row.update({k: (float("nan") if v is None else v) for k, v in r["metrics"].items()})
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+    def write(self, out):
+        """Write ``result.json`` into the folder ``out`` (as the CLI names it)."""
+        os.makedirs(out, exist_ok=True)
+        with open(os.path.join(out, "result.json"), "w") as f:
+            f.write(self._text + "\n")
+
+
+def experiments():
+    """The experiments as a DataFrame: name, title, seed document."""
+    import pandas as pd
+
+    return pd.DataFrame(_native.experiments(), columns=["name", "title", "seed_document"])
+
+
+def _run_point(name, quick, index):
+    return _native.experiment_point(name, quick, index)
+
+
+def experiment(name, quick=False, backend="local", threads=0, out=None, progress=None):
+    """Reproduce a seed as ``ssdlab experiment NAME`` does, returning an :class:`Experiment`.
+
+    ``backend="local"`` runs the points on this machine's cores (``threads``, 0 for one per
+    core); ``"ray"`` submits one Ray task per point to the cluster ``ray.init()`` joins (start
+    it yourself for a remote cluster). Both give the CLI's result, byte for byte except its
+    wall-clock fields. ``out`` writes ``result.json`` there.
+    """
+    if backend == "local":
+        text, det = _native.experiment_run(name, quick, threads)
+    elif backend == "ray":
+        start = time.monotonic()
+        n = len(_native.experiment_points(name, quick))
+        outcomes = map_points(_run_point, [(name, quick, i) for i in range(n)], "ray", progress, f"{name} points")
+        text, det = _native.experiment_assemble(name, quick, outcomes, time.monotonic() - start)
+    else:
+        raise _native.ConfigError(f"backend: {backend!r}; expected 'local' or 'ray'")
+    e = Experiment(text, det)
+    if out is not None:
+        e.write(out)
+    return e

@@ -1,0 +1,104 @@
+"""A run's result: the CLI's JSON, and views of it as DataFrames and arrays."""
+
+import json
+
+_OPS = ("read", "write", "trim")
+_PCTS = {"p50": "50.000000", "p99": "99.000000", "p99.9": "99.900000"}
+_SERIES = {
+    "free_blocks": "free_blocks_over_time",
+    "waf": "waf_over_time",
+    "latency_ns": "latency_over_time",
+    "bandwidth_bytes_s": "bandwidth_over_time",
+}
+
+
+class Result:
+    """One simulated run.
+
+    ``json`` is exactly the dict ``ssdlab run --output-format json`` prints; ``jobs`` and
+    ``ssd`` are DataFrames of it; ``latency(job, op)`` gives a latency histogram (from the
+    json+ bins) and ``timeseries`` the sampled series over simulated time.
+    """
+
+    def __init__(self, plain_json, plus_json):
+        self.json = json.loads(plain_json)
+        self._plus = json.loads(plus_json)
+
+    def __repr__(self):
+        jobs = ", ".join(j["jobname"] for j in self.json["jobs"])
+        return f"<ssdlab.Result {self.json['ssd']['device']!r}: jobs {jobs}; WAF {self.json['ssd']['waf']}>"
+
+    @property
+    def jobs(self):
+        """One row per job: per operation IOPS, bytes/s, bytes, I/Os, and completion latency
+        (ns: mean, min, max, p50, p99, p99.9)."""
+        import pandas as pd
+
+        rows = []
+        for j in self.json["jobs"]:
+            row = {"jobname": j["jobname"], "runtime_ms": j["job_runtime"]}
+            for op in _OPS:
+                o = j[op]
+                lat = o["clat_ns"]
+                row[f"{op}_iops"] = float(o["iops"])
+                row[f"{op}_bw_bytes"] = int(o["bw_bytes"])
+                row[f"{op}_io_bytes"] = int(o["io_bytes"])
+                row[f"{op}_ios"] = int(o["total_ios"])
+                row[f"{op}_lat_mean_ns"] = float(lat["mean"])
+                row[f"{op}_lat_min_ns"] = int(lat["min"])
+                row[f"{op}_lat_max_ns"] = int(lat["max"])
+                for name, key in _PCTS.items():
+                    row[f"{op}_lat_{name}_ns"] = int(lat["percentile"].get(key, 0))
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+    @property
+    def ssd(self):
+        """The device's figures as one row, nested keys joined with dots (``gc.collections``);
+        the time series are left out (see ``timeseries``)."""
+        import pandas as pd
+
+        ssd = {k: v for k, v in self.json["ssd"].items() if k not in _SERIES.values()}
+        return pd.json_normalize(ssd, sep=".")
+
+    def latency(self, job, op="read"):
+        """Completion-latency histogram of ``job`` (index or name) for ``op``: (values in ns,
+        counts), NumPy int64 arrays in ascending order of value."""
+        import numpy as np
+
+        jobs = self._plus["jobs"]
+        if isinstance(job, str):
+            match = [j for j in jobs if j["jobname"] == job]
+            if not match:
+                names = ", ".join(j["jobname"] for j in jobs)
+                raise KeyError(f"job {job!r}; expected one of {names}")
+            j = match[0]
+        else:
+            j = jobs[job]
+        if op not in _OPS:
+            raise KeyError(f"op {op!r}; expected one of {', '.join(_OPS)}")
+        bins = j[op]["clat_ns"].get("bins", {})
+        pairs = sorted((int(v), int(c)) for v, c in bins.items())
+        values = np.array([p[0] for p in pairs], dtype=np.int64)
+        counts = np.array([p[1] for p in pairs], dtype=np.int64)
+        return values, counts
+
+    @property
+    def timeseries(self):
+        """The sampled series over simulated time, one row per sample: ``time_s``,
+        ``free_blocks``, ``waf``, ``latency_ns``, ``bandwidth_bytes_s`` (NaN where a series has
+        no sample at that time)."""
+        import pandas as pd
+
+        ssd = self.json["ssd"]
+        frames = []
+        for col, key in _SERIES.items():
+            pts = ssd.get(key, [])
+            frames.append(pd.DataFrame(pts, columns=["time_ns", col]).set_index("time_ns"))
+        df = pd.concat(frames, axis=1).sort_index()
+        df.insert(0, "time_s", df.index.to_numpy() / 1e9)
+        return df.reset_index(drop=True)
+
+    @property
+    def waf(self):
+        return self.json["ssd"]["waf"]

@@ -1,0 +1,112 @@
+"""Parameter sweeps: the product of a grid of config keys and seeds, one run per point."""
+
+import hashlib
+import itertools
+import json
+import os
+
+from . import _native
+from ._backend import map_points
+
+
+def _point(cfg, kind, jobs, seed, sets, max_memory):
+    """Run one point (in this process or a Ray worker): its JSON result and headline figures."""
+    plain, _plus, metrics = _native.run(cfg, kind, jobs, seed, sets, max_memory)
+    return plain, metrics
+
+
+def sweep(
+    base=None,
+    grid=None,
+    seeds=None,
+    backend="local",
+    out=None,
+    jobs=None,
+    set=None,
+    threads=0,
+    progress=None,
+    ray_address=None,
+    max_memory=None,
+):
+    """Run every point of ``grid`` x ``seeds`` on ``base`` and return one row per point.
+
+    ``base``: what :func:`ssdlab.run` takes as ``config`` (preset, path, TOML text or dict),
+    with ``jobs`` and ``set`` as there. ``grid``: ``{"dotted.key": [values]}``, e.g.
+    ``{"device.ftl.gc_policy": ["greedy", "cost-benefit"], "job.0.iodepth": [1, 8]}``.
+    ``seeds``: a list of seeds (default: the config's own). ``backend``: ``"local"`` (this
+    machine's cores, ``threads`` at once, 0 for one per core) or ``"ray"`` (one task per
+    point on the cluster ``ray.init(address=ray_address)`` joins; ``None`` starts a local
+    one). Both give the same rows.
+
+    ``out``: a folder; each point's full result is written there as
+    ``points/KEY.json``, KEY being a hash of the point's full config and seed, and a point
+    already there is read back instead of run again (a sweep is resumable).
+
+    The rows (a DataFrame, in grid order): the grid's keys, ``seed``, ``key``, and the
+    headline figures every experiment table has (``read_iops``, ``read_mb_s``,
+    ``read_mean_us``, ``read_p99_us``, the same for writes, ``waf``, ``lifetime_days``).
+    """
+    import pandas as pd
+
+    from . import _config_args, _toml_value
+
+    grid = dict(grid or {})
+    for k, v in grid.items():
+        if isinstance(v, (str, bytes)) or not hasattr(v, "__iter__"):
+            raise _native.ConfigError(f"grid: {k}: {v!r}; expected a list of values")
+    cfg, kind, base_sets = _config_args(base, set)
+    if jobs is not None and hasattr(jobs, "__fspath__"):
+        jobs = str(jobs.__fspath__())
+    seed_list = [None] if seeds is None else list(seeds)
+    keys = list(grid)
+    points = []
+    for combo in itertools.product(*(list(grid[k]) for k in keys)):
+        sets = base_sets + [f"{k}={_toml_value(v)}" for k, v in zip(keys, combo)]
+        for seed in seed_list:
+            full = json.loads(_native.resolve(cfg, kind, jobs, seed, sets))
+            blob = json.dumps({"version": _native.__version__, "config": full}, sort_keys=True)
+            key = hashlib.sha256(blob.encode()).hexdigest()[:20]
+            params = dict(zip(keys, combo))
+            params["seed"] = full["precondition"]["seed"]
+            points.append((params, key, (cfg, kind, jobs, seed, sets, max_memory)))
+
+    done = {}
+    if out is not None:
+        os.makedirs(os.path.join(out, "points"), exist_ok=True)
+        for _, key, _ in points:
+            path = os.path.join(out, "points", f"{key}.json")
+            if os.path.exists(path):
+                try:
+                    with open(path) as f:
+                        saved = json.load(f)
+                    done[key] = (saved["metrics"], saved["result"])
+                except (OSError, ValueError, KeyError):
+                    pass  # a point cut short while written: run it again
+    todo = [p for p in points if p[1] not in done]
+    # A key twice (the same config from two grid cells) runs once.
+    unique = list({p[1]: p for p in todo}.values())
+    results = map_points(
+        _point, [p[2] for p in unique], backend, progress, "sweep", threads=threads, ray_address=ray_address
+    )
+    for (params, key, _), (plain, metrics) in zip(unique, results):
+        metrics = [list(m) for m in metrics]
+        result = json.loads(plain)
+        done[key] = (metrics, result)
+        if out is not None:
+            path = os.path.join(out, "points", f"{key}.json")
+            tmp = path + ".part"
+            with open(tmp, "w") as f:
+                json.dump({"params": params, "key": key, "metrics": metrics, "result": result}, f)
+            os.replace(tmp, path)
+
+    rows = []
+    for params, key, _ in points:
+        metrics, _result = done[key]
+        row = dict(params)
+        row["key"] = key
+        row.update({k: (float("nan") if v is None else v) for k, v in metrics})
+        rows.append(row)
+    df = pd.DataFrame(rows)
+    if out is not None:
+        df.to_csv(os.path.join(out, "sweep.csv"), index=False)
+    return df

@@ -1,0 +1,76 @@
+"""Plots with matplotlib: each function draws on ``ax`` (a new figure's when None) and
+returns the axes, so they compose in a notebook."""
+
+
+def _axes(ax):
+    if ax is None:
+        import matplotlib.pyplot as plt
+
+        _, ax = plt.subplots(figsize=(6.4, 4.0))
+    return ax
+
+
+def latency_cdf(result, job=0, ops=("read", "write"), ax=None):
+    """Completion-latency CDF of ``job`` per operation (from the json+ histogram bins)."""
+    import numpy as np
+
+    ax = _axes(ax)
+    for op in ops:
+        values, counts = result.latency(job, op)
+        if counts.sum() == 0:
+            continue
+        ax.step(values / 1e3, np.cumsum(counts) / counts.sum(), where="post", label=op)
+    ax.set_xscale("log")
+    ax.set_xlabel("completion latency (µs)")
+    ax.set_ylabel("fraction of I/Os")
+    ax.set_ylim(0, 1.0)
+    ax.legend()
+    ax.grid(True, which="both", alpha=0.3)
+    return ax
+
+
+def _series(result, column, ylabel, scale=1.0, ax=None):
+    ax = _axes(ax)
+    ts = result.timeseries.dropna(subset=[column])
+    ax.plot(ts["time_s"], ts[column] * scale)
+    ax.set_xlabel("simulated time (s)")
+    ax.set_ylabel(ylabel)
+    ax.grid(True, alpha=0.3)
+    return ax
+
+
+def latency_over_time(result, ax=None):
+    """Mean completion latency of each sampling interval over simulated time."""
+    return _series(result, "latency_ns", "mean latency (µs)", 1e-3, ax)
+
+
+def waf_over_time(result, ax=None):
+    """Write amplification of each sampling interval over simulated time."""
+    return _series(result, "waf", "WAF", 1.0, ax)
+
+
+def free_blocks_over_time(result, ax=None):
+    """Free blocks of the device over simulated time."""
+    return _series(result, "free_blocks", "free blocks", 1.0, ax)
+
+
+def bandwidth_over_time(result, ax=None):
+    """Bytes per second of the I/Os completed in each sampling interval (MB/s)."""
+    return _series(result, "bandwidth_bytes_s", "bandwidth (MB/s)", 1e-6, ax)
+
+
+def claims(experiment, ax=None):
+    """An experiment's claims: ours over the seed's value, one bar per claim, green where
+    reproduced and red where missed; the line at 1 is the seed's."""
+    ax = _axes(ax)
+    c = experiment.claims
+    ratio = [o / s if s else float("nan") for o, s in zip(c["our_value"], c["seed_value"])]
+    colors = ["tab:green" if r else "tab:red" for r in c["reproduced"]]
+    ax.barh(range(len(c)), ratio, color=colors)
+    ax.set_yticks(range(len(c)))
+    ax.set_yticklabels(c["id"], fontsize=7)
+    ax.invert_yaxis()
+    ax.axvline(1.0, color="black", linewidth=0.8)
+    ax.set_xlabel("ours / seed's")
+    ax.set_title(f"{experiment.json['experiment']}: {int(c['reproduced'].sum())} of {len(c)} claims reproduced")
+    return ax

@@ -1,0 +1,86 @@
+"""Fixtures of the Python tests: the `ssdlab` command to compare with, small configs, Ray."""
+
+import os
+import pathlib
+import shutil
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+# A run of about 0.2 s: a small SLC drive, preconditioned at random so the seed matters,
+# random writes through GC.
+SMALL = """
+[device]
+preset = "slc-sata"
+[device.geometry]
+blocks_per_plane = 128
+[precondition]
+mode = "steady"
+[[job]]
+name = "mixed"
+rw = "randrw"
+rwmixread = 50
+bs = "4KiB"
+iodepth = 4
+number_ios = 30000
+"""
+
+
+def _in_ci():
+    return bool(os.environ.get("CI"))
+
+
+@pytest.fixture(scope="session")
+def cli():
+    """The `ssdlab` command built from this tree ($SSDLAB_CLI, or target/*/ssdlab)."""
+    cand = [os.environ.get("SSDLAB_CLI")] + [
+        str(ROOT / "target" / p / "ssdlab") for p in ("ci-test", "release", "debug")
+    ]
+    for c in cand:
+        if c and os.path.isfile(c) and os.access(c, os.X_OK):
+            return c
+    found = shutil.which("ssdlab")
+    if found:
+        return found
+    msg = "the ssdlab command is not built (cargo build); set SSDLAB_CLI"
+    if _in_ci():
+        pytest.fail(msg)
+    pytest.skip(msg)
+
+
+@pytest.fixture(scope="session")
+def shared_traces():
+    d = ROOT.parent / "shared" / "traces"
+    if d.is_dir():
+        return d
+    if _in_ci():
+        pytest.fail(f"{d} is missing and CI is set")
+    pytest.skip(f"{d} not found")
+
+
+@pytest.fixture
+def small_file(tmp_path):
+    p = tmp_path / "small.toml"
+    p.write_text(SMALL)
+    return p
+
+
+@pytest.fixture(scope="session")
+def ray_cluster():
+    """A local Ray cluster of 2 CPUs for the session."""
+    ray = pytest.importorskip("ray") if not _in_ci() else __import__("ray")
+    if not ray.is_initialized():
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield ray
+    ray.shutdown()
+
+
+def without_wall(d):
+    """A run's JSON without its wall-clock fields (the only ones that vary between runs)."""
+    ssd = d["ssd"]
+    ssd.pop("wall_time_s", None)
+    ssd.pop("sim_requests_per_wall_s", None)
+    if isinstance(ssd.get("precondition"), dict):
+        ssd["precondition"].pop("wall_time_s", None)
+    return d

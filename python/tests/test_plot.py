@@ -1,0 +1,46 @@
+"""The matplotlib plots draw the result's data."""
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np  # noqa: E402
+
+import ssdlab  # noqa: E402
+from ssdlab import plot  # noqa: E402
+from conftest import SMALL  # noqa: E402
+
+
+def test_run_plots_draw_the_series(tmp_path):
+    r = ssdlab.run(SMALL, seed=1)
+    ax = plot.latency_cdf(r)
+    lines = ax.get_lines()
+    assert [l.get_label() for l in lines] == ["read", "write"]
+    y = lines[0].get_ydata()
+    assert y[-1] == 1.0 and np.all(np.diff(y) >= 0)
+    values, _ = r.latency(0, "read")
+    assert np.allclose(lines[0].get_xdata(), values / 1e3)
+    ts = r.timeseries
+    for fn, col, scale in (
+        (plot.waf_over_time, "waf", 1.0),
+        (plot.free_blocks_over_time, "free_blocks", 1.0),
+        (plot.latency_over_time, "latency_ns", 1e-3),
+        (plot.bandwidth_over_time, "bandwidth_bytes_s", 1e-6),
+    ):
+        ax = fn(r)
+        (line,) = ax.get_lines()
+        assert np.allclose(line.get_ydata(), ts[col].dropna() * scale)
+        ax.figure.savefig(tmp_path / f"{col}.svg")
+    assert (tmp_path / "waf.svg").stat().st_size > 1000
+
+
+def test_claims_chart_has_a_bar_per_claim():
+    e = ssdlab.experiment("plan", quick=True)
+    ax = plot.claims(e)
+    bars = ax.patches
+    c = e.claims
+    assert len(bars) == len(c)
+    i = next(k for k in range(len(c)) if c["seed_value"][k])
+    assert bars[i].get_width() == c["our_value"][i] / c["seed_value"][i]
+    red = sum(1 for b in bars if b.get_facecolor()[0] > 0.5 and b.get_facecolor()[1] < 0.5)
+    assert red == int((~c["reproduced"]).sum())

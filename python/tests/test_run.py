@@ -1,0 +1,199 @@
+"""ssdlab.run and friends against the `ssdlab` command: same engine, same JSON."""
+
+import json
+import os
+import signal
+import subprocess
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import ssdlab
+from conftest import SMALL, without_wall
+
+
+def cli_json(cli, *args):
+    out = subprocess.run([cli, *args, "-q", "--output-format", "json"], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def cli_error(cli, *args):
+    out = subprocess.run([cli, *args], capture_output=True, text=True)
+    assert out.returncode == 2, (out.returncode, out.stderr)
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("ssdlab: error: "), out.stderr
+    return lines[0][len("ssdlab: error: "):]
+
+
+def test_run_gives_the_cli_json_for_a_file_and_a_seed(cli, small_file):
+    for seed in (1, 2):
+        ours = ssdlab.run(str(small_file), seed=seed).json
+        theirs = cli_json(cli, "run", str(small_file), "--seed", str(seed))
+        assert without_wall(ours) == without_wall(theirs)
+    # The seed matters here (random preconditioning), so the comparison is not vacuous.
+    a = ssdlab.run(str(small_file), seed=1).json["ssd"]["gc"]
+    b = ssdlab.run(str(small_file), seed=2).json["ssd"]["gc"]
+    assert a != b
+
+
+def test_run_gives_the_cli_json_for_a_preset_with_sets_and_a_fio_job_file(cli, tmp_path):
+    job = tmp_path / "w.fio"
+    job.write_text("[w]\nrw=randwrite\nbs=8k\niodepth=2\nsize=64m\nnumber_ios=4000\n")
+    sets = {"precondition.mode": "none", "device.geometry.blocks_per_plane": 64}
+    ours = ssdlab.run("slc-sata", jobs=job, set=sets, seed=5).json
+    theirs = cli_json(
+        cli, "run", "slc-sata", "--job", str(job), "--seed", "5",
+        "--set", 'precondition.mode="none"', "--set", "device.geometry.blocks_per_plane=64",
+    )
+    assert without_wall(ours) == without_wall(theirs)
+    assert ours["jobs"][0]["jobname"] == "w" and ours["jobs"][0]["write"]["total_ios"] == 4000
+    # Job text instead of a path: the same run.
+    text = ssdlab.run("slc-sata", jobs=job.read_text(), set=sets, seed=5).json
+    assert without_wall(text) == without_wall(ours)
+
+
+def test_a_dict_config_is_the_run_file_it_spells():
+    d = {
+        "device": {"preset": "slc-sata", "geometry": {"blocks_per_plane": 128}},
+        "precondition": {"mode": "steady"},
+        "job": [{"name": "mixed", "rw": "randrw", "rwmixread": 50, "bs": "4KiB", "iodepth": 4, "number_ios": 30000}],
+    }
+    assert without_wall(ssdlab.run(d, seed=3).json) == without_wall(ssdlab.run(SMALL, seed=3).json)
+
+
+def test_jobs_frame_matches_the_json(small_file):
+    r = ssdlab.run(str(small_file), seed=1)
+    df = r.jobs
+    j = r.json["jobs"][0]
+    assert list(df["jobname"]) == ["mixed"]
+    assert df["write_iops"].dtype == np.float64 and df["read_ios"].dtype == np.int64
+    assert df.loc[0, "read_ios"] == j["read"]["total_ios"] > 0
+    assert df.loc[0, "write_bw_bytes"] == j["write"]["bw_bytes"] > 0
+    assert df.loc[0, "read_lat_p99_ns"] == j["read"]["clat_ns"]["percentile"]["99.000000"]
+    assert df.loc[0, "read_lat_mean_ns"] == pytest.approx(j["read"]["clat_ns"]["mean"])
+    assert df.loc[0, "read_ios"] + df.loc[0, "write_ios"] == 30000
+
+
+def test_ssd_frame_is_one_row_of_dotted_keys(small_file):
+    r = ssdlab.run(str(small_file), seed=1)
+    s = r.ssd
+    assert s.shape[0] == 1
+    assert s.loc[0, "waf"] == r.json["ssd"]["waf"] > 1.0
+    assert s.loc[0, "device"] == "slc-sata"
+    assert "free_blocks_over_time" not in s.columns
+    gc = [c for c in s.columns if c.startswith("gc.")]
+    assert gc, "nested keys are flattened with dots"
+
+
+def test_latency_histogram_counts_every_io_in_ascending_bins(small_file):
+    r = ssdlab.run(str(small_file), seed=1)
+    for op in ("read", "write"):
+        values, counts = r.latency("mixed", op)
+        assert values.dtype == np.int64 and counts.dtype == np.int64
+        assert counts.sum() == r.json["jobs"][0][op]["total_ios"]
+        assert np.all(np.diff(values) > 0)
+        lat = r.json["jobs"][0][op]["clat_ns"]
+        # Bins are fio's: each within 1/64 of the latencies it holds.
+        assert values[0] <= lat["min"] * 1.02 and values[-1] >= lat["max"] * 0.98
+    assert np.array_equal(r.latency(0, "read")[0], r.latency("mixed", "read")[0])
+    with pytest.raises(KeyError):
+        r.latency("nope")
+
+
+def test_timeseries_cover_the_run_and_bandwidth_adds_up_to_the_bytes(small_file):
+    r = ssdlab.run(str(small_file), seed=1)
+    ts = r.timeseries
+    assert list(ts.columns) == ["time_s", "free_blocks", "waf", "latency_ns", "bandwidth_bytes_s"]
+    assert ts["time_s"].is_monotonic_increasing
+    assert ts["free_blocks"].notna().sum() == len(r.json["ssd"]["free_blocks_over_time"])
+    # Bytes per second of each interval times its length: every measured byte once.
+    bw = r.json["ssd"]["bandwidth_over_time"]
+    times = [t for t, _ in r.json["ssd"]["free_blocks_over_time"]]
+    total = 0.0
+    for (t, rate) in bw:
+        prev = max(x for x in times if x < t)
+        total += rate * (t - prev) / 1e9
+    j = r.json["jobs"][0]
+    assert total == pytest.approx(j["read"]["io_bytes"] + j["write"]["io_bytes"], rel=1e-6)
+
+
+def test_errors_carry_the_cli_one_line_message(cli, tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[device]\npreset = "slc-sata"\n[device.geometry]\nchannels = "many"\n')
+    with pytest.raises(ssdlab.ConfigError) as e:
+        ssdlab.run(str(bad))
+    assert str(e.value) == cli_error(cli, "run", str(bad))
+    assert "bad.toml:4" in str(e.value)
+    with pytest.raises(ssdlab.ConfigError) as e:
+        ssdlab.run("no-such-preset")
+    assert str(e.value) == cli_error(cli, "run", "no-such-preset")
+    trace = tmp_path / "t.csv"
+    trace.write_text("128166372003061629,hm,1,Read,383496192,32768,113330\nnot,a,line\n")
+    with pytest.raises(ssdlab.TraceError) as e:
+        ssdlab.trace_stats(trace, format="msr")
+    assert str(e.value) == cli_error(cli, "trace", "stats", str(trace), "--format", "msr")
+    assert issubclass(ssdlab.ConfigError, ssdlab.SsdlabError)
+    assert issubclass(ssdlab.TraceError, ssdlab.SsdlabError)
+    with pytest.raises(ssdlab.ConfigError):
+        ssdlab.run({"device": {"preset": None}})
+
+
+def test_presets_and_trace_stats(cli, shared_traces):
+    p = ssdlab.presets()
+    assert list(p.columns) == ["name", "description"]
+    assert {"tlc-nvme", "slc-sata", "samsung-830"} <= set(p["name"])
+    trace = shared_traces / "msr.cut.per_10k.rw_40_60.1370.trace"
+    ours = ssdlab.trace_stats(trace)
+    out = subprocess.run([cli, "trace", "stats", str(trace), "--output-format", "json"], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert ours == json.loads(out.stdout)
+    assert ours["requests"] > 0
+
+
+def test_lifetime_is_the_formula_and_reads_a_result(cli, small_file, tmp_path):
+    l = ssdlab.lifetime(capacity="1TB", pe=3000, write_rate="100MB/s", waf=2.0)
+    assert l["seconds"] == pytest.approx(1e12 * 3000 / (1e8 * 2.0))
+    r = ssdlab.run(str(small_file), seed=1)
+    ours = ssdlab.lifetime(result=r)
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(r.json))
+    out = subprocess.run([cli, "lifetime", "--from", str(path), "--output-format", "json"], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert ours["seconds"] == pytest.approx(json.loads(out.stdout)["seconds"], rel=1e-12)
+    assert ssdlab.lifetime(result=r, waf=1.0)["inputs"]["waf"] == {"value": 1.0, "source": "waf"}
+    with pytest.raises(ssdlab.ConfigError):
+        ssdlab.lifetime(capacity="1TB", pe=3000)
+
+
+LONG = SMALL.replace("number_ios = 30000", "number_ios = 200000000")
+
+
+def test_the_gil_is_released_while_simulating():
+    ticks = []
+    stop = threading.Event()
+
+    def count():
+        while not stop.is_set():
+            ticks.append(1)
+            time.sleep(0.001)
+
+    t = threading.Thread(target=count)
+    t.start()
+    ssdlab.run(SMALL.replace("number_ios = 30000", "number_ios = 600000"), seed=1)
+    stop.set()
+    t.join()
+    # A run of about a second: a thread that could not take the GIL would not count at all.
+    assert len(ticks) > 50
+
+
+def test_ctrl_c_interrupts_a_run_and_the_next_run_works():
+    timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        ssdlab.run(LONG, seed=1)
+    timer.cancel()
+    r = ssdlab.run(SMALL, seed=1)
+    assert r.json["jobs"][0]["read"]["total_ios"] + r.json["jobs"][0]["write"]["total_ios"] == 30000

@@ -1,0 +1,118 @@
+"""Sweeps and experiments: local threads against Ray, resuming, the CLI's result."""
+
+import json
+import subprocess
+
+import pytest
+
+import ssdlab
+from ssdlab import _sweep
+from conftest import SMALL
+
+GRID = {"device.ftl.gc_policy": ["greedy", "random"], "job.0.iodepth": [1, 8]}
+
+
+def test_sweep_runs_the_grid_times_the_seeds_in_order():
+    df = ssdlab.sweep(SMALL, GRID, seeds=[1, 2])
+    assert len(df) == 8
+    assert list(df.columns[:4]) == ["device.ftl.gc_policy", "job.0.iodepth", "seed", "key"]
+    assert list(df["device.ftl.gc_policy"]) == ["greedy"] * 4 + ["random"] * 4
+    assert list(df["job.0.iodepth"]) == [1, 1, 8, 8] * 2
+    assert list(df["seed"]) == [1, 2] * 4
+    assert df["key"].is_unique
+    for col in ("read_iops", "write_mb_s", "read_p99_us", "waf", "lifetime_days"):
+        assert col in df.columns
+    # Each row is the run of its point.
+    one = ssdlab.run(SMALL, seed=2, set={"device.ftl.gc_policy": "random", "job.0.iodepth": 8})
+    row = df.iloc[7]
+    assert row["waf"] == one.json["ssd"]["waf"]
+    assert row["write_iops"] == pytest.approx(one.json["jobs"][0]["write"]["iops"], abs=0.05)
+    # The parameters reach the runs: deeper queues raise throughput under each policy, and
+    # random victims copy more than greedy ones.
+    for _, g in df.groupby("device.ftl.gc_policy"):
+        assert g[g["job.0.iodepth"] == 8]["read_iops"].min() > g[g["job.0.iodepth"] == 1]["read_iops"].max()
+    waf = df.groupby("device.ftl.gc_policy")["waf"].mean()
+    assert waf["random"] > waf["greedy"] > 1.0
+
+
+def test_sweep_resumes_from_its_folder(tmp_path, monkeypatch):
+    first = ssdlab.sweep(SMALL, GRID, seeds=[1], out=tmp_path)
+    files = sorted((tmp_path / "points").glob("*.json"))
+    assert len(files) == 4 and (tmp_path / "sweep.csv").exists()
+    saved = json.loads(files[0].read_text())
+    assert set(saved) == {"params", "key", "metrics", "result"}
+    calls = []
+    real = _sweep._point
+
+    def counting(*a):
+        calls.append(a)
+        return real(*a)
+
+    monkeypatch.setattr(_sweep, "_point", counting)
+    again = ssdlab.sweep(SMALL, GRID, seeds=[1], out=tmp_path)
+    assert calls == [] and again.equals(first)
+    # A point lost (or cut short) is the only one run again.
+    (tmp_path / "points" / f"{first['key'][2]}.json").write_text("{")
+    third = ssdlab.sweep(SMALL, GRID, seeds=[1], out=tmp_path)
+    assert len(calls) == 1 and third.equals(first)
+    # Another seed is another point.
+    ssdlab.sweep(SMALL, GRID, seeds=[1, 9], out=tmp_path)
+    assert len(calls) == 5
+
+
+def test_sweep_refuses_a_grid_value_that_is_not_a_list():
+    with pytest.raises(ssdlab.ConfigError):
+        ssdlab.sweep(SMALL, {"job.0.iodepth": 4})
+    with pytest.raises(ssdlab.ConfigError) as e:
+        ssdlab.sweep(SMALL, {"job.0.iodepth": [0]})
+    assert "iodepth" in str(e.value)
+
+
+def test_ray_sweep_equals_the_local_one(ray_cluster):
+    local = ssdlab.sweep(SMALL, GRID, seeds=[1, 2], backend="local")
+    on_ray = ssdlab.sweep(SMALL, GRID, seeds=[1, 2], backend="ray")
+    assert on_ray.equals(local)
+
+
+def zero_wall(d):
+    d["scale"]["wall_time_s"] = 0.0
+    for r in d["runs"]:
+        ssd = r["result"].get("ssd")
+        if ssd is not None:
+            ssd["wall_time_s"] = 0.0
+            ssd["sim_requests_per_wall_s"] = 0.0
+            if isinstance(ssd.get("precondition"), dict):
+                ssd["precondition"].pop("wall_time_s", None)
+    return d
+
+
+def test_experiment_on_ray_is_the_cli_result(cli, ray_cluster, tmp_path):
+    out = subprocess.run(
+        [cli, "experiment", "plan", "--quick", "-q", "--out", str(tmp_path / "cli"), "--output-format", "json"],
+        capture_output=True, text=True,
+    )
+    assert out.returncode == 0, out.stderr
+    theirs = (tmp_path / "cli" / "result.json").read_text()
+    e = ssdlab.experiment("plan", quick=True, backend="ray", out=tmp_path / "py")
+    local = ssdlab.experiment("plan", quick=True, threads=1)
+    # Byte for byte once the wall-clock fields are zeroed.
+    assert e.deterministic_json == local.deterministic_json
+    assert json.loads(e.deterministic_json) == zero_wall(json.loads(theirs))
+    ours = (tmp_path / "py" / "result.json").read_text()
+    assert json.dumps(zero_wall(json.loads(ours))) == json.dumps(zero_wall(json.loads(theirs)))
+    assert len(ours.splitlines()) == len(theirs.splitlines())
+    claims = e.claims
+    assert list(claims.columns) == ["id", "text", "seed_value", "our_value", "unit", "tolerance", "reproduced"]
+    assert len(claims) == len(json.loads(theirs)["claims"]) and claims["reproduced"].dtype == bool
+    runs = e.runs
+    assert len(runs) == e.json["scale"]["points"] and "waf" in runs.columns
+
+
+def test_experiment_errors():
+    with pytest.raises(ssdlab.ConfigError) as e:
+        ssdlab.experiment("nope", quick=True)
+    assert "expected one of" in str(e.value)
+    with pytest.raises(ssdlab.ConfigError):
+        ssdlab.experiment("friendly", quick=True, backend="spark")
+    names = ssdlab.experiments()
+    assert {"friendly", "openssd", "plan", "hotr", "rodi"} <= set(names["name"])
