@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# The test suite: the Rust tests, then the Python package built from this tree, installed and
+# The test suite: the Rust tests (with the nbdkit plugin they serve through), then the Python package built from this tree, installed and
 # tested against the `ssdlab` command the Rust tests built. Python packages the tests need
 # and that are missing are installed with pip first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The nbdkit plugin behind `ssdlab serve` is a library nothing links: built for its tests.
+cargo build --profile ci-test -p ssdlab-nbd
 cargo test --profile ci-test --workspace
 PY=${PYTHON:-python3}
 missing=()

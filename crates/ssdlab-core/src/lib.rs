@@ -7,6 +7,7 @@
 
 pub mod analytic;
 pub mod array;
+pub mod blockdata;
 pub mod compression;
 pub mod config;
 pub mod controller;
@@ -21,6 +22,7 @@ pub mod geometry;
 pub mod hdd;
 pub mod lifetime;
 pub mod lint;
+pub mod live;
 pub mod metrics;
 pub mod placement;
 pub mod precondition;

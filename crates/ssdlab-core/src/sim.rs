@@ -147,7 +147,7 @@ const WINDOW: usize = 1000;
 pub const HORIZON_NS: u64 = 1 << 62;
 
 /// A time the host model is about to use, checked against [`HORIZON_NS`].
-fn check_time(t: u64, what: &str) -> Result<u64> {
+pub(crate) fn check_time(t: u64, what: &str) -> Result<u64> {
     if t > HORIZON_NS {
         return Err(Error::Invalid(format!(
             "{what} at {t} ns passes the simulated-time horizon; expected times up to 2^62 ns (146 years): check the trace's timestamps and the replay speed"

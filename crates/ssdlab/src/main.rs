@@ -8,6 +8,7 @@ mod lint_cmd;
 mod plot;
 mod profile_cmd;
 mod report;
+mod serve_cmd;
 mod trace_cmd;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -94,6 +95,9 @@ enum Cmd {
     /// Sweep a drive's throughput by read share, request size, queue depth and pattern
     /// (Iometer style) and give its read-only gain.
     Characterize(characterize_cmd::CharacterizeArgs),
+    /// Serve a simulated SSD as an NBD export (through nbdkit) until Ctrl-C, then print the
+    /// statistics of what the clients sent.
+    Serve(serve_cmd::ServeArgs),
 }
 
 #[derive(Subcommand)]
@@ -166,6 +170,7 @@ fn main() -> ExitCode {
         Cmd::Lint(a) => lint_cmd::run(a),
         Cmd::Profile(a) => profile_cmd::run(a),
         Cmd::Characterize(a) => characterize_cmd::run(a),
+        Cmd::Serve(a) => serve_cmd::run(a),
     };
     match res {
         Ok(()) => ExitCode::SUCCESS,
@@ -362,13 +367,18 @@ fn run(
     if let Some(dir) = plot {
         plot::draw(&result, &dir)?;
     }
+    write_result(&result, fmt, output.as_deref())
+}
+
+/// A run's result in `fmt`, to the file `output` or standard output.
+pub fn write_result(result: &ssdlab_core::RunResult, fmt: OutputFormat, output: Option<&str>) -> Result<()> {
     let text = match fmt {
         OutputFormat::Json => serde_json::to_string_pretty(&result.without_bins()).expect("serialisable") + "\n",
-        OutputFormat::JsonPlus => serde_json::to_string_pretty(&result).expect("serialisable") + "\n",
-        OutputFormat::Normal => report::normal(&result),
+        OutputFormat::JsonPlus => serde_json::to_string_pretty(result).expect("serialisable") + "\n",
+        OutputFormat::Normal => report::normal(result),
     };
     match output {
-        Some(path) => std::fs::write(&path, text).map_err(|e| Error::io(&path, e))?,
+        Some(path) => std::fs::write(path, text).map_err(|e| Error::io(path, e))?,
         None => {
             let mut out = std::io::stdout().lock();
             let _ = out.write_all(text.as_bytes());

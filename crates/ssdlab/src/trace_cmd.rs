@@ -131,7 +131,7 @@ fn run_cmd(cmd: TraceCmd) -> Result<()> {
             device,
         } => {
             let to = OutputFormat::from_name(&to).map_err(|e| Error::Invalid(format!("--to: {e}")))?;
-            let (out, name): (Box<dyn Write>, String) = match &output {
+            let (out, name): (Box<dyn Write + Send>, String) = match &output {
                 Some(path) if path != "-" => {
                     let f = std::fs::File::create(path).map_err(|e| {
                         Error::Invalid(format!(
@@ -154,7 +154,7 @@ fn run_cmd(cmd: TraceCmd) -> Result<()> {
                         )));
                     }
                     (
-                        Box::new(std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock())),
+                        Box::new(std::io::BufWriter::with_capacity(1 << 16, std::io::stdout())),
                         "standard output".into(),
                     )
                 }

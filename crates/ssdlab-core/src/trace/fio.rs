@@ -134,7 +134,7 @@ impl LineDecoder for FioDecoder {
 /// Writes fio iolog v3: one file per device, named `{prefix}{device}`, added and opened on
 /// first use and closed at the end; timestamps in microseconds.
 pub struct FioWriter {
-    out: Box<dyn Write>,
+    out: Box<dyn Write + Send>,
     name: String,
     prefix: String,
     /// Devices in order of first use (closed in that order), and the same as a set.
@@ -144,8 +144,8 @@ pub struct FioWriter {
 }
 
 impl FioWriter {
-    pub fn new(out: Box<dyn Write>, name: &str, prefix: &str) -> Result<FioWriter> {
-        let mut out: Box<dyn Write> = Box::new(std::io::BufWriter::with_capacity(1 << 16, out));
+    pub fn new(out: Box<dyn Write + Send>, name: &str, prefix: &str) -> Result<FioWriter> {
+        let mut out: Box<dyn Write + Send> = Box::new(std::io::BufWriter::with_capacity(1 << 16, out));
         writeln!(out, "fio version 3 iolog").map_err(|e| Error::io(name, e))?;
         Ok(FioWriter {
             out,

@@ -83,12 +83,12 @@ impl LineDecoder for MsrCutDecoder {
 /// Writes MSR Cambridge CSV: timestamps as 100 ns ticks from 0, host `ssdlab`, response time
 /// 0. Trims are dropped.
 pub struct MsrWriter {
-    out: std::io::BufWriter<Box<dyn std::io::Write>>,
+    out: std::io::BufWriter<Box<dyn std::io::Write + Send>>,
     name: String,
 }
 
 impl MsrWriter {
-    pub fn new(out: Box<dyn std::io::Write>, name: &str) -> MsrWriter {
+    pub fn new(out: Box<dyn std::io::Write + Send>, name: &str) -> MsrWriter {
         MsrWriter {
             out: std::io::BufWriter::with_capacity(1 << 16, out),
             name: name.to_string(),

@@ -358,14 +358,14 @@ impl RecordStream for NativeStream {
 
 /// Writes the native format.
 pub struct NativeWriter {
-    out: Box<dyn Write>,
+    out: Box<dyn Write + Send>,
     name: String,
     prev: Prev,
     buf: Vec<u8>,
 }
 
 impl NativeWriter {
-    pub fn new(mut out: Box<dyn Write>, name: &str) -> Result<NativeWriter> {
+    pub fn new(mut out: Box<dyn Write + Send>, name: &str) -> Result<NativeWriter> {
         let mut h = [0u8; HEADER_LEN];
         h[..8].copy_from_slice(MAGIC);
         h[8] = VERSION;
@@ -384,6 +384,12 @@ impl NativeWriter {
 }
 
 impl TraceWriter for NativeWriter {
+    fn flush(&mut self) -> Result<()> {
+        self.out.write_all(&self.buf).map_err(|e| Error::io(&self.name, e))?;
+        self.buf.clear();
+        self.out.flush().map_err(|e| Error::io(&self.name, e))
+    }
+
     fn write_record(&mut self, r: &TraceRecord) -> Result<bool> {
         let p = self.prev;
         let t = zigzag(r.time_ns.wrapping_sub(p.time) as i64);

@@ -132,12 +132,12 @@ impl LineDecoder for OriginalDecoder {
 /// Writes MQSim traces. Offsets are rounded down and ends up to 512-byte sectors; trims are
 /// dropped (MQSim traces have no trim).
 pub struct MqsimWriter {
-    out: std::io::BufWriter<Box<dyn std::io::Write>>,
+    out: std::io::BufWriter<Box<dyn std::io::Write + Send>>,
     name: String,
 }
 
 impl MqsimWriter {
-    pub fn new(out: Box<dyn std::io::Write>, name: &str) -> MqsimWriter {
+    pub fn new(out: Box<dyn std::io::Write + Send>, name: &str) -> MqsimWriter {
         MqsimWriter {
             out: std::io::BufWriter::with_capacity(1 << 16, out),
             name: name.to_string(),

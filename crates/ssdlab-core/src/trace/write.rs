@@ -11,6 +11,11 @@ pub trait TraceWriter {
     fn write_record(&mut self, r: &TraceRecord) -> Result<bool>;
     /// Write any trailer and flush.
     fn finish(&mut self) -> Result<()>;
+    /// Hand the records written so far, whole, to the output (a trace still being written,
+    /// read meanwhile). Writers that pass records straight through need nothing.
+    fn flush(&mut self) -> Result<()> {
+        Ok(())
+    }
 }
 
 /// Formats `ssdlab trace convert` can write.
@@ -59,7 +64,7 @@ impl OutputFormat {
 
     /// A writer to `out`; `name` is used in error messages. fio iologs name their files
     /// `ssdlab-dev{N}` (redirect with fio's `replay_redirect`).
-    pub fn writer(self, out: Box<dyn Write>, name: &str) -> Result<Box<dyn TraceWriter>> {
+    pub fn writer(self, out: Box<dyn Write + Send>, name: &str) -> Result<Box<dyn TraceWriter + Send>> {
         Ok(match self {
             OutputFormat::Native => Box::new(super::native::NativeWriter::new(out, name)?),
             OutputFormat::FioIolog => Box::new(super::fio::FioWriter::new(out, name, "ssdlab-dev")?),

@@ -1,0 +1,355 @@
+//! `ssdlab serve`: unmodified NBD clients (nbdcopy, fio, qemu-io, mkfs.ext4 through nbdfuse)
+//! on a simulated SSD, the statistics of their session, its recording, and clients that
+//! misbehave. Each test skips with a message where a tool is missing, and fails under `CI`
+//! (where `.ci/run` installs them), except mkfs through FUSE, which needs a machine that lets
+//! the test mount.
+
+mod common;
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A small SLC drive (455 MB) filled in order: random writes make GC work at once.
+const SMALL: &[&str] = &["slc-sata", "--set", "device.geometry.blocks_per_plane=64"];
+
+/// `name` on the PATH, or `None` (test skipped) outside CI.
+fn tool(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    if let Some(p) = std::env::split_paths(&path).map(|d| d.join(name)).find(|p| p.is_file()) {
+        return Some(p);
+    }
+    if std::env::var_os("CI").is_some() {
+        panic!("{name} is missing and CI is set (.ci/run installs it)");
+    }
+    eprintln!("skipped: {name} not found");
+    None
+}
+
+/// The plugin beside the command (built by `cargo build -p ssdlab-nbd` in the same profile).
+fn plugin() -> Option<PathBuf> {
+    let bin = PathBuf::from(env!("CARGO_BIN_EXE_ssdlab"));
+    let p = bin.parent().unwrap().join("libssdlab_nbd.so");
+    if p.is_file() {
+        return Some(p);
+    }
+    if std::env::var_os("CI").is_some() {
+        panic!("{} is missing and CI is set (scripts/test.sh builds it)", p.display());
+    }
+    eprintln!("skipped: {} not built", p.display());
+    None
+}
+
+struct Server {
+    child: Child,
+    dir: tempfile::TempDir,
+}
+
+impl Server {
+    /// `ssdlab serve ARGS` on a Unix socket in a new directory, with a control socket, a
+    /// recording and JSON statistics; returns once the export answers.
+    fn start(args: &[&str]) -> Option<Server> {
+        tool("nbdkit")?;
+        plugin()?;
+        let dir = tempfile::tempdir().unwrap();
+        let d = |n: &str| dir.path().join(n).display().to_string();
+        let child = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+            .arg("serve")
+            .args(args)
+            .args(["--socket", &d("nbd.sock"), "--control", &d("control.sock")])
+            .args(["--record", &d("session.trace"), "--output", &d("stats.json")])
+            .args(["--output-format", "json", "--quiet"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut s = Server { child, dir };
+        let start = Instant::now();
+        while !s.path("nbd.sock").exists() || !s.path("control.sock").exists() {
+            if let Some(st) = s.child.try_wait().unwrap() {
+                let mut err = String::new();
+                s.child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+                panic!("ssdlab serve exited ({st}): {err}");
+            }
+            assert!(start.elapsed() < Duration::from_secs(120), "not serving after 120 s");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Some(s)
+    }
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+    fn uri(&self) -> String {
+        format!("nbd+unix:///?socket={}", self.path("nbd.sock").display())
+    }
+    /// The statistics so far, from the control socket.
+    fn stats_now(&self) -> serde_json::Value {
+        let out = common::ok(&["serve", "--stats", self.path("control.sock").to_str().unwrap()]);
+        serde_json::from_str(&out).unwrap()
+    }
+    /// SIGTERM, as a service manager stops it: the statistics it writes at the end.
+    fn stop(mut self) -> (serde_json::Value, tempfile::TempDir) {
+        unsafe {
+            libc::kill(self.child.id() as i32, libc::SIGTERM);
+        }
+        let out = self.child.wait_with_output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let text = std::fs::read_to_string(self.dir.path().join("stats.json")).unwrap();
+        let dir = std::mem::replace(&mut self.dir, tempfile::tempdir().unwrap());
+        (serde_json::from_str(&text).unwrap(), dir)
+    }
+}
+
+/// Bytes from a xorshift stream: random, and the same every run.
+fn random_bytes(n: usize, seed: u64) -> Vec<u8> {
+    let mut x = seed | 1;
+    (0..n / 8)
+        .flat_map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x.to_le_bytes()
+        })
+        .collect()
+}
+
+fn run(cmd: &mut Command) -> String {
+    let out = cmd.output().unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "{cmd:?}: {text}");
+    text
+}
+
+fn job(stats: &serde_json::Value, op: &str, key: &str) -> u64 {
+    stats["jobs"][0][op][key].as_u64().unwrap()
+}
+
+#[test]
+fn nbdcopy_round_trip_and_the_session_replays_from_its_recording() {
+    let Some(nbdcopy) = tool("nbdcopy") else { return };
+    let Some(s) = Server::start(SMALL) else { return };
+    let src = s.path("src.bin");
+    let data = random_bytes(48 << 20, 5);
+    std::fs::write(&src, &data).unwrap();
+    run(Command::new(&nbdcopy).arg(&src).arg(s.uri()));
+    let back = s.path("back.bin");
+    run(Command::new(&nbdcopy).arg(s.uri()).arg(&back));
+    let read = std::fs::read(&back).unwrap();
+    assert!(read.len() >= data.len());
+    assert!(read[..data.len()] == data[..], "the export gave back other bytes");
+    // Unwritten space reads as zeros.
+    assert!(read[data.len()..].iter().all(|&b| b == 0));
+    let now = s.stats_now();
+    let (stats, dir) = s.stop();
+    // Every byte the clients moved, once.
+    assert_eq!(job(&stats, "write", "io_bytes"), 48 << 20);
+    assert_eq!(job(&stats, "read", "io_bytes"), read.len() as u64);
+    assert_eq!(job(&now, "write", "io_bytes"), 48 << 20);
+    // The recording replays with `ssdlab run` to the statistics the server printed.
+    let run_file = dir.path().join("replay.toml");
+    std::fs::write(
+        &run_file,
+        format!(
+            "[device]\npreset = \"slc-sata\"\n[device.geometry]\nblocks_per_plane = 64\n[[job]]\nname = \"nbd\"\nrw = \"randrw\"\n[job.trace]\nfile = \"{}\"\nformat = \"native\"\n",
+            dir.path().join("session.trace").display()
+        ),
+    )
+    .unwrap();
+    let out = common::ok(&["run", run_file.to_str().unwrap(), "--output-format", "json", "-q"]);
+    let replay: serde_json::Value = serde_json::from_str(&out).unwrap();
+    for key in ["flash", "gc", "host", "waf"] {
+        assert_eq!(replay["ssd"][key], stats["ssd"][key], "{key}");
+    }
+    assert_eq!(
+        replay["jobs"][0]["write"]["clat_ns"],
+        stats["jobs"][0]["write"]["clat_ns"]
+    );
+}
+
+#[test]
+fn fio_verifies_random_writes_through_gc() {
+    let Some(fio) = tool("fio") else { return };
+    let Some(s) = Server::start(SMALL) else { return };
+    let out = run(Command::new(&fio).args([
+        "--name=verify",
+        "--ioengine=nbd",
+        &format!("--uri={}", s.uri()),
+        "--rw=randwrite",
+        "--bs=4k",
+        "--size=96m",
+        "--iodepth=16",
+        "--verify=crc32c",
+        "--do_verify=1",
+        "--randrepeat=1",
+    ]));
+    assert!(!out.contains("verify: bad"), "{out}");
+    assert!(out.contains("err= 0"), "{out}");
+    let (stats, _dir) = s.stop();
+    let writes = job(&stats, "write", "total_ios");
+    assert_eq!(writes, 96 << 8);
+    // The verify pass read every block back.
+    assert_eq!(job(&stats, "read", "total_ios"), writes);
+    let gc = &stats["ssd"]["gc"];
+    assert!(
+        gc["runs"].as_u64().unwrap() > 0 && stats["ssd"]["waf"].as_f64().unwrap() > 1.5,
+        "{gc}"
+    );
+}
+
+#[test]
+fn qemu_io_patterns_zeroes_and_trims_read_back() {
+    let Some(qemu_io) = tool("qemu-io") else { return };
+    let Some(s) = Server::start(SMALL) else { return };
+    let out = run(Command::new(&qemu_io).args(["-f", "raw", &s.uri()]).args([
+        "-c",
+        "write -P 0x5a 1M 2M",
+        "-c",
+        "read -P 0x5a 1M 2M",
+        "-c",
+        "write -P 0x33 3M 4k",
+        "-c",
+        "write -z 4M 1M",
+        "-c",
+        "read -P 0 4M 1M",
+        "-c",
+        "discard 1M 1M",
+        "-c",
+        "read -P 0 1M 1M",
+        "-c",
+        "read -P 0x5a 2M 1M",
+        "-c",
+        "read -P 0x33 3M 4k",
+    ]));
+    assert!(!out.contains("Pattern verification failed"), "{out}");
+    assert_eq!(out.matches("read ").count(), 5, "{out}");
+    let (stats, _dir) = s.stop();
+    assert_eq!(job(&stats, "trim", "total_ios"), 1);
+    assert!(job(&stats, "write", "io_bytes") >= (2 << 20) + 4096);
+}
+
+#[test]
+fn mkfs_ext4_on_the_export_and_a_file_written_and_read_back() {
+    let (Some(nbdfuse), Some(mkfs), Some(debugfs)) = (tool("nbdfuse"), tool("mkfs.ext4"), tool("debugfs")) else {
+        return;
+    };
+    let Some(s) = Server::start(SMALL) else { return };
+    let mnt = s.path("mnt");
+    std::fs::create_dir(&mnt).unwrap();
+    let mut fuse = Command::new(&nbdfuse)
+        .arg(&mnt)
+        .arg(s.uri())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let dev = mnt.join("nbd");
+    let start = Instant::now();
+    while !dev.exists() && start.elapsed() < Duration::from_secs(20) {
+        if fuse.try_wait().unwrap().is_some() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    if !dev.exists() {
+        // FUSE needs a machine that lets this process mount: say so and go no further.
+        let _ = fuse.kill();
+        let _ = fuse.wait();
+        let mut err = String::new();
+        let _ = fuse.stderr.take().unwrap().read_to_string(&mut err);
+        eprintln!("skipped: nbdfuse could not mount here: {err}");
+        return;
+    }
+    let src = s.path("file.bin");
+    let data = random_bytes(3 << 20, 9);
+    std::fs::write(&src, &data).unwrap();
+    run(Command::new(&mkfs).args(["-q", "-F"]).arg(&dev));
+    run(Command::new(&debugfs)
+        .arg("-w")
+        .arg("-R")
+        .arg(format!("write {} file.bin", src.display()))
+        .arg(&dev));
+    let out = s.path("out.bin");
+    run(Command::new(&debugfs)
+        .arg("-R")
+        .arg(format!("dump file.bin {}", out.display()))
+        .arg(&dev));
+    assert!(std::fs::read(&out).unwrap() == data);
+    let _ = Command::new("fusermount3").arg("-u").arg(&mnt).status();
+    let _ = fuse.wait();
+    let (stats, _dir) = s.stop();
+    assert!(job(&stats, "write", "io_bytes") >= 3 << 20);
+}
+
+#[test]
+fn hostile_clients_and_requests_out_of_range_leave_the_server_serving() {
+    let (Some(qemu_io), Some(nbdinfo)) = (tool("qemu-io"), tool("nbdinfo")) else {
+        return;
+    };
+    let Some(s) = Server::start(SMALL) else { return };
+    let sock = s.path("nbd.sock");
+    for i in 0..300u64 {
+        let Ok(mut c) = std::os::unix::net::UnixStream::connect(&sock) else {
+            continue;
+        };
+        c.set_read_timeout(Some(Duration::from_millis(200))).unwrap();
+        let mut greeting = [0u8; 18];
+        let _ = c.read_exact(&mut greeting);
+        // Garbage, or a client's flags and an option header followed by garbage.
+        let mut bytes = random_bytes(8 + (i as usize % 64) * 8, i + 1);
+        if i % 2 == 0 {
+            let mut opt = vec![0, 0, 0, 3];
+            opt.extend_from_slice(b"IHAVEOPT");
+            opt.extend_from_slice(&bytes);
+            bytes = opt;
+        }
+        let _ = c.write_all(&bytes);
+        let mut sink = [0u8; 256];
+        let _ = c.read(&mut sink);
+    }
+    // Beyond the end: the client is refused, the server goes on.
+    let out = Command::new(&qemu_io)
+        .args(["-f", "raw", &s.uri(), "-c", "read 1T 4k"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert!(!text.contains("read 4096/4096"), "{text}");
+    let info = run(Command::new(&nbdinfo).arg(s.uri()));
+    assert!(info.contains("export-size"), "{info}");
+    run(Command::new(&qemu_io).args(["-f", "raw", &s.uri(), "-c", "write -P 7 0 64k", "-c", "read -P 7 0 64k"]));
+    let (stats, _dir) = s.stop();
+    assert_eq!(job(&stats, "write", "total_ios"), 1);
+}
+
+#[test]
+fn without_nbdkit_serve_says_how_to_get_it() {
+    let empty = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+        .args(["serve", "slc-sata"])
+        .env("PATH", empty.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("ssdlab: error: nbdkit: not found on PATH; expected nbdkit installed (Debian or Ubuntu: apt-get install nbdkit"), "{err}");
+}
+
+#[test]
+fn a_bad_config_is_refused_before_nbdkit_starts() {
+    let out = common::ssdlab(&["serve", "slc-sata", "--set", "device.geometry.channels=0"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        err.trim(),
+        "ssdlab: error: --set device.geometry.channels=0: device.geometry.channels: got 0; expected at least 1"
+    );
+    let out = common::ssdlab(&["serve", "--stats", "/nonexistent/control.sock"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("expected the --control socket of a running ssdlab serve"));
+    assert!(Path::new(env!("CARGO_BIN_EXE_ssdlab")).exists());
+}
