@@ -118,6 +118,9 @@ fn settings<R>(f: impl FnOnce(&mut Settings) -> R) -> R {
     f(s.get_or_insert_with(Settings::default))
 }
 
+/// With real pace, waits shorter than this are spun rather than slept.
+const SPIN_NS: u64 = 200_000;
+
 /// The simulation thread: takes requests, submits them at the simulated time the pace gives,
 /// runs the device and answers each request at its completion.
 fn simulate(mut live: LiveDevice, rx: Receiver<Msg>, pace: Pace, mut record: Option<RecordBuf>) {
@@ -130,28 +133,44 @@ fn simulate(mut live: LiveDevice, rx: Receiver<Msg>, pace: Pace, mut record: Opt
     let mut replies: std::collections::HashMap<u64, Sender<std::result::Result<u64, String>>> = Default::default();
     let mut origin: Option<Instant> = None;
     let mut done = Vec::new();
+    // Real pace: completed requests whose simulated completion is still ahead of the wall
+    // clock, by completion time.
+    let mut held: std::collections::BinaryHeap<std::cmp::Reverse<(u64, u64)>> = Default::default();
     let mut last_commit = Instant::now();
     let wall_ns = |o: &Option<Instant>| o.map_or(0, |o| o.elapsed().as_nanos() as u64);
     'serve: loop {
         // Wait for work: a request, or (real pace) the wall time of the next device event.
-        let first =
-            if live.outstanding() == 0 && (pace == Pace::None || origin.is_none() || live.next_event().is_none()) {
-                match rx.recv_timeout(Duration::from_secs(1)) {
-                    Ok(m) => Some(m),
-                    Err(RecvTimeoutError::Timeout) => None,
-                    Err(RecvTimeoutError::Disconnected) => break,
-                }
-            } else if pace == Pace::Real {
-                let due = live.next_event().unwrap_or(u64::MAX);
-                let wait = due.saturating_sub(wall_ns(&origin));
-                match rx.recv_timeout(Duration::from_nanos(wait.min(100_000_000))) {
-                    Ok(m) => Some(m),
-                    Err(RecvTimeoutError::Timeout) => None,
-                    Err(RecvTimeoutError::Disconnected) => break,
+        let next_due = live.next_event().into_iter().chain(held.peek().map(|r| r.0 .0)).min();
+        let first = if live.outstanding() == 0 && (pace == Pace::None || origin.is_none() || next_due.is_none()) {
+            match rx.recv_timeout(Duration::from_secs(1)) {
+                Ok(m) => Some(m),
+                Err(RecvTimeoutError::Timeout) => None,
+                Err(RecvTimeoutError::Disconnected) => break,
+            }
+        } else if pace == Pace::Real {
+            let due = next_due.unwrap_or(u64::MAX);
+            let wait = due.saturating_sub(wall_ns(&origin));
+            if wait <= SPIN_NS {
+                // The system's timers overshoot by tens of microseconds: the last stretch is
+                // spun, watching for requests.
+                loop {
+                    match rx.try_recv() {
+                        Ok(m) => break Some(m),
+                        Err(TryRecvError::Disconnected) => break 'serve,
+                        Err(TryRecvError::Empty) if wall_ns(&origin) >= due => break None,
+                        Err(TryRecvError::Empty) => std::hint::spin_loop(),
+                    }
                 }
             } else {
-                None
-            };
+                match rx.recv_timeout(Duration::from_nanos((wait - SPIN_NS).min(100_000_000))) {
+                    Ok(m) => Some(m),
+                    Err(RecvTimeoutError::Timeout) => None,
+                    Err(RecvTimeoutError::Disconnected) => break,
+                }
+            }
+        } else {
+            None
+        };
         let mut msgs: Vec<Msg> = first.into_iter().collect();
         loop {
             match rx.try_recv() {
@@ -201,6 +220,15 @@ fn simulate(mut live: LiveDevice, rx: Receiver<Msg>, pace: Pace, mut record: Opt
             break;
         }
         live.take_completed(&mut done);
+        if pace == Pace::Real {
+            // A reply leaves once the wall clock has reached its simulated completion.
+            held.extend(done.drain(..).map(|(tag, c)| std::cmp::Reverse((c, tag))));
+            let wall = wall_ns(&origin);
+            while held.peek().is_some_and(|r| r.0 .0 <= wall) {
+                let std::cmp::Reverse((c, tag)) = held.pop().expect("peeked");
+                done.push((tag, c));
+            }
+        }
         for &(tag, c) in &done {
             if let Some(r) = replies.remove(&tag) {
                 let _ = r.send(Ok(c));

@@ -353,3 +353,58 @@ fn a_bad_config_is_refused_before_nbdkit_starts() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("expected the --control socket of a running ssdlab serve"));
     assert!(Path::new(env!("CARGO_BIN_EXE_ssdlab")).exists());
 }
+
+#[test]
+fn real_pace_holds_each_reply_until_its_simulated_completion() {
+    let Some(fio) = tool("fio") else { return };
+    let Some(s) = Server::start(&[
+        "slc-sata",
+        "--set",
+        "device.geometry.blocks_per_plane=64",
+        "--pace",
+        "real",
+    ]) else {
+        return;
+    };
+    let uri = format!("--uri={}", s.uri());
+    run(Command::new(&fio).args([
+        "--name=fill",
+        "--ioengine=nbd",
+        &uri,
+        "--rw=write",
+        "--bs=1m",
+        "--size=16m",
+    ]));
+    let out = run(Command::new(&fio).args([
+        "--name=qd1",
+        "--ioengine=nbd",
+        &uri,
+        "--rw=randread",
+        "--bs=4k",
+        "--size=16m",
+        "--iodepth=1",
+        "--number_ios=2000",
+        "--output-format=json",
+    ]));
+    let client: serde_json::Value = serde_json::from_str(&out[out.find('{').unwrap()..]).unwrap();
+    let (stats, _dir) = s.stop();
+    let sim = &stats["jobs"][0]["read"]["clat_ns"];
+    // fio's total latency: its clat starts once libnbd has taken the request.
+    let seen = &client["jobs"][0]["read"]["lat_ns"];
+    assert_eq!(stats["jobs"][0]["read"]["total_ios"], 2000);
+    // One request at a time, each held until its simulated completion: the 2,000 take at
+    // least the sum of their simulated latencies (unpaced, the same reads take about half).
+    let (sim_mean, seen_mean) = (sim["mean"].as_f64().unwrap(), seen["mean"].as_f64().unwrap());
+    assert!(sim_mean > 100_000.0, "{sim}");
+    let runtime_ms = client["jobs"][0]["read"]["runtime"].as_f64().unwrap();
+    assert!(
+        runtime_ms >= (2000.0 * sim_mean / 1e6).floor(),
+        "{runtime_ms} ms for 2,000 reads of {sim_mean} ns"
+    );
+    // fio starts its clock a little after the request left, so its mean may fall a little
+    // short of the simulated one; it exceeds it by the protocol's round trip.
+    assert!(
+        seen_mean > 0.8 * sim_mean && seen_mean < sim_mean + 2_000_000.0,
+        "{seen_mean} against {sim_mean}"
+    );
+}
