@@ -203,7 +203,14 @@ pub fn run(a: ServeArgs) -> Result<()> {
             (None, addr.clone(), format!("nbd://{addr}"))
         }
     };
+    // Block size constraints: the device's mapping unit is the size it prefers (smaller or
+    // unaligned requests cost it a read-modify-write); any size is accepted.
+    let unit = ssdlab_core::geometry::Geometry::from_config(&cfg.device, &cfg.file)?.unit_size;
+    cmd.arg("--filter=blocksize-policy");
     cmd.arg(&plugin).arg(format!("config={config_arg}"));
+    cmd.arg("blocksize-minimum=1")
+        .arg(format!("blocksize-preferred={}", unit.clamp(512, 2 << 20)))
+        .arg("blocksize-maximum=33554432");
     for s in &a.set {
         cmd.arg(format!("set={s}"));
     }

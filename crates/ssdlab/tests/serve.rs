@@ -408,3 +408,81 @@ fn real_pace_holds_each_reply_until_its_simulated_completion() {
         "{seen_mean} against {sim_mean}"
     );
 }
+
+#[test]
+fn tcp_on_loopback_with_the_data_in_a_file_and_a_memory_limit() {
+    let (Some(qemu_io), Some(_)) = (tool("qemu-io"), tool("nbdkit")) else {
+        return;
+    };
+    if plugin().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data.img");
+    let port = 20000 + (std::process::id() % 20000) as u16;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+        .args([
+            "serve",
+            "slc-sata",
+            "--set",
+            "device.geometry.blocks_per_plane=64",
+            "-q",
+        ])
+        .args([
+            "--port",
+            &port.to_string(),
+            "--data",
+            data.to_str().unwrap(),
+            "-o",
+            "/dev/null",
+        ])
+        .stdin(Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(start.elapsed() < Duration::from_secs(120) && child.try_wait().unwrap().is_none());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let uri = format!("nbd://127.0.0.1:{port}");
+    run(Command::new(&qemu_io).args([
+        "-f",
+        "raw",
+        &uri,
+        "-c",
+        "write -P 0x6b 8M 64k",
+        "-c",
+        "read -P 0x6b 8M 64k",
+    ]));
+    // The bytes are in the file, where the client put them.
+    let bytes = std::fs::read(&data).unwrap();
+    assert_eq!(bytes.len() as u64, 466_841_600);
+    assert!(bytes[8 << 20..(8 << 20) + 65536].iter().all(|&b| b == 0x6b));
+    assert!(bytes[..8 << 20].iter().all(|&b| b == 0));
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    assert!(child.wait().unwrap().success());
+
+    // In memory with room for 16 blocks: the 17th is refused (no space), the server goes on.
+    let Some(s) = Server::start(&[
+        "slc-sata",
+        "--set",
+        "device.geometry.blocks_per_plane=64",
+        "--memory",
+        "64KiB",
+    ]) else {
+        return;
+    };
+    run(Command::new(&qemu_io).args(["-f", "raw", &s.uri(), "-c", "write -P 1 0 64k", "-c", "read -P 1 0 64k"]));
+    let out = Command::new(&qemu_io)
+        .args(["-f", "raw", &s.uri(), "-c", "write -P 2 1M 4k"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert!(text.contains("No space left on device"), "{text}");
+    run(Command::new(&qemu_io).args(["-f", "raw", &s.uri(), "-c", "write -P 3 0 4k", "-c", "read -P 3 0 4k"]));
+    let (stats, _dir) = s.stop();
+    // The refused write never reached the device.
+    assert_eq!(job(&stats, "write", "total_ios"), 2);
+}
