@@ -275,6 +275,16 @@ fn timed(op: Op, offset: u64, len: u64) -> Result<()> {
     }
 }
 
+/// Zeros in the store over `count` bytes at `offset` (a trim, or a write of zeros).
+fn zero_data(offset: u64, count: u32) -> Result<()> {
+    served()?
+        .data
+        .write()
+        .expect("data")
+        .zero(offset, count as u64)
+        .map_err(|e| io_err(e.to_string()))
+}
+
 /// The session's statistics so far (the replay of what was recorded), for the control socket.
 fn stats_json() -> std::result::Result<String, String> {
     let s = SERVED.get().ok_or("the device is not ready")?;
@@ -497,22 +507,12 @@ impl Server for Export {
 
     fn trim(&self, count: u32, offset: u64, _flags: Flags) -> Result<()> {
         // NBD leaves trimmed data unspecified; it reads back as zeros here.
-        served()?
-            .data
-            .write()
-            .expect("data")
-            .zero(offset, count as u64)
-            .map_err(|e| io_err(e.to_string()))?;
+        zero_data(offset, count)?;
         timed(Op::Trim, offset, count as u64)
     }
 
     fn zero(&self, count: u32, offset: u64, flags: Flags) -> Result<()> {
-        served()?
-            .data
-            .write()
-            .expect("data")
-            .zero(offset, count as u64)
-            .map_err(|e| io_err(e.to_string()))?;
+        zero_data(offset, count)?;
         // Zeros the drive may trim go to the flash as a trim, the others as written data.
         let op = if flags.contains(Flags::MAY_TRIM) {
             Op::Trim
