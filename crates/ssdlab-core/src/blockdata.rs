@@ -166,8 +166,9 @@ mod tests {
     use super::*;
 
     /// The same operations on a plain byte vector: what every store must read back.
-    fn model_check(mut d: BlockData) {
-        let size = d.size() as usize;
+    fn model_check(mut d: BlockData, size: u64) {
+        assert_eq!(d.size(), size);
+        let size = size as usize;
         let mut model = vec![0u8; size];
         let mut x = 0x9e37_79b9_7f4a_7c15u64;
         let mut next = || {
@@ -204,14 +205,19 @@ mod tests {
 
     #[test]
     fn memory_store_reads_back_what_writes_and_zeros_left() {
-        model_check(BlockData::in_memory(256 * 1024 + 100, 1 << 30));
+        model_check(BlockData::in_memory(256 * 1024 + 100, 1 << 30), 256 * 1024 + 100);
     }
 
     #[test]
     fn file_store_reads_back_what_writes_and_zeros_left() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("data");
-        model_check(BlockData::in_file(256 * 1024 + 100, p.to_str().unwrap()).unwrap());
+        model_check(
+            BlockData::in_file(256 * 1024 + 100, p.to_str().unwrap()).unwrap(),
+            256 * 1024 + 100,
+        );
+        // Sparse where the file system allows, and exactly the device's size.
+        assert_eq!(std::fs::metadata(&p).unwrap().len(), 256 * 1024 + 100);
     }
 
     #[test]

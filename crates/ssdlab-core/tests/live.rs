@@ -182,6 +182,53 @@ fn out_of_range_and_unknown_requests_are_errors() {
     }
     let e = live.wait(42).unwrap_err().to_string();
     assert!(e.contains("not outstanding"), "{e}");
-    // Still serving.
+    // Still serving; the last block is within the device.
     assert!(live.io(Op::Write, 0, 4096, 0).is_ok());
+    assert!(live.io(Op::Write, size - 4096, 4096, live.now()).is_ok());
+}
+
+#[test]
+fn arrivals_never_go_back_and_the_counters_and_recording_follow() {
+    let cfg = config::parse_config(SMALL, "s.toml", Path::new(".")).unwrap();
+    let mut live = LiveDevice::new(&cfg).unwrap();
+    let c1 = live.io(Op::Write, 0, 8192, 0).unwrap();
+    assert!(c1 > 0 && live.now() >= c1);
+    // Submitted "in the past": it arrives now, and completes after.
+    let t = live.submit(Op::Read, 0, 4096, 0).unwrap();
+    assert_eq!(live.outstanding(), 1);
+    assert!(live.next_event().is_some_and(|e| e >= c1));
+    let c2 = live.wait(t).unwrap();
+    assert!(c2 > c1, "{c2} after {c1}");
+    assert_eq!(live.outstanding(), 0);
+    live.io(Op::Trim, 0, 4096, live.now()).unwrap();
+    assert_eq!(live.submitted(), ([1, 1, 1], [4096, 8192, 4096]));
+    // The recording holds whole records as soon as it is flushed.
+    struct Shared(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+    impl std::io::Write for Shared {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let buf = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    live.record_to(
+        OutputFormat::Native
+            .writer(Box::new(Shared(buf.clone())), "mem")
+            .unwrap(),
+    );
+    let header = buf.lock().unwrap().len();
+    assert_eq!(header, 16);
+    live.io(Op::Write, 4096, 4096, live.now()).unwrap();
+    assert_eq!(
+        buf.lock().unwrap().len(),
+        header,
+        "records wait in the writer until flushed"
+    );
+    live.flush_recording().unwrap();
+    assert!(buf.lock().unwrap().len() > header);
+    // Nothing outstanding: waiting is an error, not a hang.
+    assert!(live.wait(t).is_err());
 }
