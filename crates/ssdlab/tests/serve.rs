@@ -187,6 +187,8 @@ fn fio_verifies_random_writes_through_gc() {
         "--verify=crc32c",
         "--do_verify=1",
         "--randrepeat=1",
+        // No verify state file left in the working directory.
+        "--verify_state_save=0",
     ]));
     assert!(!out.contains("verify: bad"), "{out}");
     assert!(out.contains("err= 0"), "{out}");
