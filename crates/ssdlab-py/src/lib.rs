@@ -32,8 +32,9 @@ create_exception!(ssdlab, TraceError, SsdlabError, "A trace that cannot be read.
 
 /// Where an error's file sits: the config and job files are the user's configuration; any
 /// other file a run reads is a trace.
-struct Inputs<'a> {
-    config_files: &'a [&'a str],
+#[derive(Default)]
+struct Inputs {
+    config_files: Vec<String>,
 }
 
 fn to_py(e: Error, inputs: &Inputs) -> PyErr {
@@ -42,7 +43,7 @@ fn to_py(e: Error, inputs: &Inputs) -> PyErr {
         Error::Interrupted => PyKeyboardInterrupt::new_err(msg),
         Error::Config(_) | Error::Key { .. } => ConfigError::new_err(msg),
         Error::Parse { file, .. } | Error::Io { path: file, .. } => {
-            if inputs.config_files.contains(&file.as_str()) {
+            if inputs.config_files.iter().any(|f| f == file) {
                 ConfigError::new_err(msg)
             } else {
                 TraceError::new_err(msg)
@@ -146,11 +147,24 @@ fn build(
     Ok(cfg)
 }
 
-fn inputs_of<'a>(config: &'a Option<String>, jobs: &'a Option<String>, files: &'a mut Vec<&'a str>) -> Inputs<'a> {
-    files.extend(config.as_deref());
-    files.extend(jobs.as_deref());
-    files.push("<jobs>");
-    Inputs { config_files: files }
+/// The run config, and the files an error may name that are the user's configuration.
+fn config_for(
+    config: Option<&str>,
+    kind: &str,
+    jobs: Option<&str>,
+    seed: Option<u64>,
+    sets: &[String],
+) -> PyResult<(Config, Inputs)> {
+    let inputs = Inputs {
+        config_files: config
+            .into_iter()
+            .chain(jobs)
+            .chain(["<jobs>"])
+            .map(String::from)
+            .collect(),
+    };
+    let cfg = build(config, kind, jobs, seed, sets).map_err(|e| to_py(e, &inputs))?;
+    Ok((cfg, inputs))
 }
 
 /// A run's JSON, its json+ form and its headline figures.
@@ -173,9 +187,7 @@ fn run(
     sets: Vec<String>,
     max_memory: Option<u64>,
 ) -> PyResult<RunOutput> {
-    let mut files = Vec::new();
-    let inputs = inputs_of(&config, &jobs, &mut files);
-    let cfg = build(config.as_deref(), kind, jobs.as_deref(), seed, &sets).map_err(|e| to_py(e, &inputs))?;
+    let (cfg, inputs) = config_for(config.as_deref(), kind, jobs.as_deref(), seed, &sets)?;
     if let Some(limit) = max_memory.or_else(ssdlab_core::sim::default_memory_limit) {
         ssdlab_core::sim::check_memory(&cfg, limit)
             .map_err(|e| cfg.locate(e))
@@ -202,9 +214,7 @@ fn resolve(
     seed: Option<u64>,
     sets: Vec<String>,
 ) -> PyResult<String> {
-    let mut files = Vec::new();
-    let inputs = inputs_of(&config, &jobs, &mut files);
-    let cfg = build(config.as_deref(), kind, jobs.as_deref(), seed, &sets).map_err(|e| to_py(e, &inputs))?;
+    let (cfg, _) = config_for(config.as_deref(), kind, jobs.as_deref(), seed, &sets)?;
     Ok(serde_json::to_string(&cfg).expect("serialisable"))
 }
 
@@ -225,7 +235,7 @@ fn presets() -> Vec<(String, String)> {
 #[pyo3(signature = (path, format="auto", skip_bad_lines=false))]
 fn trace_stats(py: Python<'_>, path: String, format: &str, skip_bad_lines: bool) -> PyResult<String> {
     use ssdlab_core::trace::{stats, Devices, Format, ReaderOptions, StatsOptions, TraceReader, TraceStats};
-    let inputs = Inputs { config_files: &[] };
+    let inputs = Inputs::default();
     let format = Format::from_name(format).map_err(|e| ConfigError::new_err(format!("format: {e}")))?;
     let r = interruptible(py, move || {
         let mut reader = TraceReader::open(&path, &ReaderOptions { format, skip_bad_lines })?;
@@ -311,7 +321,7 @@ fn experiment_point<'py>(py: Python<'py>, name: &str, quick: bool, index: usize)
         )));
     };
     let r = interruptible(py, move || experiment::run_point(exp, &p).map(|o| o.to_bytes()))?;
-    let bytes = r.map_err(|e| to_py(e, &Inputs { config_files: &[] }))?;
+    let bytes = r.map_err(|e| to_py(e, &Inputs::default()))?;
     Ok(PyBytes::new(py, &bytes))
 }
 
@@ -362,7 +372,7 @@ fn experiment_run(py: Python<'_>, name: &str, quick: bool, threads: usize) -> Py
     let exp = find(name)?;
     let r = interruptible(py, move || experiment::run(exp, scale(quick), threads, &|_, _| {}))?;
     r.map(|res| experiment_json(&res))
-        .map_err(|e| to_py(e, &Inputs { config_files: &[] }))
+        .map_err(|e| to_py(e, &Inputs::default()))
 }
 
 /// Stop every simulation of this process at its next progress report (Ctrl-C of a sweep).
