@@ -9,9 +9,10 @@
 //!
 //! Keys (`nbdkit PLUGIN KEY=VALUE ...`): `config` (a preset or run file), `set` (a
 //! `KEY=VALUE` override, repeatable), `seed`, `pace` (`none` or `real`), `data` (a backing
-//! file; otherwise memory up to `memory` bytes), `record` (a native trace of every request),
-//! `control` (a Unix socket answering each connection with the session's statistics so far;
-//! needs `record`).
+//! file whose contents are kept, created at the device's size if missing; otherwise memory up
+//! to `memory` bytes), `data-resize` (`true`: a `data` file of another size is resized rather
+//! than refused), `record` (a new file: a native trace of every request), `control` (a Unix
+//! socket answering each connection with the session's statistics so far; needs `record`).
 
 use nbdkit::*;
 use ssdlab_core::blockdata::BlockData;
@@ -36,6 +37,7 @@ struct Settings {
     seed: Option<u64>,
     pace: Option<Pace>,
     data: Option<String>,
+    data_resize: bool,
     memory: Option<u64>,
     record: Option<String>,
     control: Option<String>,
@@ -336,7 +338,7 @@ impl Server for Export {
 
     fn config_help() -> Option<&'static str> {
         Some(
-            "config=PRESET|FILE  set=KEY=VALUE  seed=N  pace=none|real  data=FILE  memory=BYTES  record=FILE  control=SOCKET",
+            "config=PRESET|FILE  set=KEY=VALUE  seed=N  pace=none|real  data=FILE  data-resize=true|false  memory=BYTES  record=FILE  control=SOCKET",
         )
     }
 
@@ -360,6 +362,13 @@ impl Server for Export {
                     })
                 }
                 "data" => s.data = Some(value.to_string()),
+                "data-resize" => {
+                    s.data_resize = match value {
+                        "true" => true,
+                        "false" => false,
+                        _ => return Err(err(format!("data-resize: '{value}'; expected true or false"))),
+                    }
+                }
                 "memory" => {
                     s.memory = Some(
                         ssdlab_core::units::parse_size(value).map_err(|e| err(format!("memory: '{value}': {e}")))?,
@@ -369,7 +378,7 @@ impl Server for Export {
                 "control" => s.control = Some(value.to_string()),
                 _ => {
                     return Err(err(format!(
-                        "{key}: unknown key; expected one of config, set, seed, pace, data, memory, record, control"
+                        "{key}: unknown key; expected one of config, set, seed, pace, data, data-resize, memory, record, control"
                     )))
                 }
             }
@@ -390,12 +399,21 @@ impl Server for Export {
         let live = LiveDevice::new(&cfg).map_err(|e| err(e.to_string()))?;
         let size = live.logical_bytes();
         let data = match &s.data {
-            Some(path) => BlockData::in_file(size, path).map_err(|e| err(e.to_string()))?,
+            Some(path) => {
+                BlockData::in_file(size, path, s.data_resize, "data-resize=true")
+                    .map_err(|e| err(format!("data: {e}")))?
+                    .0
+            }
             None => BlockData::in_memory(size, s.memory.unwrap_or(size)),
         };
         let record = match &s.record {
             Some(path) => {
-                std::fs::File::create(path).map_err(|e| err(format!("record: {path}: {e}")))?;
+                // A new file: whatever is at the path is someone's and stays as it is.
+                std::fs::OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .open(path)
+                    .map_err(|e| err(format!("record: {path}: {e}; expected a new file")))?;
                 Some(RecordBuf {
                     buf: Arc::new(Mutex::new(Vec::new())),
                     path: path.clone(),
@@ -474,11 +492,16 @@ impl Server for Export {
         Ok(true)
     }
     fn can_fua(&self) -> Result<FuaFlags> {
-        // Data is kept as soon as a write returns: forced unit access changes nothing.
-        Ok(FuaFlags::Native)
+        // In memory, forced unit access changes nothing; a file's write is durable after a
+        // flush, which nbdkit calls after a write with FUA.
+        Ok(if served()?.data.read().expect("data").is_file() {
+            FuaFlags::Emulate
+        } else {
+            FuaFlags::Native
+        })
     }
     fn can_multi_conn(&self) -> Result<bool> {
-        // Every connection sees one store, and a flush has nothing left to make durable.
+        // Every connection sees one store, and a flush makes every connection's writes durable.
         Ok(true)
     }
     fn is_rotational(&self) -> Result<bool> {
@@ -523,7 +546,12 @@ impl Server for Export {
     }
 
     fn flush(&self) -> Result<()> {
-        Ok(())
+        served()?
+            .data
+            .read()
+            .expect("data")
+            .flush()
+            .map_err(|e| io_err(e.to_string()))
     }
 }
 

@@ -6,7 +6,8 @@
 
 use crate::OutputFormat;
 use clap::{Args, ValueEnum};
-use ssdlab_core::{config, Error, Result};
+use ssdlab_core::blockdata::{Backing, BlockData};
+use ssdlab_core::{config, Config, Error, Result};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -37,14 +38,19 @@ pub struct ServeArgs {
     bind: String,
     #[arg(long, value_enum, default_value = "none")]
     pace: Pace,
-    /// Keep the data in this file (created, sized to the device) instead of memory.
+    /// Keep the data in this file instead of memory: its bytes are the device's and stay
+    /// after the session (created at the device's size, sparse, if missing).
     #[arg(long, value_name = "FILE")]
     data: Option<String>,
+    /// Resize a --data file whose size is not the device's (grown sparse, or cut) instead of
+    /// refusing it.
+    #[arg(long, requires = "data")]
+    data_resize: bool,
     /// Most memory the data may take when kept in memory (default: the device's size).
     #[arg(long, value_name = "SIZE", value_parser = crate::parse_size_arg)]
     memory: Option<u64>,
     /// Write every request the clients send to this native trace (with simulated times):
-    /// `ssdlab run` can replay it on any device.
+    /// `ssdlab run` can replay it on any device. A new file, written when the session ends.
     #[arg(long, value_name = "FILE")]
     record: Option<String>,
     /// Answer statistics on demand on this Unix socket (`ssdlab serve --stats PATH` asks).
@@ -64,8 +70,8 @@ pub struct ServeArgs {
     /// Write the statistics here instead of standard output.
     #[arg(long, short)]
     output: Option<String>,
-    /// The nbdkit plugin (default: libssdlab_nbd.so beside this program, or
-    /// $SSDLAB_NBD_PLUGIN).
+    /// The nbdkit plugin (default: $SSDLAB_NBD_PLUGIN, or libssdlab_nbd.so beside this
+    /// program or in ../lib/ssdlab from it, where scripts/install.sh puts it).
     #[arg(long, value_name = "PATH")]
     plugin: Option<String>,
     /// Nothing on standard error but errors.
@@ -79,6 +85,44 @@ fn find_on_path(name: &str) -> Option<PathBuf> {
     std::env::split_paths(&path).map(|d| d.join(name)).find(|p| p.is_file())
 }
 
+const PLUGIN: &str = "libssdlab_nbd.so";
+
+/// Where the plugin is looked for, for the program at `exe`: beside it (a cargo target
+/// directory), `ROOT/lib/ssdlab` for `ROOT/bin/ssdlab` (scripts/install.sh), and for a test
+/// binary (`target/PROFILE/deps`) beside its command.
+fn plugin_places(exe: &Path) -> Vec<PathBuf> {
+    let dir = exe.parent().unwrap_or(Path::new("."));
+    let mut places = vec![dir.join(PLUGIN)];
+    if let Some(root) = dir.parent() {
+        places.push(root.join("lib").join("ssdlab").join(PLUGIN));
+        if dir.file_name().is_some_and(|n| n == "deps") {
+            places.push(root.join(PLUGIN));
+        }
+    }
+    places
+}
+
+/// The one command that puts the plugin where the program at `exe` looks: in a cargo target
+/// directory, the build of the plugin in the program's profile; elsewhere, the install script.
+fn plugin_advice(exe: &Path) -> String {
+    let mut dir = exe.parent().unwrap_or(Path::new("."));
+    if dir.file_name().is_some_and(|n| n == "deps") {
+        dir = dir.parent().unwrap_or(dir);
+    }
+    let profile = dir.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+    let root = dir.parent().unwrap_or(dir);
+    if root.join("CACHEDIR.TAG").is_file() {
+        let flag = match profile {
+            "release" => " --release".to_string(),
+            "debug" => String::new(),
+            p => format!(" --profile {p}"),
+        };
+        format!("cargo build{flag} -p ssdlab-nbd")
+    } else {
+        format!("scripts/install.sh --root {}", root.display())
+    }
+}
+
 fn plugin_path(given: Option<&str>) -> Result<PathBuf> {
     if let Some(p) = given
         .map(PathBuf::from)
@@ -88,24 +132,95 @@ fn plugin_path(given: Option<&str>) -> Result<PathBuf> {
             Ok(p)
         } else {
             Err(Error::Config(format!(
-                "--plugin: {}: no such file; expected the ssdlab nbdkit plugin (libssdlab_nbd.so)",
+                "--plugin: {}: no such file; expected the ssdlab nbdkit plugin ({PLUGIN})",
                 p.display()
             )))
         };
     }
     let exe = std::env::current_exe().map_err(|e| Error::Invalid(format!("serve: cannot find this program ({e})")))?;
-    let dir = exe.parent().unwrap_or(Path::new("."));
-    // Beside the program; test binaries live one level down (target/PROFILE/deps).
-    for d in [dir, dir.parent().unwrap_or(dir)] {
-        let p = d.join("libssdlab_nbd.so");
-        if p.is_file() {
-            return Ok(p);
+    let places = plugin_places(&exe);
+    if let Some(p) = places.iter().find(|p| p.is_file()) {
+        return Ok(p.clone());
+    }
+    let dirs: Vec<String> = places
+        .iter()
+        .map(|p| p.parent().unwrap_or(p).display().to_string())
+        .collect();
+    Err(Error::Config(format!(
+        "--plugin: {PLUGIN} not found in {}; expected it there: run `{}` in the ssdlab source, or give --plugin PATH",
+        dirs.join(" or "),
+        plugin_advice(&exe)
+    )))
+}
+
+/// Bytes the host can address on the config's device or array (what the plugin serves).
+fn device_bytes(cfg: &Config) -> Result<u64> {
+    if cfg.array.is_some() {
+        ssdlab_core::array::check(cfg)
+    } else {
+        Ok(ssdlab_core::geometry::Geometry::from_config(&cfg.device, &cfg.file)?.logical_bytes())
+    }
+}
+
+/// `--bind`'s address with the port: an IP address, or a host name that resolves.
+fn bind_addr(bind: &str, port: u16) -> Result<std::net::SocketAddr> {
+    use std::net::ToSocketAddrs;
+    let bad = |why: String| {
+        Error::Config(format!(
+            "--bind: '{bind}': {why}; expected an address to listen on, such as 127.0.0.1, ::1 or a host name"
+        ))
+    };
+    if let Ok(ip) = bind.parse::<std::net::IpAddr>() {
+        return Ok((ip, port).into());
+    }
+    let mut addrs = (bind, port).to_socket_addrs().map_err(|e| bad(e.to_string()))?;
+    addrs.next().ok_or_else(|| bad("no address for this name".into()))
+}
+
+/// The user's --record file, written whole when the session ends: the plugin records into a
+/// new directory beside it, and the recording takes the user's name only then, never over an
+/// existing file. A session that fails leaves nothing (the directory goes when dropped).
+struct Recording {
+    dest: PathBuf,
+    dir: tempfile::TempDir,
+}
+
+impl Recording {
+    fn new(r: &str) -> Result<Recording> {
+        let dest = std::path::absolute(r).map_err(|e| Error::io(r, e))?;
+        if dest.symlink_metadata().is_ok() {
+            return Err(Error::Config(format!(
+                "--record: {r}: exists; expected a new file (a recording never replaces a file)"
+            )));
+        }
+        let dir = tempfile::Builder::new()
+            .prefix(".ssdlab-record-")
+            .tempdir_in(dest.parent().unwrap_or(Path::new("/")))
+            .map_err(|e| {
+                Error::Config(format!(
+                    "--record: {r}: {e}; expected a file in a directory that exists and can be written"
+                ))
+            })?;
+        Ok(Recording { dest, dir })
+    }
+
+    /// Where the plugin writes.
+    fn path(&self) -> PathBuf {
+        self.dir.path().join("session.trace")
+    }
+
+    /// The finished recording under the user's name.
+    fn keep(&self) -> Result<()> {
+        let (from, to) = (self.path(), &self.dest);
+        let fail = |e: std::io::Error| Error::Config(format!("--record: {}: {e}; expected a new file", to.display()));
+        // A link fails where anything is at `to`: no file is ever replaced. Where the file
+        // system has no links, a rename while nothing is there.
+        match std::fs::hard_link(&from, to) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists || to.symlink_metadata().is_ok() => Err(fail(e)),
+            Err(_) => std::fs::rename(&from, to).map_err(fail),
         }
     }
-    Err(Error::Config(format!(
-        "--plugin: libssdlab_nbd.so not found beside {}; expected it built (cargo build -p ssdlab-nbd) or --plugin PATH",
-        exe.display()
-    )))
 }
 
 /// The statistics a running server's control socket gives.
@@ -122,16 +237,12 @@ fn query(path: &str) -> Result<()> {
     Ok(())
 }
 
-/// Wait until the export answers (its socket exists, or its port accepts), nbdkit exits, or
+/// Wait until nbdkit is serving (it writes its pid file once it listens), nbdkit exits, or
 /// a stop signal comes.
-fn wait_ready(child: &mut Child, socket: Option<&str>, addr: &str, stop: &AtomicBool) -> Result<bool> {
+fn wait_ready(child: &mut Child, pidfile: &Path, stop: &AtomicBool) -> Result<bool> {
     let start = Instant::now();
     loop {
-        let up = match socket {
-            Some(s) => Path::new(s).exists(),
-            None => std::net::TcpStream::connect(addr).is_ok(),
-        };
-        if up {
+        if std::fs::metadata(pidfile).is_ok_and(|m| m.len() > 0) {
             return Ok(true);
         }
         if let Some(status) = child.try_wait().map_err(|e| Error::Invalid(format!("nbdkit: {e}")))? {
@@ -161,6 +272,32 @@ pub fn run(a: ServeArgs) -> Result<()> {
     if let Some(limit) = crate::default_memory_limit() {
         ssdlab_core::sim::check_memory(&cfg, limit).map_err(|e| cfg.locate(e))?;
     }
+    let size = device_bytes(&cfg)?;
+    // What is wrong with the data file, the socket or the address is said before anything
+    // starts, and nothing of the user's is changed.
+    if let Some(d) = &a.data {
+        let backing = BlockData::check_file(size, d, a.data_resize, "--data-resize")
+            .map_err(|e| Error::Config(format!("--data: {e}")))?;
+        if !a.quiet && backing != Backing::Kept {
+            let what = match backing {
+                Backing::Resized { from } => format!("resized from {from} bytes"),
+                _ => "created".into(),
+            };
+            eprintln!("ssdlab: --data {d}: {what} to the device's {size} bytes");
+        }
+    }
+    if let Some(s) = &a.socket {
+        use std::os::unix::fs::FileTypeExt;
+        if std::fs::symlink_metadata(s).is_ok_and(|m| !m.file_type().is_socket()) {
+            return Err(Error::Config(format!(
+                "--socket: {s}: exists and is not a socket; expected a path for a new socket"
+            )));
+        }
+    }
+    let bind = match (&a.socket, a.port) {
+        (Some(_), _) => None,
+        (None, port) => Some(bind_addr(&a.bind, port.unwrap_or(10809))?),
+    };
     let nbdkit = find_on_path("nbdkit").ok_or_else(|| {
         Error::Config(
             "nbdkit: not found on PATH; expected nbdkit installed (Debian or Ubuntu: apt-get install nbdkit; Fedora: dnf install nbdkit)".into(),
@@ -168,14 +305,15 @@ pub fn run(a: ServeArgs) -> Result<()> {
     })?;
     let plugin = plugin_path(a.plugin.as_deref())?;
     // The session is always recorded: its statistics are its replay.
-    let tmp = std::env::temp_dir().join(format!("ssdlab-serve-{}", std::process::id()));
-    let record = match &a.record {
-        Some(r) => PathBuf::from(r),
-        None => {
-            std::fs::create_dir_all(&tmp).map_err(|e| Error::io(tmp.display().to_string(), e))?;
-            tmp.join("session.trace")
-        }
-    };
+    let recording = a.record.as_deref().map(Recording::new).transpose()?;
+    let session = tempfile::Builder::new()
+        .prefix("ssdlab-serve-")
+        .tempdir()
+        .map_err(|e| Error::io(std::env::temp_dir().display().to_string(), e))?;
+    let record = recording
+        .as_ref()
+        .map_or_else(|| session.path().join("session.trace"), Recording::path);
+    let pidfile = session.path().join("nbdkit.pid");
     let abs = |p: &str| {
         std::path::absolute(p)
             .unwrap_or_else(|_| PathBuf::from(p))
@@ -188,19 +326,25 @@ pub fn run(a: ServeArgs) -> Result<()> {
         None => config::DEFAULT_PRESET.to_string(),
     };
     let mut cmd = Command::new(&nbdkit);
-    cmd.arg("--foreground").arg("--exit-with-parent");
-    let (socket, addr, uri) = match (&a.socket, a.port) {
+    cmd.arg("--foreground")
+        .arg("--exit-with-parent")
+        .arg("--pidfile")
+        .arg(&pidfile);
+    let (socket, uri) = match (&a.socket, bind) {
         (Some(s), _) => {
             let s = abs(s);
+            // A stale socket (checked above: nothing else) from an earlier server.
             let _ = std::fs::remove_file(&s);
             cmd.arg("--unix").arg(&s);
-            (Some(s.clone()), String::new(), format!("nbd+unix:///?socket={s}"))
+            (Some(s.clone()), format!("nbd+unix:///?socket={s}"))
         }
-        (None, port) => {
-            let port = port.unwrap_or(10809);
-            cmd.arg("--port").arg(port.to_string()).arg("--ipaddr").arg(&a.bind);
-            let addr = format!("{}:{port}", a.bind);
-            (None, addr.clone(), format!("nbd://{addr}"))
+        (None, addr) => {
+            let addr = addr.expect("resolved above");
+            cmd.arg("--port")
+                .arg(addr.port().to_string())
+                .arg("--ipaddr")
+                .arg(addr.ip().to_string());
+            (None, format!("nbd://{addr}"))
         }
     };
     // Block size constraints: the device's mapping unit is the size it prefers (smaller or
@@ -220,6 +364,9 @@ pub fn run(a: ServeArgs) -> Result<()> {
     cmd.arg(format!("pace={}", if a.pace == Pace::Real { "real" } else { "none" }));
     if let Some(d) = &a.data {
         cmd.arg(format!("data={}", abs(d)));
+        if a.data_resize {
+            cmd.arg("data-resize=true");
+        }
     }
     if let Some(m) = a.memory {
         cmd.arg(format!("memory={m}"));
@@ -244,7 +391,7 @@ pub fn run(a: ServeArgs) -> Result<()> {
         .stdin(Stdio::null())
         .spawn()
         .map_err(|e| Error::Invalid(format!("nbdkit: cannot start it ({e}); expected a working nbdkit")))?;
-    let ready = wait_ready(&mut child, socket.as_deref(), &addr, &stop);
+    let ready = wait_ready(&mut child, &pidfile, &stop);
     if let Ok(true) = ready {
         if !a.quiet {
             eprintln!(
@@ -279,9 +426,12 @@ pub fn run(a: ServeArgs) -> Result<()> {
     if !a.quiet {
         eprintln!("ssdlab: stopped; replaying the session's requests for its statistics ...");
     }
+    // The session is over and its recording whole: it takes the user's name now.
+    if let Some(r) = &recording {
+        r.keep()?;
+    }
     let replay = ssdlab_core::live::replay_config(&cfg, &record.display().to_string())?;
     let result = ssdlab_core::run_config(&replay)?;
-    let _ = std::fs::remove_dir_all(&tmp);
     crate::write_result(&result, a.output_format, a.output.as_deref())
 }
 
