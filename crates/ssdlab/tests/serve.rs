@@ -50,11 +50,15 @@ impl Server {
     /// `ssdlab serve ARGS` on a Unix socket in a new directory, with a control socket, a
     /// recording and JSON statistics; returns once the export answers.
     fn start(args: &[&str]) -> Option<Server> {
+        Server::start_with(Path::new(env!("CARGO_BIN_EXE_ssdlab")), args)
+    }
+    /// The same, with the program at `exe` (an installed copy).
+    fn start_with(exe: &Path, args: &[&str]) -> Option<Server> {
         tool("nbdkit")?;
         plugin()?;
         let dir = tempfile::tempdir().unwrap();
         let d = |n: &str| dir.path().join(n).display().to_string();
-        let child = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+        let child = Command::new(exe)
             .arg("serve")
             .args(args)
             .args(["--socket", &d("nbd.sock"), "--control", &d("control.sock")])
@@ -235,37 +239,59 @@ fn qemu_io_patterns_zeroes_and_trims_read_back() {
     assert!(job(&stats, "write", "io_bytes") >= (2 << 20) + 4096);
 }
 
+/// The export as a file, `MNT/nbd`, through nbdfuse.
+struct Fuse {
+    child: Child,
+    mnt: PathBuf,
+}
+
+impl Fuse {
+    /// Mount `s`'s export in `s`'s directory, or `None` (test skipped, said why) where this
+    /// machine does not let the test mount.
+    fn mount(s: &Server, nbdfuse: &Path) -> Option<Fuse> {
+        let mnt = s.path("mnt");
+        std::fs::create_dir(&mnt).unwrap();
+        let mut child = Command::new(nbdfuse)
+            .arg(&mnt)
+            .arg(s.uri())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let dev = mnt.join("nbd");
+        let start = Instant::now();
+        while !dev.exists() && start.elapsed() < Duration::from_secs(20) {
+            if child.try_wait().unwrap().is_some() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        if !dev.exists() {
+            let _ = child.kill();
+            let _ = child.wait();
+            let mut err = String::new();
+            let _ = child.stderr.take().unwrap().read_to_string(&mut err);
+            eprintln!("skipped: nbdfuse could not mount here: {err}");
+            return None;
+        }
+        Some(Fuse { child, mnt })
+    }
+    fn dev(&self) -> PathBuf {
+        self.mnt.join("nbd")
+    }
+    fn unmount(mut self) {
+        let _ = Command::new("fusermount3").arg("-u").arg(&self.mnt).status();
+        let _ = self.child.wait();
+    }
+}
+
 #[test]
 fn mkfs_ext4_on_the_export_and_a_file_written_and_read_back() {
     let (Some(nbdfuse), Some(mkfs), Some(debugfs)) = (tool("nbdfuse"), tool("mkfs.ext4"), tool("debugfs")) else {
         return;
     };
     let Some(s) = Server::start(SMALL) else { return };
-    let mnt = s.path("mnt");
-    std::fs::create_dir(&mnt).unwrap();
-    let mut fuse = Command::new(&nbdfuse)
-        .arg(&mnt)
-        .arg(s.uri())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let dev = mnt.join("nbd");
-    let start = Instant::now();
-    while !dev.exists() && start.elapsed() < Duration::from_secs(20) {
-        if fuse.try_wait().unwrap().is_some() {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    if !dev.exists() {
-        // FUSE needs a machine that lets this process mount: say so and go no further.
-        let _ = fuse.kill();
-        let _ = fuse.wait();
-        let mut err = String::new();
-        let _ = fuse.stderr.take().unwrap().read_to_string(&mut err);
-        eprintln!("skipped: nbdfuse could not mount here: {err}");
-        return;
-    }
+    let Some(fuse) = Fuse::mount(&s, &nbdfuse) else { return };
+    let dev = fuse.dev();
     let src = s.path("file.bin");
     let data = random_bytes(3 << 20, 9);
     std::fs::write(&src, &data).unwrap();
@@ -281,10 +307,58 @@ fn mkfs_ext4_on_the_export_and_a_file_written_and_read_back() {
         .arg(format!("dump file.bin {}", out.display()))
         .arg(&dev));
     assert!(std::fs::read(&out).unwrap() == data);
-    let _ = Command::new("fusermount3").arg("-u").arg(&mnt).status();
-    let _ = fuse.wait();
+    fuse.unmount();
     let (stats, _dir) = s.stop();
     assert!(job(&stats, "write", "io_bytes") >= 3 << 20);
+}
+
+#[test]
+fn a_file_system_on_the_data_file_survives_a_restart() {
+    let (Some(nbdfuse), Some(mkfs), Some(debugfs), Some(e2fsck)) =
+        (tool("nbdfuse"), tool("mkfs.ext4"), tool("debugfs"), tool("e2fsck"))
+    else {
+        return;
+    };
+    let keep = tempfile::tempdir().unwrap();
+    let img = keep.path().join("disk.img").display().to_string();
+    let args = [SMALL, &["--data", &img]].concat();
+    let data = random_bytes(3 << 20, 11);
+    let src = keep.path().join("file.bin");
+    std::fs::write(&src, &data).unwrap();
+
+    // First session: a file system and a file in it.
+    let Some(s) = Server::start(&args) else { return };
+    let Some(fuse) = Fuse::mount(&s, &nbdfuse) else { return };
+    run(Command::new(&mkfs).args(["-q", "-F"]).arg(fuse.dev()));
+    run(Command::new(&debugfs)
+        .arg("-w")
+        .arg("-R")
+        .arg(format!("write {} file.bin", src.display()))
+        .arg(fuse.dev()));
+    fuse.unmount();
+    let (first, _dir) = s.stop();
+    assert!(job(&first, "write", "io_bytes") >= 3 << 20);
+
+    // Second session on the same file: the file reads back, the file system checks clean,
+    // and nothing was written to make it so.
+    let s = Server::start(&args).expect("served the first time");
+    let fuse = Fuse::mount(&s, &nbdfuse).expect("mounted the first time");
+    let out = s.path("out.bin");
+    run(Command::new(&debugfs)
+        .arg("-R")
+        .arg(format!("dump file.bin {}", out.display()))
+        .arg(fuse.dev()));
+    assert!(
+        std::fs::read(&out).unwrap() == data,
+        "the file written in the first session"
+    );
+    run(Command::new(&e2fsck).arg("-fn").arg(fuse.dev()));
+    fuse.unmount();
+    let (second, _dir) = s.stop();
+    assert_eq!(job(&second, "write", "io_bytes"), 0);
+    assert!(job(&second, "read", "io_bytes") >= 3 << 20);
+    // And the backing file is the file system itself.
+    run(Command::new(&e2fsck).arg("-fn").arg(&img));
 }
 
 #[test]
@@ -487,4 +561,245 @@ fn tcp_on_loopback_with_the_data_in_a_file_and_a_memory_limit() {
     let (stats, _dir) = s.stop();
     // The refused write never reached the device.
     assert_eq!(job(&stats, "write", "total_ios"), 2);
+}
+
+/// Bytes the SMALL device serves.
+const SMALL_BYTES: u64 = 466_841_600;
+
+#[test]
+fn a_data_file_of_the_device_size_is_served_and_kept_and_another_is_refused_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let img = dir.path().join("disk.img");
+    let img_s = img.display().to_string();
+    // `echo precious > disk.img`: refused, one line, the file as it was.
+    std::fs::write(&img, b"precious\n").unwrap();
+    let args = [
+        &["serve"],
+        SMALL,
+        &["--data", &img_s, "--socket", "/nonexistent/nbd.sock"],
+    ]
+    .concat();
+    common::refused(
+        &args,
+        &format!("--data: {img_s}: 9 bytes, the device has {SMALL_BYTES}; expected a file of the device's size, or --data-resize to resize it"),
+    );
+    assert_eq!(std::fs::read(&img).unwrap(), b"precious\n");
+    let d = dir.path().display().to_string();
+    common::refused(
+        &[&["serve"], SMALL, &["--data", &d]].concat(),
+        &format!("--data: {d}: a directory; expected a regular file or a block device"),
+    );
+
+    // The same bytes at the device's size: served as they are, and kept with what the
+    // session wrote.
+    let mut bytes = vec![0u8; SMALL_BYTES as usize];
+    bytes[..9].copy_from_slice(b"precious\n");
+    let end = bytes.len() - 4;
+    bytes[end..].copy_from_slice(b"tail");
+    std::fs::write(&img, &bytes).unwrap();
+    let Some(qemu_io) = tool("qemu-io") else { return };
+    let Some(s) = Server::start(&[SMALL, &["--data", &img_s]].concat()) else {
+        return;
+    };
+    let out = run(Command::new(&qemu_io).args(["-f", "raw", &s.uri()]).args([
+        "-c",
+        "read -v 0 9",
+        "-c",
+        &format!("read -v {end} 4"),
+        "-c",
+        "write -P 0x6b 1M 4k",
+    ]));
+    assert!(out.contains("precious.") && out.contains("tail"), "{out}");
+    s.stop();
+    bytes[1 << 20..(1 << 20) + 4096].fill(0x6b);
+    assert!(
+        std::fs::read(&img).unwrap() == bytes,
+        "the file holds the first bytes and the session's write"
+    );
+}
+
+#[test]
+fn an_address_that_is_not_one_is_refused_before_nbdkit_starts() {
+    common::refused(
+        &["serve", "slc-sata", "--bind", "not-an-address"],
+        "--bind: 'not-an-address': ",
+    );
+    let o = common::ssdlab(&["serve", "slc-sata", "--bind", "not-an-address"]);
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("ssdlab: serving"));
+}
+
+#[test]
+fn a_recording_never_replaces_a_file_and_a_failed_session_leaves_none() {
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("session.trace");
+    std::fs::write(&rec, b"someone's file\n").unwrap();
+    let rec_s = rec.display().to_string();
+    common::refused(
+        &["serve", "slc-sata", "--record", &rec_s],
+        &format!("--record: {rec_s}: exists; expected a new file"),
+    );
+    assert_eq!(std::fs::read(&rec).unwrap(), b"someone's file\n");
+
+    // nbdkit cannot load the plugin: the session fails and leaves no recording behind.
+    let Some(_) = tool("nbdkit") else { return };
+    std::fs::remove_file(&rec).unwrap();
+    let not_a_plugin = tempfile::NamedTempFile::new().unwrap();
+    let sock = dir.path().join("nbd.sock").display().to_string();
+    let o = common::ssdlab(&[
+        "serve",
+        "slc-sata",
+        "--record",
+        &rec_s,
+        "--socket",
+        &sock,
+        "--plugin",
+        not_a_plugin.path().to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("ssdlab: error: nbdkit: exited") && !err.contains("ssdlab: serving"),
+        "{err}"
+    );
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+/// A copy of the command at `dir/name`.
+fn copy_of_the_command(dir: &Path, name: &str) -> PathBuf {
+    std::fs::create_dir_all(dir).unwrap();
+    let exe = dir.join(name);
+    std::fs::copy(env!("CARGO_BIN_EXE_ssdlab"), &exe).unwrap();
+    exe
+}
+
+#[test]
+fn the_plugin_is_found_where_the_install_puts_it_and_the_advice_fits_the_binary() {
+    let t = tempfile::tempdir().unwrap();
+    // An nbdkit that says what it was given and fails: serve gets as far as starting it.
+    let bin = t.path().join("tools");
+    std::fs::create_dir(&bin).unwrap();
+    let fake = bin.join("nbdkit");
+    let args_file = t.path().join("nbdkit.args");
+    std::fs::write(
+        &fake,
+        format!("#!/bin/sh\necho \"$@\" > {}\nexit 1\n", args_file.display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let serve = |exe: &Path| {
+        let o = Command::new(exe)
+            .args(["serve", "slc-sata", "-q", "--socket"])
+            .arg(t.path().join("nbd.sock"))
+            .env("PATH", &bin)
+            .env_remove("SSDLAB_NBD_PLUGIN")
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert_eq!(err.lines().count(), 1, "{err}");
+        err
+    };
+    let root = t.path().join("root");
+    let installed = copy_of_the_command(&root.join("bin"), "ssdlab");
+    let err = serve(&installed);
+    assert!(
+        err.contains(&format!(
+            "run `scripts/install.sh --root {}` in the ssdlab source",
+            root.display()
+        )),
+        "{err}"
+    );
+    // In a cargo target directory, the build of the plugin in the program's profile.
+    let target = t.path().join("target");
+    std::fs::create_dir(&target).unwrap();
+    std::fs::write(
+        target.join("CACHEDIR.TAG"),
+        "Signature: 8a477f597d28d172789f06886806bc55\n",
+    )
+    .unwrap();
+    for (profile, command) in [
+        ("release", "cargo build --release -p ssdlab-nbd"),
+        ("debug", "cargo build -p ssdlab-nbd"),
+        ("ci-test", "cargo build --profile ci-test -p ssdlab-nbd"),
+    ] {
+        let err = serve(&copy_of_the_command(&target.join(profile), "ssdlab"));
+        assert!(
+            err.contains(&format!("run `{command}` in the ssdlab source")),
+            "{profile}: {err}"
+        );
+    }
+    // Installed: ROOT/lib/ssdlab is where serve looks.
+    let lib = root.join("lib/ssdlab/libssdlab_nbd.so");
+    std::fs::create_dir_all(lib.parent().unwrap()).unwrap();
+    std::fs::write(&lib, b"a plugin").unwrap();
+    let err = serve(&installed);
+    assert!(err.starts_with("ssdlab: error: nbdkit: exited"), "{err}");
+    let given = std::fs::read_to_string(&args_file).unwrap();
+    assert!(given.contains(&format!(" {} config=", lib.display())), "{given}");
+}
+
+#[test]
+fn the_readmes_install_command_installs_a_serve_that_works() {
+    // The command the README's Install section shows.
+    let readme = std::fs::read_to_string(common::root().join("README.md")).unwrap();
+    let section = &readme[readme.find("## Install").unwrap()..];
+    let block = &section[section.find("```sh\n").unwrap() + 6..];
+    let line = block[..block.find("```").unwrap()].lines().next().unwrap();
+    let command = line.split('#').next().unwrap().trim();
+    assert_eq!(command, "scripts/install.sh");
+    // cargo's own work is too slow for a test: a stand-in cargo installs this command and
+    // the plugin this test run built (or a placeholder), and says what it was asked.
+    let Some(built) =
+        plugin().or_else(|| (std::env::var_os("CI").is_none()).then(|| PathBuf::from(env!("CARGO_BIN_EXE_ssdlab"))))
+    else {
+        return;
+    };
+    let t = tempfile::tempdir().unwrap();
+    let stub = t.path().join("stub");
+    std::fs::create_dir(&stub).unwrap();
+    let log = t.path().join("cargo.log");
+    std::fs::write(
+        stub.join("cargo"),
+        format!(
+            "#!/bin/sh\necho \"$*\" >> {log}\ncase \"$1\" in\n  install) while [ $# -gt 0 ]; do [ \"$1\" = --root ] && root=\"$2\"; shift; done\n    mkdir -p \"$root/bin\" && cp {exe} \"$root/bin/ssdlab\" ;;\n  build) mkdir -p \"$CARGO_TARGET_DIR/release\" && cp {built} \"$CARGO_TARGET_DIR/release/libssdlab_nbd.so\" ;;\nesac\n",
+            log = log.display(),
+            exe = env!("CARGO_BIN_EXE_ssdlab"),
+            built = built.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(stub.join("cargo"), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let path = std::env::join_paths(
+        std::iter::once(stub).chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
+    )
+    .unwrap();
+    // Run from elsewhere with a relative root: the root is the caller's directory's.
+    let out = run(Command::new(common::root().join(command))
+        .args(["--root", "inst"])
+        .current_dir(t.path())
+        .env("PATH", path)
+        .env("CARGO_TARGET_DIR", t.path().join("target")));
+    let root = t.path().join("inst");
+    assert_eq!(
+        std::fs::read_to_string(&log).unwrap(),
+        format!(
+            "install --locked --path crates/ssdlab --root {}\nbuild --locked --release -p ssdlab-nbd\n",
+            root.display()
+        )
+    );
+    let lib = root.join("lib/ssdlab/libssdlab_nbd.so");
+    assert!(std::fs::read(&lib).unwrap() == std::fs::read(&built).unwrap(), "{out}");
+    // The installed command finds the installed plugin and serves.
+    if plugin().is_none() {
+        return;
+    }
+    let Some(s) = Server::start_with(&root.join("bin/ssdlab"), SMALL) else {
+        return;
+    };
+    let (stats, _dir) = s.stop();
+    assert_eq!(job(&stats, "write", "io_bytes"), 0);
 }
