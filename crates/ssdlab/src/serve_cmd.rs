@@ -280,10 +280,10 @@ pub fn run(a: ServeArgs) -> Result<()> {
             .map_err(|e| Error::Config(format!("--data: {e}")))?;
         if !a.quiet && backing != Backing::Kept {
             let what = match backing {
-                Backing::Resized { from } => format!("resized from {from} bytes"),
-                _ => "created".into(),
+                Backing::Resized { from } => format!("resized from {from} bytes to"),
+                _ => "created at".into(),
             };
-            eprintln!("ssdlab: --data {d}: {what} to the device's {size} bytes");
+            eprintln!("ssdlab: --data {d}: {what} the device's {size} bytes");
         }
     }
     if let Some(s) = &a.socket {
