@@ -19,16 +19,22 @@ class Experiment:
         self._text = result_json
 
     def __repr__(self):
-        ok = sum(c["reproduced"] for c in self.json["claims"])
-        return f"<ssdlab.Experiment {self.json['experiment']}: {ok} of {len(self.json['claims'])} claims reproduced>"
+        s = self.json["summary"]
+        return (
+            f"<ssdlab.Experiment {self.json['experiment']}: "
+            f"{s['seed_reproduced']} of {s['seed_claims']} seed claims reproduced>"
+        )
 
     @property
     def claims(self):
-        """One row per claim: id, text, seed_value, our_value, unit, tolerance, reproduced."""
+        """One row per claim: id, kind (``seed``, ``known_difference``, ``check``), text,
+        seed_value, our_value, noise (NaN with one seed), unit, tolerance, verdict,
+        reproduced."""
         import pandas as pd
 
-        cols = ["id", "text", "seed_value", "our_value", "unit", "tolerance", "reproduced"]
-        return pd.DataFrame([{c: cl[c] for c in cols} for cl in self.json["claims"]], columns=cols)
+        cols = ["id", "kind", "text", "seed_value", "our_value", "noise", "unit", "tolerance", "verdict", "reproduced"]
+        rows = [{c: cl.get(c, float("nan")) for c in cols} for cl in self.json["claims"]]
+        return pd.DataFrame(rows, columns=cols)
 
     @property
     def runs(self):
@@ -57,12 +63,15 @@ def experiments():
     return pd.DataFrame(_native.experiments(), columns=["name", "title", "seed_document"])
 
 
-def _run_point(name, quick, index):
-    return _native.experiment_point(name, quick, index)
+def _run_point(name, quick, index, seeds):
+    return _native.experiment_point(name, quick, index, seeds)
 
 
-def experiment(name, quick=False, backend="local", threads=0, out=None, progress=None):
+def experiment(name, quick=False, backend="local", threads=0, out=None, progress=None, seeds=None):
     """Reproduce a seed as ``ssdlab experiment NAME`` does, returning an :class:`Experiment`.
+
+    ``seeds``: simulation seeds each point runs under (default 3, 2 with ``quick``), as the
+    CLI's ``--seeds``: how far each claim's value moves across them is its noise.
 
     ``backend="local"`` runs the points on this machine's cores (``threads``, 0 for one per
     core); ``"ray"`` submits one Ray task per point to the cluster ``ray.init()`` joins (start
@@ -70,12 +79,14 @@ def experiment(name, quick=False, backend="local", threads=0, out=None, progress
     wall-clock fields. ``out`` writes ``result.json`` there.
     """
     if backend == "local":
-        text, det = _native.experiment_run(name, quick, threads)
+        text, det = _native.experiment_run(name, quick, threads, seeds)
     elif backend == "ray":
         start = time.monotonic()
-        n = len(_native.experiment_points(name, quick))
-        outcomes = map_points(_run_point, [(name, quick, i) for i in range(n)], "ray", progress, f"{name} points")
-        text, det = _native.experiment_assemble(name, quick, outcomes, time.monotonic() - start)
+        n = len(_native.experiment_points(name, quick, seeds))
+        outcomes = map_points(
+            _run_point, [(name, quick, i, seeds) for i in range(n)], "ray", progress, f"{name} points"
+        )
+        text, det = _native.experiment_assemble(name, quick, outcomes, time.monotonic() - start, seeds)
     else:
         raise _native.ConfigError(f"backend: {backend!r}; expected 'local' or 'ray'")
     e = Experiment(text, det)

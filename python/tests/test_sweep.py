@@ -102,8 +102,18 @@ def test_experiment_on_ray_is_the_cli_result(cli, ray_cluster, tmp_path):
     assert json.dumps(zero_wall(json.loads(ours))) == json.dumps(zero_wall(json.loads(theirs)))
     assert len(ours.splitlines()) == len(theirs.splitlines())
     claims = e.claims
-    assert list(claims.columns) == ["id", "text", "seed_value", "our_value", "unit", "tolerance", "reproduced"]
+    assert list(claims.columns) == [
+        "id", "kind", "text", "seed_value", "our_value", "noise", "unit", "tolerance", "verdict", "reproduced"
+    ]
     assert len(claims) == len(json.loads(theirs)["claims"]) and claims["reproduced"].dtype == bool
+    # Two seeds in quick mode: every claim has its noise; the summary counts seed claims only.
+    assert claims["noise"].notna().all() and e.json["scale"]["seeds"] == 2
+    seed = claims[claims["kind"] != "check"]
+    assert e.json["summary"]["seed_claims"] == len(seed)
+    assert e.json["summary"]["seed_reproduced"] == int(seed["reproduced"].sum())
+    assert f"{int(seed['reproduced'].sum())} of {len(seed)} seed claims reproduced" in repr(e)
+    one = ssdlab.experiment("openssd", quick=True, seeds=1)
+    assert one.json["scale"]["seeds"] == 1 and one.claims["noise"].isna().all()
     runs = e.runs
     assert len(runs) == e.json["scale"]["points"] and "waf" in runs.columns
 

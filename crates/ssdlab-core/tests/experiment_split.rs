@@ -5,7 +5,7 @@ use ssdlab_core::experiment::{self, run_points, Outcome, Scale};
 
 fn check(name: &str, whole: bool) {
     let exp = experiment::find(name).unwrap();
-    let points = experiment::points_of(exp, Scale::Quick).unwrap();
+    let points = experiment::points_of(exp, Scale::Quick, 1).unwrap();
     let outcomes: Vec<Outcome> = run_points(&points, &|_, _| {}, |p| experiment::run_point(exp, p))
         .into_iter()
         .collect::<ssdlab_core::Result<_>>()
@@ -43,13 +43,13 @@ fn check(name: &str, whole: bool) {
         }
     }
     assert_eq!(members > 0, name == "rodi", "{name}");
-    let direct = experiment::assemble(exp, Scale::Quick, &points, outcomes, 0.0);
-    let moved = experiment::assemble(exp, Scale::Quick, &points, back, 0.0);
+    let direct = experiment::assemble(exp, Scale::Quick, 1, &points, outcomes, 0.0);
+    let moved = experiment::assemble(exp, Scale::Quick, 1, &points, back, 0.0);
     assert_eq!(direct.deterministic_json(), moved.deterministic_json(), "{name}");
     assert!(!direct.claims.is_empty());
     // And `run` is the same assembly.
     if whole {
-        let whole = experiment::run(exp, Scale::Quick, 2, &|_, _| {}).unwrap();
+        let whole = experiment::run(exp, Scale::Quick, 1, 2, &|_, _| {}).unwrap();
         assert_eq!(whole.deterministic_json(), direct.deterministic_json(), "{name}");
     }
 }

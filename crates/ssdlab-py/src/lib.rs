@@ -301,20 +301,35 @@ fn experiments() -> Vec<(String, String, String)> {
         .collect()
 }
 
-/// An experiment's points: (id, labels) in their order.
+/// Simulation seeds per point: `seeds`, or the scale's default.
+fn seeds_of(quick: bool, seeds: Option<usize>) -> usize {
+    seeds.unwrap_or_else(|| experiment::default_seeds(scale(quick)))
+}
+
+/// An experiment's points under every seed: (id, labels) in their order.
 #[pyfunction]
-fn experiment_points(name: &str, quick: bool) -> PyResult<Vec<PointInfo>> {
+#[pyo3(signature = (name, quick, seeds=None))]
+fn experiment_points(name: &str, quick: bool, seeds: Option<usize>) -> PyResult<Vec<PointInfo>> {
     let exp = find(name)?;
-    let points = experiment::points_of(exp, scale(quick)).map_err(|e| SsdlabError::new_err(e.to_string()))?;
+    let points = experiment::points_of(exp, scale(quick), seeds_of(quick, seeds))
+        .map_err(|e| ConfigError::new_err(e.to_string()))?;
     Ok(points.into_iter().map(|p| (p.id, p.labels)).collect())
 }
 
 /// Simulate point `index` of an experiment; its outcome as bytes for
 /// [`experiment_assemble`] (in this process or another).
 #[pyfunction]
-fn experiment_point<'py>(py: Python<'py>, name: &str, quick: bool, index: usize) -> PyResult<Bound<'py, PyBytes>> {
+#[pyo3(signature = (name, quick, index, seeds=None))]
+fn experiment_point<'py>(
+    py: Python<'py>,
+    name: &str,
+    quick: bool,
+    index: usize,
+    seeds: Option<usize>,
+) -> PyResult<Bound<'py, PyBytes>> {
     let exp = find(name)?;
-    let points = experiment::points_of(exp, scale(quick)).map_err(|e| SsdlabError::new_err(e.to_string()))?;
+    let points = experiment::points_of(exp, scale(quick), seeds_of(quick, seeds))
+        .map_err(|e| ConfigError::new_err(e.to_string()))?;
     let Some(p) = points.into_iter().nth(index) else {
         return Err(ConfigError::new_err(format!(
             "index: point {index} of experiment {name}; expected one below its number of points"
@@ -335,14 +350,17 @@ fn experiment_json(res: &experiment::ExperimentResult) -> (String, String) {
 /// The experiment's result from its points' outcomes (in the points' order), as the CLI's
 /// `result.json` has it, and with the wall-clock fields zeroed.
 #[pyfunction]
+#[pyo3(signature = (name, quick, outcomes, wall_time_s, seeds=None))]
 fn experiment_assemble(
     name: &str,
     quick: bool,
     outcomes: Vec<Vec<u8>>,
     wall_time_s: f64,
+    seeds: Option<usize>,
 ) -> PyResult<(String, String)> {
     let exp = find(name)?;
-    let points = experiment::points_of(exp, scale(quick)).map_err(|e| SsdlabError::new_err(e.to_string()))?;
+    let seeds = seeds_of(quick, seeds);
+    let points = experiment::points_of(exp, scale(quick), seeds).map_err(|e| ConfigError::new_err(e.to_string()))?;
     if outcomes.len() != points.len() {
         return Err(ConfigError::new_err(format!(
             "outcomes: {} given; expected one per point ({})",
@@ -358,6 +376,7 @@ fn experiment_assemble(
     Ok(experiment_json(&experiment::assemble(
         exp,
         scale(quick),
+        seeds,
         &points,
         outcomes,
         wall_time_s,
@@ -367,10 +386,19 @@ fn experiment_assemble(
 /// Run an experiment here as `ssdlab experiment NAME` does, on `threads` threads (0: one per
 /// core).
 #[pyfunction]
-#[pyo3(signature = (name, quick=false, threads=0))]
-fn experiment_run(py: Python<'_>, name: &str, quick: bool, threads: usize) -> PyResult<(String, String)> {
+#[pyo3(signature = (name, quick=false, threads=0, seeds=None))]
+fn experiment_run(
+    py: Python<'_>,
+    name: &str,
+    quick: bool,
+    threads: usize,
+    seeds: Option<usize>,
+) -> PyResult<(String, String)> {
     let exp = find(name)?;
-    let r = interruptible(py, move || experiment::run(exp, scale(quick), threads, &|_, _| {}))?;
+    let seeds = seeds_of(quick, seeds);
+    let r = interruptible(py, move || {
+        experiment::run(exp, scale(quick), seeds, threads, &|_, _| {})
+    })?;
     r.map(|res| experiment_json(&res))
         .map_err(|e| to_py(e, &Inputs::default()))
 }

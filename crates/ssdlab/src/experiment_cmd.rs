@@ -30,6 +30,10 @@ pub struct ExperimentArgs {
     /// Points run at once (default: one per core). The result does not depend on it.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     threads: Option<u32>,
+    /// Simulation seeds each point runs under (default 3, 2 with --quick): how far a claim's
+    /// value moves across them is its noise, the margin a direction claim must exceed.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=64))]
+    seeds: Option<u32>,
     /// No progress bar.
     #[arg(long, short)]
     quiet: bool,
@@ -52,6 +56,7 @@ pub fn run(a: ExperimentArgs) -> Result<()> {
         .threads
         .map(|t| t as usize)
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let seeds = a.seeds.map_or_else(|| experiment::default_seeds(scale), |s| s as usize);
     if let Some(limit) = a.max_memory.or_else(crate::default_memory_limit) {
         let need = experiment::memory_estimate(&exp.points(scale)?, threads)?;
         if need > limit {
@@ -64,7 +69,7 @@ pub fn run(a: ExperimentArgs) -> Result<()> {
         }
     }
     let bar = points_bar(a.quiet);
-    let res = experiment::run(exp, scale, threads, &|done, total| show(&bar, done, total))?;
+    let res = experiment::run(exp, scale, seeds, threads, &|done, total| show(&bar, done, total))?;
     if let Some(b) = bar {
         b.finish_and_clear();
     }
@@ -113,16 +118,16 @@ pub fn write_folder(res: &ExperimentResult, dir: &str) -> Result<()> {
 
 /// The claims table and where the rest went.
 fn summary(res: &ExperimentResult, dir: &str) -> String {
-    let ok = res.claims.iter().filter(|c| c.reproduced).count();
     format!(
-        "{}: {}\n{}\n\n{}\n{} of {} claims reproduced; {} points in {:.1} s. Tables, plots and the full result in {dir}/\n",
+        "{}: {}\n{}\n\n{}\n{}; {} points × {} seed{} in {:.1} s. Tables, plots and the full result in {dir}/\n",
         res.experiment,
         res.title,
         res.scale.note,
         experiment::claims_md(&res.claims),
-        ok,
-        res.claims.len(),
+        res.summary.line(),
         res.scale.points,
+        res.scale.seeds,
+        if res.scale.seeds == 1 { "" } else { "s" },
         res.scale.wall_time_s
     )
 }

@@ -274,20 +274,24 @@ fn round(x: f64, digits: i32) -> f64 {
     (x * m).round() / m
 }
 
-/// How a claim's value is judged against the seed's.
+/// How a claim's value is judged against the seed's (the policy: docs/experiments/README.md).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Rule {
-    /// |ours − seed| ≤ tolerance × |seed|.
+    /// |ours − seed| ≤ tolerance × |seed|: an absolute figure or a ratio (±25 % unless the
+    /// seed's own measurements spread wider).
     Relative { tolerance: f64 },
-    /// |ours − seed| ≤ tolerance.
+    /// |ours − seed| ≤ tolerance, in the claim's unit (a share in points).
     Absolute { tolerance: f64 },
-    /// ours ≥ seed: a direction (e.g. a ratio at least 1).
+    /// ours ≥ seed: a one-sided threshold the seed states ("at least 25 % lower").
     AtLeast,
-    /// ours ≤ seed.
+    /// ours ≤ seed: a one-sided threshold the seed states ("at most ...").
     AtMost,
-    /// seed / factor ≤ ours ≤ seed × factor (both positive).
-    Factor { factor: f64 },
+    /// ours − seed > margin: a direction ("A beats B" as a difference or a ratio above 1),
+    /// passing only beyond the noise margin the experiment measured (never on a tie).
+    Above { margin: f64 },
+    /// seed − ours > margin: a direction downwards, beyond the noise margin.
+    Below { margin: f64 },
 }
 
 impl Rule {
@@ -300,25 +304,66 @@ impl Rule {
             Rule::Absolute { tolerance } => (ours - seed).abs() <= tolerance,
             Rule::AtLeast => ours >= seed,
             Rule::AtMost => ours <= seed,
-            Rule::Factor { factor } => seed > 0.0 && ours >= seed / factor && ours <= seed * factor,
+            Rule::Above { margin } => margin.is_finite() && ours - seed > margin.max(0.0),
+            Rule::Below { margin } => margin.is_finite() && seed - ours > margin.max(0.0),
         }
     }
     /// The rule as the claims table prints it.
     pub fn describe(self) -> String {
         match self {
-            Rule::Relative { tolerance } => format!("within ±{}%", tolerance * 100.0),
+            Rule::Relative { tolerance } => format!("within ±{}%", round(tolerance * 100.0, 6)),
             Rule::Absolute { tolerance } => format!("within ±{tolerance}"),
             Rule::AtLeast => "at least the seed's".into(),
             Rule::AtMost => "at most the seed's".into(),
-            Rule::Factor { factor } => format!("within a factor of {factor}"),
+            Rule::Above { margin } => format!("above the seed's by more than the noise {}", fmt_num(margin)),
+            Rule::Below { margin } => format!("below the seed's by more than the noise {}", fmt_num(margin)),
         }
     }
+    /// A direction upwards; its margin is the noise the experiment measures.
+    pub const ABOVE: Rule = Rule::Above { margin: 0.0 };
+    /// A direction downwards; its margin is the noise the experiment measures.
+    pub const BELOW: Rule = Rule::Below { margin: 0.0 };
+    /// A direction rule (its pass needs a difference beyond the noise margin).
+    pub fn is_direction(self) -> bool {
+        matches!(self, Rule::Above { .. } | Rule::Below { .. })
+    }
+}
+
+/// What a claim is: only `seed` and `known_difference` claims are figures the seed publishes,
+/// and only they are counted in "N of M seed claims reproduced".
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClaimKind {
+    /// A figure, ordering or statement the seed publishes.
+    Seed,
+    /// A seed figure that depends on something ssdlab does not model on purpose: reported,
+    /// counted among the seed claims, never as reproduced.
+    KnownDifference,
+    /// Our own consistency check (formula arithmetic, a model beside the simulation, a
+    /// property of the layout): it tests the simulator, not the seed's result.
+    Check,
+}
+
+/// How a claim came out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// The rule holds.
+    Reproduced,
+    /// The rule does not hold.
+    Missed,
+    /// The rule holds for a known difference: not counted as reproduced.
+    Coincidence,
+    /// The scheme the claim is about did nothing measurable on this workload: not reproduced,
+    /// whatever the rule says.
+    NoSignal,
 }
 
 /// One figure the seed publishes, ours beside it; `reproduced` is computed, never set.
 #[derive(Clone, Debug, Serialize)]
 pub struct Claim {
     pub id: String,
+    pub kind: ClaimKind,
     pub text: String,
     pub seed_value: f64,
     pub our_value: f64,
@@ -326,33 +371,146 @@ pub struct Claim {
     /// The rule in words (`within ±25%`), as DESIGN.md's result shape names it.
     pub tolerance: String,
     pub rule: Rule,
+    /// Whether the rule holds for the two values.
+    pub rule_holds: bool,
+    pub verdict: Verdict,
+    /// A seed claim whose rule holds with a signal (checks: the rule holds).
     pub reproduced: bool,
-    /// Set when the seed's figure comes from something the simulator does not model on
-    /// purpose: the claim is reported, not tuned for.
+    /// Why the seed's figure depends on something ssdlab does not model, and what would be
+    /// needed to remove the difference.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub known_difference: Option<String>,
+    /// Why the claim had no signal.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub no_signal: Option<String>,
+    /// How far our value moved when the experiment ran again under other simulation seeds
+    /// (`--seeds`): the largest difference from this run's (absent with one seed). A direction
+    /// rule's margin is this noise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub noise: Option<f64>,
     /// How our value was obtained.
     pub note: String,
 }
 
 impl Claim {
+    /// A seed claim.
     pub fn new(id: &str, text: &str, seed_value: f64, our_value: f64, unit: &str, rule: Rule, note: String) -> Claim {
-        Claim {
+        let holds = rule.holds(seed_value, our_value);
+        let mut c = Claim {
             id: id.into(),
+            kind: ClaimKind::Seed,
             text: text.into(),
             seed_value,
             our_value,
             unit: unit.into(),
             tolerance: rule.describe(),
             rule,
-            reproduced: rule.holds(seed_value, our_value),
+            rule_holds: holds,
+            verdict: Verdict::Missed,
+            reproduced: false,
             known_difference: None,
+            no_signal: None,
+            noise: None,
             note,
-        }
+        };
+        c.judge();
+        c
     }
-    pub fn known_difference(mut self, why: &str) -> Claim {
-        self.known_difference = Some(why.into());
+    /// Our own check rather than a seed figure: reported, never counted among the seed's.
+    pub fn check(mut self) -> Claim {
+        self.kind = ClaimKind::Check;
+        self.judge();
         self
+    }
+    /// A seed figure ssdlab does not model on purpose: `why`, and what would remove it.
+    pub fn known_difference(mut self, why: &str) -> Claim {
+        self.kind = ClaimKind::KnownDifference;
+        self.known_difference = Some(why.into());
+        self.judge();
+        self
+    }
+    /// Marks the claim as having no signal when `none` says so (the scheme did nothing
+    /// measurable): `why` says what was measured.
+    pub fn no_signal_if(mut self, none: bool, why: &str) -> Claim {
+        if none {
+            self.no_signal = Some(why.into());
+        }
+        self.judge();
+        self
+    }
+    fn judge(&mut self) {
+        self.rule_holds = self.rule.holds(self.seed_value, self.our_value);
+        self.verdict = match (self.kind, self.rule_holds, &self.no_signal) {
+            (_, _, Some(_)) => Verdict::NoSignal,
+            (_, false, None) => Verdict::Missed,
+            (ClaimKind::KnownDifference, true, None) => Verdict::Coincidence,
+            (_, true, None) => Verdict::Reproduced,
+        };
+        self.reproduced = self.verdict == Verdict::Reproduced;
+    }
+    /// Records the noise measured under other seeds; a direction rule takes it as its margin.
+    fn with_noise(&mut self, noise: f64) {
+        self.noise = Some(noise);
+        self.rule = match self.rule {
+            Rule::Above { margin } => Rule::Above {
+                margin: margin.max(noise),
+            },
+            Rule::Below { margin } => Rule::Below {
+                margin: margin.max(noise),
+            },
+            r => r,
+        };
+        self.tolerance = self.rule.describe();
+        self.judge();
+    }
+    /// A figure the seed publishes (counted in the summary).
+    pub fn is_seed(&self) -> bool {
+        self.kind != ClaimKind::Check
+    }
+}
+
+/// The counts a result reports: seed claims only in "N of M reproduced".
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct ClaimSummary {
+    /// Claims of kind `seed` or `known_difference`.
+    pub seed_claims: usize,
+    /// Seed claims whose verdict is `reproduced`.
+    pub seed_reproduced: usize,
+    pub known_differences: usize,
+    /// Seed claims whose scheme showed no signal.
+    pub no_signal: usize,
+    pub checks: usize,
+    pub checks_holding: usize,
+}
+
+impl ClaimSummary {
+    pub fn of(claims: &[Claim]) -> ClaimSummary {
+        let mut s = ClaimSummary::default();
+        for c in claims {
+            if c.is_seed() {
+                s.seed_claims += 1;
+                s.seed_reproduced += c.reproduced as usize;
+                s.known_differences += (c.kind == ClaimKind::KnownDifference) as usize;
+                s.no_signal += (c.verdict == Verdict::NoSignal) as usize;
+            } else {
+                s.checks += 1;
+                s.checks_holding += c.reproduced as usize;
+            }
+        }
+        s
+    }
+    /// "7 of 12 seed claims reproduced (2 known differences, 1 without signal); 3 of 3 checks hold".
+    pub fn line(&self) -> String {
+        format!(
+            "{} of {} seed claims reproduced ({} known difference{}, {} without signal); {} of {} checks hold",
+            self.seed_reproduced,
+            self.seed_claims,
+            self.known_differences,
+            if self.known_differences == 1 { "" } else { "s" },
+            self.no_signal,
+            self.checks_holding,
+            self.checks
+        )
     }
 }
 
@@ -392,6 +550,8 @@ pub struct ExperimentResult {
     pub experiment: String,
     pub title: String,
     pub seed_document: String,
+    /// Seed claims reproduced of seed claims; checks apart.
+    pub summary: ClaimSummary,
     pub claims: Vec<Claim>,
     pub runs: Vec<PointResult>,
     pub figures: Vec<Figure>,
@@ -403,6 +563,8 @@ pub struct ScaleReport {
     pub scale: Scale,
     pub note: String,
     pub points: usize,
+    /// Simulation seeds each point ran under (the noise of every claim comes from them).
+    pub seeds: usize,
     /// Wall-clock seconds of the whole experiment (the one field that varies between runs).
     pub wall_time_s: f64,
 }
@@ -445,32 +607,99 @@ pub fn memory_estimate(points: &[Point], threads: usize) -> Result<u64> {
     Ok(each.iter().take(threads.max(1)).sum())
 }
 
-/// Run every point of `exp` at `scale` on `threads` threads (0: one per core), calling
-/// `progress(done, total)` as points finish.
+/// Simulation seeds per point by default: enough for a noise margin on every direction claim.
+pub fn default_seeds(scale: Scale) -> usize {
+    match scale {
+        Scale::Full => 3,
+        Scale::Quick => 2,
+    }
+}
+
+/// Run every point of `exp` at `scale` under `seeds` simulation seeds on `threads` threads
+/// (0: one per core), calling `progress(done, total)` as points finish.
 pub fn run(
     exp: &dyn Experiment,
     scale: Scale,
+    seeds: usize,
     threads: usize,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<ExperimentResult> {
     let start = std::time::Instant::now();
-    let points = points_of(exp, scale)?;
+    let points = points_of(exp, scale, seeds)?;
     let pool = thread_pool(threads)?;
     let results: Vec<Result<Outcome>> = pool.install(|| run_points(&points, progress, |p| run_point(exp, p)));
     let outcomes = results.into_iter().collect::<Result<Vec<_>>>()?;
-    Ok(assemble(exp, scale, &points, outcomes, start.elapsed().as_secs_f64()))
+    Ok(assemble(
+        exp,
+        scale,
+        seeds,
+        &points,
+        outcomes,
+        start.elapsed().as_secs_f64(),
+    ))
 }
 
-/// The points of `exp` at `scale`, checked to have distinct ids. Running them one by one
-/// anywhere ([`run_point`]) and handing the outcomes to [`assemble`] in this order gives what
-/// [`run`] gives: the way a distributed front end runs an experiment.
-pub fn points_of(exp: &dyn Experiment, scale: Scale) -> Result<Vec<Point>> {
+/// The points of `exp` at `scale`, checked to have distinct ids, followed by `seeds − 1`
+/// copies of them under other simulation seeds (same ids, in the same order). Running them
+/// one by one anywhere ([`run_point`]) and handing the outcomes to [`assemble`] in this order
+/// gives what [`run`] gives: the way a distributed front end runs an experiment.
+pub fn points_of(exp: &dyn Experiment, scale: Scale, seeds: usize) -> Result<Vec<Point>> {
+    if seeds == 0 {
+        return Err(Error::Invalid(
+            "--seeds: 0; expected at least 1 simulation seed per point".into(),
+        ));
+    }
     let points = exp.points(scale)?;
     let mut seen = std::collections::BTreeSet::new();
     for p in &points {
         assert!(seen.insert(&p.id), "experiment {}: point id {} twice", exp.name(), p.id);
     }
-    Ok(points)
+    let mut all = points.clone();
+    for k in 1..seeds as u64 {
+        all.extend(points.iter().map(|p| Point {
+            work: p.work.reseeded(k),
+            ..p.clone()
+        }));
+    }
+    Ok(all)
+}
+
+impl Work {
+    /// The same work under the `k`-th other simulation seed: the precondition's and the
+    /// run's seed (array members derive theirs from it) and every job's own seed.
+    fn reseeded(&self, k: u64) -> Work {
+        let mix = |s: u64| crate::units::mix_seed(s, 0x5eed_0000 + k);
+        match self {
+            Work::Ssd(cfg) => {
+                let mut c = cfg.clone();
+                c.precondition.seed = mix(c.precondition.seed);
+                for j in &mut c.job {
+                    j.seed = j.seed.map(mix);
+                }
+                Work::Ssd(c)
+            }
+            Work::Profile { base, sweep } => {
+                let mut b = base.clone();
+                b.precondition.seed = mix(b.precondition.seed);
+                Work::Profile {
+                    base: b,
+                    sweep: sweep.clone(),
+                }
+            }
+            Work::Hdd { disk, jobs, seed } => Work::Hdd {
+                disk: disk.clone(),
+                jobs: jobs
+                    .iter()
+                    .map(|j| {
+                        let mut j = j.clone();
+                        j.seed = j.seed.map(mix);
+                        j
+                    })
+                    .collect(),
+                seed: mix(*seed),
+            },
+        }
+    }
 }
 
 /// Simulate one point of `exp`.
@@ -481,17 +710,9 @@ pub fn run_point(exp: &dyn Experiment, p: &Point) -> Result<Outcome> {
     })
 }
 
-/// The experiment's result from its points' outcomes, in the points' order; `wall_time_s`
-/// is what the whole took.
-pub fn assemble(
-    exp: &dyn Experiment,
-    scale: Scale,
-    points: &[Point],
-    outcomes: Vec<Outcome>,
-    wall_time_s: f64,
-) -> ExperimentResult {
-    assert_eq!(points.len(), outcomes.len(), "one outcome per point");
-    let runs: Vec<PointResult> = points
+/// Each point's row from its outcome.
+fn point_results(points: &[Point], outcomes: Vec<Outcome>) -> Vec<PointResult> {
+    points
         .iter()
         .zip(outcomes)
         .map(|(p, result)| PointResult {
@@ -500,19 +721,61 @@ pub fn assemble(
             metrics: crate::metrics::Ordered(row_metrics(&result)),
             result,
         })
-        .collect();
-    let analysis = exp.analyse(scale, &runs);
+        .collect()
+}
+
+/// The experiment's result from its points' outcomes, in the order of [`points_of`] (`seeds`
+/// blocks of the experiment's points); `wall_time_s` is what the whole took. The claims are
+/// the first block's; each other block is analysed the same way, and how far a claim's value
+/// moves across the blocks is its noise.
+pub fn assemble(
+    exp: &dyn Experiment,
+    scale: Scale,
+    seeds: usize,
+    points: &[Point],
+    mut outcomes: Vec<Outcome>,
+    wall_time_s: f64,
+) -> ExperimentResult {
+    assert_eq!(points.len(), outcomes.len(), "one outcome per point");
+    let seeds = seeds.max(1);
+    assert_eq!(points.len() % seeds, 0, "every point under every seed");
+    let n = points.len() / seeds;
+    let others = outcomes.split_off(n);
+    let runs = point_results(&points[..n], outcomes);
+    let mut analysis = exp.analyse(scale, &runs);
+    if seeds > 1 {
+        let mut noise = vec![0.0f64; analysis.claims.len()];
+        let mut others = others.into_iter();
+        for k in 1..seeds {
+            let block: Vec<Outcome> = others.by_ref().take(n).collect();
+            let again = exp.analyse(scale, &point_results(&points[k * n..(k + 1) * n], block));
+            for (c, w) in analysis.claims.iter().zip(noise.iter_mut()) {
+                let d = match again.claims.iter().find(|o| o.id == c.id) {
+                    Some(o) if o.our_value == c.our_value => 0.0,
+                    Some(o) => (o.our_value - c.our_value).abs(),
+                    None => f64::INFINITY,
+                };
+                // NaN (a value absent in one run) counts as unbounded noise.
+                *w = if d.is_nan() { f64::INFINITY } else { w.max(d) };
+            }
+        }
+        for (c, w) in analysis.claims.iter_mut().zip(noise) {
+            c.with_noise(w);
+        }
+    }
     ExperimentResult {
         experiment: exp.name().into(),
         title: exp.title().into(),
         seed_document: exp.seed_document().into(),
+        summary: ClaimSummary::of(&analysis.claims),
         claims: analysis.claims,
         runs,
         figures: analysis.figures,
         scale: ScaleReport {
             scale,
             note: exp.scale_note(scale),
-            points: points.len(),
+            points: n,
+            seeds,
             wall_time_s: round(wall_time_s, 3),
         },
     }
@@ -621,6 +884,7 @@ pub fn table_md(res: &ExperimentResult) -> String {
         res.experiment, res.title, res.seed_document, res.scale.note
     );
     s += &claims_md(&res.claims);
+    s += &format!("\n{}.\n", res.summary.line());
     let (header, rows) = table_rows(&res.runs);
     s += "\n## Points\n\n";
     s += &md_row(&header);
@@ -642,23 +906,33 @@ fn md_row(cells: &[String]) -> String {
     )
 }
 
-/// The claims as a Markdown table: seed value, ours, rule, ✔/✘.
+/// The claims as a Markdown table: kind, seed value, ours, its noise, rule, verdict.
 pub fn claims_md(claims: &[Claim]) -> String {
-    let mut s = md_row(&["claim", "seed", "ours", "unit", "rule", "reproduced"].map(String::from));
-    s += &md_row(&["---"; 6].map(String::from));
+    let mut s = md_row(&["claim", "kind", "seed", "ours", "noise", "unit", "rule", "verdict"].map(String::from));
+    s += &md_row(&["---"; 8].map(String::from));
     for c in claims {
-        let mark = match (c.reproduced, &c.known_difference) {
-            (true, _) => "✔".to_string(),
-            (false, None) => "✘".to_string(),
-            (false, Some(_)) => "✘ (known difference)".to_string(),
+        let kind = match c.kind {
+            ClaimKind::Seed => "seed",
+            ClaimKind::KnownDifference => "known difference",
+            ClaimKind::Check => "check",
+        };
+        let mark = match (c.kind, c.verdict) {
+            (ClaimKind::Check, Verdict::Reproduced) => "✔ holds",
+            (ClaimKind::Check, _) => "✘ fails",
+            (_, Verdict::Reproduced) => "✔",
+            (_, Verdict::Missed) => "✘",
+            (_, Verdict::Coincidence) => "✘ (rule holds, not counted)",
+            (_, Verdict::NoSignal) => "✘ no signal",
         };
         s += &md_row(&[
             format!("{}: {}", c.id, c.text),
+            kind.to_string(),
             fmt_num(c.seed_value),
             fmt_num(c.our_value),
+            c.noise.map_or("–".to_string(), fmt_num),
             c.unit.clone(),
             c.tolerance.clone(),
-            mark,
+            mark.to_string(),
         ]);
     }
     s
@@ -680,11 +954,17 @@ mod tests {
         assert!(abs.holds(10.0, 12.0) && abs.holds(10.0, 8.0) && !abs.holds(10.0, 12.01));
         assert!(Rule::AtLeast.holds(1.0, 1.0) && Rule::AtLeast.holds(1.0, 1.5) && !Rule::AtLeast.holds(1.0, 0.99));
         assert!(Rule::AtMost.holds(1.0, 1.0) && Rule::AtMost.holds(1.0, 0.5) && !Rule::AtMost.holds(1.0, 1.01));
-        let f = Rule::Factor { factor: 2.0 };
-        assert!(f.holds(100.0, 50.0) && f.holds(100.0, 200.0) && f.holds(100.0, 120.0));
-        assert!(!f.holds(100.0, 49.9) && !f.holds(100.0, 200.1) && !f.holds(0.0, 0.0));
-        assert_eq!(f.describe(), "within a factor of 2");
-        for r in [rel, abs, Rule::AtLeast, Rule::AtMost] {
+        // Directions pass beyond their margin only, never on a tie.
+        let up = Rule::Above { margin: 0.25 };
+        assert!(up.holds(1.0, 1.26) && !up.holds(1.0, 1.25) && !up.holds(1.0, 1.0) && !up.holds(1.0, 0.9));
+        assert!(Rule::ABOVE.holds(1.0, 1.0001) && !Rule::ABOVE.holds(1.0, 1.0));
+        let down = Rule::Below { margin: 0.25 };
+        assert!(down.holds(1.0, 0.74) && !down.holds(1.0, 0.75) && !down.holds(1.0, 1.2));
+        assert!(!Rule::BELOW.holds(1.0, 1.0) && Rule::BELOW.holds(1.0, 0.999));
+        assert!(!Rule::Above { margin: f64::INFINITY }.holds(0.0, 1e300));
+        assert!(up.is_direction() && down.is_direction() && !rel.is_direction() && !Rule::AtLeast.is_direction());
+        assert_eq!(up.describe(), "above the seed's by more than the noise 0.2500");
+        for r in [rel, abs, Rule::AtLeast, Rule::AtMost, up, down] {
             assert!(!r.holds(1.0, f64::NAN) && !r.holds(f64::INFINITY, 1.0));
         }
     }
@@ -712,9 +992,76 @@ mod tests {
             String::new(),
         );
         assert!(!c.reproduced);
-        let md = claims_md(&[c.clone(), c.known_difference("host effects")]);
-        assert!(md.contains("| x: t | 115 | 150 | MB/s | within ±25% | ✘ |"), "{md}");
-        assert!(md.contains("✘ (known difference)"), "{md}");
+        let md = claims_md(&[c.clone(), c.clone().known_difference("host effects")]);
+        assert!(
+            md.contains("| x: t | seed | 115 | 150 | – | MB/s | within ±25% | ✘ |"),
+            "{md}"
+        );
+        assert!(md.contains("| known difference |") && md.contains("| ✘ |"), "{md}");
+    }
+
+    #[test]
+    fn only_seed_claims_count_and_known_differences_never_as_reproduced() {
+        let rel = Rule::Relative { tolerance: 0.25 };
+        let hit = Claim::new("a", "t", 100.0, 110.0, "", rel, String::new());
+        let miss = Claim::new("b", "t", 100.0, 200.0, "", rel, String::new());
+        let known = hit.clone().known_difference("no page cache");
+        assert_eq!(
+            (known.kind, known.verdict, known.reproduced, known.rule_holds),
+            (ClaimKind::KnownDifference, Verdict::Coincidence, false, true)
+        );
+        let check = hit.clone().check();
+        assert_eq!((check.kind, check.reproduced), (ClaimKind::Check, true));
+        let quiet = hit.clone().no_signal_if(true, "nothing redirected");
+        assert_eq!(
+            (quiet.verdict, quiet.reproduced, quiet.rule_holds),
+            (Verdict::NoSignal, false, true)
+        );
+        assert!(hit.clone().no_signal_if(false, "x").reproduced);
+        let s = ClaimSummary::of(&[
+            hit,
+            miss,
+            known,
+            check.clone(),
+            check.clone().no_signal_if(false, ""),
+            quiet,
+        ]);
+        assert_eq!(
+            s,
+            ClaimSummary {
+                seed_claims: 4,
+                seed_reproduced: 1,
+                known_differences: 1,
+                no_signal: 1,
+                checks: 2,
+                checks_holding: 2
+            }
+        );
+        assert_eq!(
+            s.line(),
+            "1 of 4 seed claims reproduced (1 known difference, 1 without signal); 2 of 2 checks hold"
+        );
+    }
+
+    #[test]
+    fn noise_becomes_a_direction_margin() {
+        let mut c = Claim::new("d", "t", 1.0, 1.02, "×", Rule::ABOVE, String::new());
+        assert!(c.reproduced);
+        c.with_noise(0.03);
+        assert!(!c.reproduced && c.rule == Rule::Above { margin: 0.03 } && c.noise == Some(0.03));
+        assert!(c.tolerance.contains("noise 0.03000"), "{}", c.tolerance);
+        // Other rules keep their tolerance and only report the noise.
+        let mut r = Claim::new(
+            "r",
+            "t",
+            1.0,
+            1.02,
+            "×",
+            Rule::Relative { tolerance: 0.25 },
+            String::new(),
+        );
+        r.with_noise(0.5);
+        assert!(r.reproduced && r.rule == Rule::Relative { tolerance: 0.25 });
     }
 
     #[test]
@@ -798,7 +1145,7 @@ seed = {i}
                     1.0,
                     b / a,
                     "×",
-                    Rule::AtLeast,
+                    Rule::ABOVE,
                     String::new(),
                 )],
                 figures: vec![],
@@ -813,8 +1160,8 @@ seed = {i}
             assert!(done <= total && total == 3);
             calls.fetch_add(1, Ordering::Relaxed);
         };
-        let one = run(&Tiny, Scale::Quick, 1, &count).unwrap();
-        let three = run(&Tiny, Scale::Quick, 3, &count).unwrap();
+        let one = run(&Tiny, Scale::Quick, 1, 1, &count).unwrap();
+        let three = run(&Tiny, Scale::Quick, 1, 3, &count).unwrap();
         // Once at the start and once per point, each run.
         assert_eq!(calls.load(Ordering::Relaxed), 8);
         assert_eq!(one.deterministic_json(), three.deterministic_json());
@@ -839,7 +1186,36 @@ seed = {i}
         assert!(lines[3].starts_with("qd=3,3,"), "{csv}");
         let md = table_md(&three);
         assert!(md.contains("| qd=2 | 2 | "), "{md}");
-        assert!(md.contains("| depth: depth 3 reads faster | 1 |"), "{md}");
+        assert!(md.contains("| depth: depth 3 reads faster | seed | 1 |"), "{md}");
+        assert!(md.contains("1 of 1 seed claims reproduced"), "{md}");
+    }
+
+    #[test]
+    fn other_seeds_measure_each_claims_noise() {
+        let res = run(&Tiny, Scale::Quick, 2, 2, &|_, _| {}).unwrap();
+        assert_eq!((res.scale.points, res.scale.seeds, res.runs.len()), (3, 2, 3));
+        // The second seed's block, analysed by hand.
+        let points = points_of(&Tiny, Scale::Quick, 2).unwrap();
+        assert_eq!(points.len(), 6);
+        assert_eq!(points[4].id, points[1].id);
+        let iops = |p: &Point| {
+            let o = run_point(&Tiny, p).unwrap();
+            o.jobs()[0].read.iops
+        };
+        let (a0, b0) = (iops(&points[0]), iops(&points[2]));
+        let (a1, b1) = (iops(&points[3]), iops(&points[5]));
+        assert!(a1 != a0, "another seed gives another run");
+        let r = |x: f64| (x * 10.0).round() / 10.0;
+        let noise = (r(b1) / r(a1) - r(b0) / r(a0)).abs();
+        let c = &res.claims[0];
+        assert_eq!(c.noise, Some(noise));
+        assert_eq!(c.rule, Rule::Above { margin: noise });
+        assert_eq!(c.reproduced, c.our_value - 1.0 > noise);
+        // One seed: no noise measured, and the same first block.
+        let one = run(&Tiny, Scale::Quick, 1, 1, &|_, _| {}).unwrap();
+        assert_eq!(one.claims[0].noise, None);
+        assert_eq!(one.claims[0].our_value, c.our_value);
+        assert!(points_of(&Tiny, Scale::Quick, 0).is_err());
     }
 
     #[test]

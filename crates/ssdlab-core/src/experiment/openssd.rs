@@ -335,8 +335,8 @@ fn dir_of(l: Load) -> &'static str {
     }
 }
 
-const FACTOR: Rule = Rule::Factor { factor: 2.0 };
-const RATIO: Rule = Rule::Relative { tolerance: 0.35 };
+/// The tolerance policy's ±25 % (docs/experiments/README.md), for figures and ratios alike.
+const TOL: Rule = Rule::Relative { tolerance: 0.25 };
 
 impl Experiment for OpenSsd {
     fn name(&self) -> &'static str {
@@ -396,7 +396,7 @@ impl Experiment for OpenSsd {
                 seed_orig,
                 orig,
                 unit,
-                FACTOR,
+                TOL,
                 note.clone(),
             ));
             claims.push(Claim::new(
@@ -405,16 +405,7 @@ impl Experiment for OpenSsd {
                 seed_opt,
                 opt,
                 unit,
-                FACTOR,
-                note.clone(),
-            ));
-            claims.push(Claim::new(
-                &format!("{}/direction", l.id),
-                &format!("{text}: the optimised FTL is faster"),
-                1.0,
-                opt / orig,
-                "×",
-                Rule::AtLeast,
+                TOL,
                 note.clone(),
             ));
             claims.push(Claim::new(
@@ -423,7 +414,7 @@ impl Experiment for OpenSsd {
                 seed_opt / seed_orig,
                 opt / orig,
                 "×",
-                RATIO,
+                TOL,
                 note,
             ));
         }
@@ -442,44 +433,45 @@ impl Experiment for OpenSsd {
                 1.0,
                 v / two,
                 "× scheme two",
-                Rule::AtMost,
+                Rule::BELOW,
                 format!("write IOPS of randwrite-1t/scheme-one-{p} over randwrite-1t/openssd"),
             ));
         }
         // Figure 5: the flash alone.
         let mbs = |rw: &str, c: u32, w: u32| find(runs, &format!("flash-{rw}/{c}ch{w}w")).metric(&format!("{rw}_mb_s"));
-        for (id, text, (a, b), rule, seed) in [
+        // Section 2, on Figure 5: "写I/O操作进行way级别的并行化后, 性能得到很大提升; 但在读I/O操作时,
+        // 如果way属于同一条通道, 那么way数目的增长对读性能的提升几乎没有影响, 而属于不同通道的way数目增长
+        // 对于读性能提升很大". A gain is a direction beyond the noise; "almost no effect" is a
+        // ratio of 1 within the tolerance policy's ±25 %.
+        for (id, text, (a, b), rule) in [
             (
                 "figure5/read-channels",
-                "flash reads: 4 channels over 1 (\"a great gain\")",
+                "flash reads: 4 channels over 1 (\"对于读性能提升很大\")",
                 (("read", 4, 1), ("read", 1, 1)),
-                Rule::AtLeast,
-                2.0,
+                Rule::ABOVE,
             ),
             (
                 "figure5/read-ways",
-                "flash reads: 4 ways on one channel over 1 (\"almost none\")",
+                "flash reads: 4 ways on one channel over 1 (\"几乎没有影响\")",
                 (("read", 1, 4), ("read", 1, 1)),
-                Rule::AtMost,
-                1.25,
+                TOL,
             ),
             (
                 "figure5/write-ways",
-                "flash writes: 4 ways on one channel over 1 (\"a great gain\")",
+                "flash writes: 4 ways on one channel over 1 (\"性能得到很大提升\")",
                 (("write", 1, 4), ("write", 1, 1)),
-                Rule::AtLeast,
-                2.0,
+                Rule::ABOVE,
             ),
         ] {
             let v = mbs(a.0, a.1, a.2) / mbs(b.0, b.1, b.2);
             claims.push(Claim::new(
                 id,
                 text,
-                seed,
+                1.0,
                 v,
                 "×",
                 rule,
-                "the seed gives the trend in words (section 2, Figure 5); the bound is our reading of them".into(),
+                "the seed gives the trend in words (section 2, Figure 5)".into(),
             ));
         }
 
