@@ -166,7 +166,7 @@ fn friendly_quick_reproduces_the_seed_s_measurements() {
     assert_eq!(r["scale"]["scale"], "quick");
     let runs = r["runs"].as_array().unwrap();
     assert_eq!(runs.len(), r["scale"]["points"].as_u64().unwrap() as usize);
-    assert_eq!(runs.len(), 8 + 12 + 2 + 2 + 6);
+    assert_eq!(runs.len(), 8 + 12 + 2 + 1 + 2 + 6);
     // Each point carries its full run result.
     // Each point carries its full run result: the SSD's or the disk model's.
     for p in runs {
@@ -229,7 +229,7 @@ fn friendly_quick_reproduces_the_seed_s_measurements() {
         assert_eq!(claim(&r, id)["kind"], "check", "{id}");
     }
     assert_eq!(claim(&r, "threshold")["seed_value"], 64.0);
-    assert!(stdout.contains("checks hold; 30 points × 2 seeds"), "{stdout}");
+    assert!(stdout.contains("checks hold; 31 points × 2 seeds"), "{stdout}");
 }
 
 #[test]

@@ -229,6 +229,17 @@ impl Experiment for Friendly {
                 &timed_job("updates", rw, "4k", 1, scale),
             )?);
         }
+        // Principle 3: updates far smaller than a page (512 bytes, the smallest a block
+        // device takes; the seed speaks of one byte).
+        points.push(preset_point(
+            "tiny-updates/randwrite",
+            &[
+                ("workload", "512 B updates, one thread, QD1".into()),
+                ("scheme", "random".into()),
+            ],
+            scale,
+            &timed_job("tiny-updates", "randwrite", "512", 1, scale),
+        )?);
         let ios = match scale {
             Scale::Full => 3000,
             Scale::Quick => 600,
@@ -459,6 +470,51 @@ impl Experiment for Friendly {
             "×",
             TOL,
             disk_note("in-place / random update rate"),
+        ));
+
+        // Principle 3: "即使是一个字节的更新,也将导致至少 4KB SSD 写入".
+        let tiny = find(runs, "tiny-updates/randwrite");
+        let page = crate::config::load_config(DEVICE)
+            .expect("presets are valid")
+            .device
+            .geometry
+            .page_size
+            .0 as f64;
+        let updates: u64 = tiny.result.jobs().iter().map(|j| j.write.total_ios).sum();
+        let programmed = tiny.ssd().flash["host_page_programs"].as_f64().unwrap_or(f64::NAN) * page;
+        claims.push(Claim::new(
+            "p3-small-update",
+            "a one-byte update costs at least a 4 KB page write",
+            4096.0,
+            programmed / updates.max(1) as f64,
+            "bytes programmed per update",
+            Rule::AtLeast,
+            note("flash bytes the host's pages programmed per 512-byte random update (one thread, QD1)"),
+        ));
+        // Principle 4: "释放块的前台 GC 操作,可能会花费数毫秒以上的时间" ("several milliseconds
+        // or more", read as at least 2 ms): writes at QD1 that pay foreground collections.
+        let stalled = find(runs, "gc-cost/A=0.8/greedy");
+        claims.push(Claim::new(
+            "p4-foreground-stall",
+            "a write that waits for foreground GC takes several milliseconds or more",
+            2000.0,
+            stalled.metric("write_p99_us"),
+            "µs (p99 write latency)",
+            Rule::AtLeast,
+            format!(
+                "principle 5's device at A = 80 %, greedy, QD1: {} foreground collections, none in the background",
+                stalled.ssd().gc["foreground"]
+            ),
+        ));
+        // The introduction: "使用 HDD 时,最大应用程序吞吐量为 142 个查询 / 秒".
+        claims.push(Claim::new(
+            "intro-hdd",
+            "the application appending to a file on the hard disk: 142 QPS",
+            142.0,
+            d_inplace,
+            "QPS",
+            TOL,
+            disk_note("4 KiB appends, one thread"),
         ));
 
         // Principle 5.
