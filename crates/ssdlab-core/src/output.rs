@@ -42,8 +42,8 @@ fn temporary(dir: &Path, name: &str) -> std::io::Result<tempfile::NamedTempFile>
     b.tempfile_in(dir)
 }
 
-/// The error of a file that could not be written.
-fn write_error(path: &Path, e: std::io::Error) -> Error {
+/// The error of a file that could not be written (`PATH: cannot write it (why); expected ...`).
+pub fn write_error(path: &Path, e: std::io::Error) -> Error {
     Error::Invalid(format!(
         "{}: cannot write it ({e}); expected a writable directory with room for it",
         path.display()
@@ -74,9 +74,8 @@ impl AtomicFile {
 
     /// Sync the temporary and rename it over the target: the file is there whole. On error the
     /// temporary is removed.
-    pub fn commit(mut self) -> Result<()> {
+    pub fn commit(self) -> Result<()> {
         let path = self.path;
-        self.tmp.flush().map_err(|e| write_error(&path, e))?;
         self.tmp.as_file().sync_all().map_err(|e| write_error(&path, e))?;
         self.tmp.persist(&path).map_err(|e| write_error(&path, e.error))?;
         // The rename itself is durable once the directory is synced; a directory that cannot
@@ -88,12 +87,13 @@ impl AtomicFile {
     }
 }
 
+/// Written through the file itself: its errors are the system's, without the temporary's name.
 impl Write for AtomicFile {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.tmp.write(buf)
+        self.tmp.as_file_mut().write(buf)
     }
     fn flush(&mut self) -> std::io::Result<()> {
-        self.tmp.flush()
+        self.tmp.as_file_mut().flush()
     }
 }
 

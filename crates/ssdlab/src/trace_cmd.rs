@@ -170,7 +170,13 @@ fn run_cmd(cmd: TraceCmd) -> Result<()> {
             };
             let mut reader = open(&file, &format, skip_bad_lines)?;
             let mut writer = to.writer(out, &name)?;
-            let s = trace::convert(&mut reader, writer.as_mut(), &Devices::only(device))?;
+            let s = trace::convert(&mut reader, writer.as_mut(), &Devices::only(device)).map_err(|e| match e {
+                // The output's write errors (a full disk) say so.
+                Error::Io { path, source } if target.is_some() && path == name => {
+                    ssdlab_core::output::write_error(std::path::Path::new(&path), source)
+                }
+                e => e,
+            })?;
             drop(writer);
             if let Some(f) = target {
                 f.commit()?;
