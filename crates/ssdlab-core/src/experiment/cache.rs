@@ -108,3 +108,64 @@ impl PointCache {
         self.damaged.load(Ordering::Relaxed)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiment::{find, run_point, Scale, Work};
+
+    fn flip(b: &[u8], i: usize) -> Vec<u8> {
+        let mut b = b.to_vec();
+        b[i] ^= 1;
+        b
+    }
+
+    #[test]
+    fn a_key_follows_what_the_point_simulates_and_a_damaged_file_is_run_again() {
+        let exp = find("openssd").unwrap();
+        let points = exp.points(Scale::Quick).unwrap();
+        let p = points.iter().find(|p| matches!(p.work, Work::Ssd(_))).unwrap();
+        let k = PointCache::key(exp, p);
+        assert_eq!(k, PointCache::key(exp, p));
+        assert_eq!(k.len(), 64);
+        // Another seed, another job, another id: another key.
+        let mut q = p.clone();
+        let Work::Ssd(c) = &mut q.work else { unreachable!() };
+        c.precondition.seed += 1;
+        assert_ne!(k, PointCache::key(exp, &q));
+        let mut q = p.clone();
+        let Work::Ssd(c) = &mut q.work else { unreachable!() };
+        c.job[0].iodepth += 1;
+        assert_ne!(k, PointCache::key(exp, &q));
+        let mut q = p.clone();
+        q.id.push('x');
+        assert_ne!(k, PointCache::key(exp, &q));
+
+        let d = tempfile::tempdir().unwrap();
+        let dir = d.path().join("points");
+        let cache = PointCache::new(&dir, false);
+        assert!(cache.load(&k).is_none());
+        assert_eq!(cache.damaged(), 0, "a missing point is not a damaged one");
+        let o = run_point(exp, p).unwrap();
+        cache.store(&k, &o).unwrap();
+        assert_eq!(cache.load(&k).unwrap().to_bytes(), o.to_bytes());
+        let file = dir.join(format!("{k}.bin"));
+        let good = std::fs::read(&file).unwrap();
+        let damaged = [
+            good[..good.len() - 1].to_vec(),
+            good[..MAGIC.len() + 10].to_vec(),
+            flip(&good, good.len() - 1),
+            flip(&good, MAGIC.len()),
+            flip(&good, 0),
+        ];
+        for bad in &damaged {
+            std::fs::write(&file, bad).unwrap();
+            assert!(cache.load(&k).is_none());
+        }
+        assert_eq!(cache.damaged(), damaged.len());
+        std::fs::write(&file, &good).unwrap();
+        assert!(PointCache::new(&dir, true).load(&k).is_none(), "--fresh reads nothing");
+        assert!(cache.load(&k).is_some());
+        assert_eq!((cache.reused(), cache.stored()), (2, 1));
+    }
+}
