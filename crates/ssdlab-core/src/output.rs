@@ -45,9 +45,19 @@ fn temporary(dir: &Path, name: &str) -> std::io::Result<tempfile::NamedTempFile>
 /// The error of a file that could not be written (`PATH: cannot write it (why); expected ...`).
 pub fn write_error(path: &Path, e: std::io::Error) -> Error {
     Error::Invalid(format!(
-        "{}: cannot write it ({e}); expected a writable directory with room for it",
-        path.display()
+        "{}: cannot write it ({}); expected a writable directory with room for it",
+        path.display(),
+        reason(&e)
     ))
+}
+
+/// The system's reason for `e`, without the temporary's name that errors in making one carry.
+fn reason(e: &std::io::Error) -> String {
+    let s = e.to_string();
+    match s.find(" at path \"") {
+        Some(i) => s[..i].to_string(),
+        None => s,
+    }
 }
 
 impl AtomicFile {
@@ -120,7 +130,7 @@ pub fn check_dir(dir: impl AsRef<Path>, create: bool) -> std::result::Result<(),
     }
     temporary(dir, "ssdlab-check")
         .map(drop)
-        .map_err(|e| format!("{}: cannot write in it ({e})", dir.display()))
+        .map_err(|e| format!("{}: cannot write in it ({})", dir.display(), reason(&e)))
 }
 
 /// [`check_dir`] of the directory a file `path` will be written in (not created).
@@ -183,7 +193,12 @@ mod tests {
     fn check_dir_creates_when_asked_and_leaves_no_file() {
         let d = tempfile::tempdir().unwrap();
         let sub = d.path().join("x/y");
-        assert!(check_dir(&sub, false).unwrap_err().contains("cannot write in it"));
+        let e = check_dir(&sub, false).unwrap_err();
+        // The reason, without the temporary's name.
+        assert!(
+            e.ends_with("cannot write in it (No such file or directory (os error 2))"),
+            "{e}"
+        );
         assert!(!sub.exists());
         check_dir(&sub, true).unwrap();
         assert!(names(&sub).is_empty());
