@@ -9,7 +9,7 @@ reproduces a seed as ``ssdlab experiment NAME`` does. Errors raise ``ConfigError
 ``TraceError`` with the command line's one-line message.
 """
 
-from ._native import ConfigError, SsdlabError, TraceError, __version__
+from ._native import BUILD_ID, ConfigError, SsdlabError, TraceError, __version__
 from . import _native
 from ._result import Result
 from ._experiment import Experiment, experiment, experiments
@@ -29,6 +29,7 @@ __all__ = [
     "TraceError",
     "SsdlabError",
     "__version__",
+    "BUILD_ID",
 ]
 
 

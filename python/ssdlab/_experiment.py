@@ -5,6 +5,7 @@ import os
 import time
 
 from . import _native
+from ._atomic import write_text
 from ._backend import map_points
 
 
@@ -50,10 +51,9 @@ class Experiment:
         return pd.DataFrame(rows)
 
     def write(self, out):
-        """Write ``result.json`` into the folder ``out`` (as the CLI names it)."""
+        """Write ``result.json`` into the folder ``out`` (as the CLI names it), whole or not at all."""
         os.makedirs(out, exist_ok=True)
-        with open(os.path.join(out, "result.json"), "w") as f:
-            f.write(self._text + "\n")
+        write_text(os.path.join(out, "result.json"), self._text + "\n")
 
 
 def experiments():

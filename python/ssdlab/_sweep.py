@@ -6,6 +6,7 @@ import json
 import os
 
 from . import _native
+from ._atomic import write_text
 from ._backend import map_points
 
 
@@ -39,8 +40,10 @@ def sweep(
     one). Both give the same rows.
 
     ``out``: a folder; each point's full result is written there as
-    ``points/KEY.json``, KEY being a hash of the point's full config and seed, and a point
-    already there is read back instead of run again (a sweep is resumable).
+    ``points/KEY.json``, KEY being a hash of the point's full config and seed and of the
+    engine's build (``ssdlab.BUILD_ID``), and a point already there is read back instead of
+    run again (a sweep is resumable; a point of another build is run again). Files are
+    written whole or not at all.
 
     The rows (a DataFrame, in grid order): the grid's keys, ``seed``, ``key``, and the
     headline figures every experiment table has (``read_iops``, ``read_mb_s``,
@@ -64,7 +67,9 @@ def sweep(
         sets = base_sets + [f"{k}={_toml_value(v)}" for k, v in zip(keys, combo)]
         for seed in seed_list:
             full = json.loads(_native.resolve(cfg, kind, jobs, seed, sets))
-            blob = json.dumps({"version": _native.__version__, "config": full}, sort_keys=True)
+            # The engine's build (its version and a hash of its source): a point saved by
+            # another build is run again, never reused.
+            blob = json.dumps({"build": _native.BUILD_ID, "config": full}, sort_keys=True)
             key = hashlib.sha256(blob.encode()).hexdigest()[:20]
             params = dict(zip(keys, combo))
             params["seed"] = full["precondition"]["seed"]
@@ -94,10 +99,7 @@ def sweep(
         done[key] = (metrics, result)
         if out is not None:
             path = os.path.join(out, "points", f"{key}.json")
-            tmp = path + ".part"
-            with open(tmp, "w") as f:
-                json.dump({"params": params, "key": key, "metrics": metrics, "result": result}, f)
-            os.replace(tmp, path)
+            write_text(path, json.dumps({"params": params, "key": key, "metrics": metrics, "result": result}))
 
     rows = []
     for params, key, _ in points:
@@ -108,5 +110,5 @@ def sweep(
         rows.append(row)
     df = pd.DataFrame(rows)
     if out is not None:
-        df.to_csv(os.path.join(out, "sweep.csv"), index=False)
+        write_text(os.path.join(out, "sweep.csv"), df.to_csv(index=False))
     return df

@@ -58,6 +58,17 @@ def test_sweep_resumes_from_its_folder(tmp_path, monkeypatch):
     # Another seed is another point.
     ssdlab.sweep(SMALL, GRID, seeds=[1, 9], out=tmp_path)
     assert len(calls) == 5
+    # Another build of the engine reuses none of them, and leaves no temporary behind.
+    monkeypatch.setattr(_sweep._native, "BUILD_ID", ssdlab.BUILD_ID + "-edited")
+    other = ssdlab.sweep(SMALL, GRID, seeds=[1], out=tmp_path)
+    assert len(calls) == 9 and set(other["key"]).isdisjoint(first["key"])
+    assert not [p for p in tmp_path.rglob("*") if p.name.endswith(".tmp")]
+
+
+def test_the_build_id_is_the_version_and_a_source_hash():
+    version, source = ssdlab.BUILD_ID.split("+")
+    assert version == ssdlab.__version__
+    assert len(source) == 16 and int(source, 16) >= 0
 
 
 def test_sweep_refuses_a_grid_value_that_is_not_a_list():

@@ -9,7 +9,11 @@
 //! its bandwidth (bytes over its latency, KiB/s), IOPS 1. With it, every direction that
 //! completed I/Os in a window of `log_avg_msec` has a line at the window's end: mean latency,
 //! KiB/s and IOPS over the window, block size and offset 0.
+//!
+//! Each file is written into a temporary beside it and appears whole when the run ends
+//! ([`crate::output::AtomicFile`]); a run that fails or is interrupted leaves none.
 
+use crate::output::AtomicFile;
 use crate::request::Op;
 use crate::sampling::{Window, Windows};
 use crate::workload::job::JobConfig;
@@ -19,15 +23,24 @@ use std::io::{BufWriter, Write};
 struct LogFile {
     path: String,
     out: BufWriter<std::fs::File>,
+    /// Renamed into place at the end of the run.
+    file: Option<AtomicFile>,
 }
 
 impl LogFile {
     fn create(path: String) -> Result<LogFile> {
-        let f = std::fs::File::create(&path).map_err(|e| Error::io(&path, e))?;
+        let file = AtomicFile::create(&path)?;
         Ok(LogFile {
             path,
-            out: BufWriter::new(f),
+            out: BufWriter::new(file.handle()?),
+            file: Some(file),
         })
+    }
+
+    /// Flush the lines and put the file in place.
+    fn commit(&mut self) -> Result<()> {
+        self.out.flush().map_err(|e| Error::io(&self.path, e))?;
+        self.file.take().map_or(Ok(()), AtomicFile::commit)
     }
 
     fn line(&mut self, time_ns: u64, value: u64, dir: usize, bs: u64, offset: Option<u64>) -> Result<()> {
@@ -134,10 +147,39 @@ impl CloneLogs {
         }
         let files = self.lat.iter_mut().flatten().chain(&mut self.bw).chain(&mut self.iops);
         for f in files {
-            f.out.flush().map_err(|e| Error::io(&f.path, e))?;
+            f.commit()?;
         }
         Ok(())
     }
+}
+
+/// The log options of a job and their file name prefixes.
+fn prefixes(job: &JobConfig) -> impl Iterator<Item = (&'static str, &str)> {
+    [
+        ("write_lat_log", &job.write_lat_log),
+        ("write_bw_log", &job.write_bw_log),
+        ("write_iops_log", &job.write_iops_log),
+    ]
+    .into_iter()
+    .filter_map(|(k, p)| p.as_deref().map(|p| (k, p)))
+}
+
+/// Check, before anything is simulated, that every log of `cfg`'s jobs can be written: the
+/// error names the job's key (`job[0].write_lat_log`), for [`crate::Config::locate`].
+pub fn check_dirs(cfg: &crate::Config) -> Result<()> {
+    for (i, job) in cfg.job.iter().enumerate() {
+        for (key, prefix) in prefixes(job) {
+            let probe = format!("{prefix}_x.log");
+            crate::output::check_file_dir(&probe).map_err(|why| {
+                Error::config(
+                    &cfg.file,
+                    &format!("job[{i}].{key}"),
+                    format!("{why}; expected a prefix in an existing, writable directory"),
+                )
+            })?;
+        }
+    }
+    Ok(())
 }
 
 /// End of averaging window `k` from the origin.

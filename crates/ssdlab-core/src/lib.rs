@@ -24,6 +24,7 @@ pub mod lifetime;
 pub mod lint;
 pub mod live;
 pub mod metrics;
+pub mod output;
 pub mod placement;
 pub mod precondition;
 pub mod pslc;

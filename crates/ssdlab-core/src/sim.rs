@@ -312,6 +312,8 @@ impl Simulation {
     /// As [`Simulation::new`], reporting preconditioning progress as (units written, units
     /// planned at most).
     pub fn with_progress(cfg: &Config, progress: &mut dyn FnMut(u64, u64)) -> Result<Simulation> {
+        // Logs that cannot be written are found before preconditioning, not after the run.
+        crate::fiolog::check_dirs(cfg).map_err(|e| cfg.locate(e))?;
         if cfg.array.is_some() {
             return Self::array(cfg, progress);
         }

@@ -419,6 +419,9 @@ fn clear_interrupt() {
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // The engine's build (version + a hash of its source): saved sweep points of another
+    // build are not reused.
+    m.add("BUILD_ID", ssdlab_core::output::BUILD_ID)?;
     m.add("SsdlabError", py.get_type::<SsdlabError>())?;
     m.add("ConfigError", py.get_type::<ConfigError>())?;
     m.add("TraceError", py.get_type::<TraceError>())?;

@@ -128,6 +128,18 @@ pub fn run(a: CharacterizeArgs) -> Result<()> {
             )));
         }
     }
+    // Outputs that cannot be written are found now, not after the sweep.
+    if let Some(o) = &a.output {
+        ssdlab_core::output::check_file_dir(o).map_err(|why| {
+            Error::Invalid(format!(
+                "--output: {why}; expected a file in an existing, writable directory"
+            ))
+        })?;
+    }
+    if let Some(dir) = &a.plot {
+        ssdlab_core::output::check_dir(dir, true)
+            .map_err(|why| Error::Invalid(format!("--plot: {why}; expected a writable directory")))?;
+    }
     let pool = ssdlab_core::experiment::thread_pool(threads)?;
     let bar = crate::experiment_cmd::points_bar(a.quiet);
     let start = std::time::Instant::now();
@@ -137,11 +149,13 @@ pub fn run(a: CharacterizeArgs) -> Result<()> {
         b.finish_and_clear();
     }
     if let Some(path) = &a.output {
-        let text = serde_json::to_string_pretty(&profile).expect("serialisable") + "\n";
-        std::fs::write(path, text).map_err(|e| Error::io(path, e))?;
+        profile.save(Path::new(path))?;
     }
     if let Some(dir) = &a.plot {
-        plots(&profile, &s, &cfg.device.name, dir)?;
+        plots(&profile, &s, &cfg.device.name, dir).map_err(|e| match &a.output {
+            Some(o) => Error::Invalid(format!("--plot: {e} (the profile was written to {o})")),
+            None => Error::Invalid(format!("--plot: {e}")),
+        })?;
     }
     print!(
         "{}",

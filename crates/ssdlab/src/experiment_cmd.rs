@@ -2,6 +2,7 @@
 
 use crate::plot::{bars, chart_with, Line};
 use clap::{Args, ValueEnum};
+use ssdlab_core::experiment::cache::PointCache;
 use ssdlab_core::experiment::{self, ExperimentResult, Scale};
 use ssdlab_core::{Error, Result};
 use std::io::IsTerminal;
@@ -22,9 +23,13 @@ pub struct ExperimentArgs {
     /// The reduced version (under a minute): smaller devices, shorter runs.
     #[arg(long)]
     quick: bool,
-    /// Output folder (default: results/NAME).
+    /// Output folder (default: results/NAME). Finished points are kept in DIR/points, and
+    /// a run of the same experiment into it takes them from there.
     #[arg(long, value_name = "DIR")]
     out: Option<String>,
+    /// Run every point again, ignoring the finished points in DIR/points.
+    #[arg(long)]
+    fresh: bool,
     #[arg(long, value_enum, default_value = "normal")]
     output_format: Format,
     /// Points run at once (default: one per core). The result does not depend on it.
@@ -68,12 +73,44 @@ pub fn run(a: ExperimentArgs) -> Result<()> {
             )));
         }
     }
+    // The folder is made (and found writable) before any point runs.
+    let out = a.out.unwrap_or_else(|| format!("results/{}", exp.name()));
+    let points_dir = Path::new(&out).join("points");
+    ssdlab_core::output::check_dir(&points_dir, true)
+        .map_err(|why| Error::Invalid(format!("--out: {why}; expected a writable directory")))?;
+    let cache = PointCache::new(&points_dir, a.fresh);
     let bar = points_bar(a.quiet);
-    let res = experiment::run(exp, scale, seeds, threads, &|done, total| show(&bar, done, total))?;
+    let res = experiment::run_cached(exp, scale, seeds, threads, Some(&cache), &|done, total| {
+        show(&bar, done, total)
+    });
     if let Some(b) = bar {
         b.finish_and_clear();
     }
-    let out = a.out.unwrap_or_else(|| format!("results/{}", exp.name()));
+    if cache.damaged() > 0 {
+        eprintln!(
+            "ssdlab: {} damaged point file(s) in {} were run again",
+            cache.damaged(),
+            points_dir.display()
+        );
+    }
+    let res = res.map_err(|e| match e {
+        Error::Interrupted => crate::interrupt::stopped(format!(
+            "experiment {} stopped; kept {} of {} points in {} (the same command resumes)",
+            exp.name(),
+            cache.reused() + cache.stored(),
+            exp.points(scale).map_or(0, |p| p.len()),
+            points_dir.display()
+        )),
+        e => e,
+    })?;
+    if cache.reused() > 0 && !a.quiet {
+        eprintln!(
+            "ssdlab: {} of {} points taken from {} (--fresh runs them again)",
+            cache.reused(),
+            res.scale.points,
+            points_dir.display()
+        );
+    }
     write_folder(&res, &out)?;
     match a.output_format {
         Format::Json => println!("{}", json(&res)),
@@ -90,13 +127,18 @@ fn json(res: &ExperimentResult) -> String {
 pub fn write_folder(res: &ExperimentResult, dir: &str) -> Result<()> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     let path = |name: &str| Path::new(dir).join(name).to_string_lossy().into_owned();
-    let write = |name: &str, text: String| {
-        let p = path(name);
-        std::fs::write(&p, text).map_err(|e| Error::io(&p, e))
-    };
+    let write = |name: &str, text: String| ssdlab_core::output::write(path(name), text);
     write("result.json", json(res) + "\n")?;
     write("table.md", experiment::table_md(res))?;
     write("table.csv", experiment::table_csv(&res.runs))?;
+    // The figures last: one that fails leaves the result and tables in place.
+    write_figures(res, dir)
+        .map_err(|e| Error::Invalid(format!("{e} (result.json and the tables were written to {dir})")))
+}
+
+/// One SVG per figure into `dir`.
+fn write_figures(res: &ExperimentResult, dir: &str) -> Result<()> {
+    let path = |name: &str| Path::new(dir).join(name).to_string_lossy().into_owned();
     for f in &res.figures {
         let lines: Vec<Line> = f
             .series

@@ -3,6 +3,7 @@
 mod bench;
 mod characterize_cmd;
 mod experiment_cmd;
+mod interrupt;
 mod lifetime_cmd;
 mod lint_cmd;
 mod plot;
@@ -121,6 +122,16 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    match &cli.cmd {
+        Cmd::Run { output, .. } => interrupt::install(&format!(
+            "run stopped; nothing written{}",
+            output.as_deref().map_or(String::new(), |o| format!(" ({o} untouched)"))
+        )),
+        Cmd::Experiment(_) => interrupt::install("experiment stopped; nothing written"),
+        Cmd::Characterize(_) => interrupt::install("characterize stopped; nothing written"),
+        Cmd::Lint(_) => interrupt::install("lint stopped; nothing written"),
+        _ => {}
+    }
     let res = match cli.cmd {
         Cmd::Run {
             config,
@@ -173,7 +184,19 @@ fn main() -> ExitCode {
         Cmd::Serve(a) => serve_cmd::run(a),
     };
     match res {
+        // A signal that came as the work ended: what was written is whole.
+        Ok(()) if interrupt::signal().is_some() => {
+            interrupt::stopped("stopped as it ended; its outputs were written whole".into());
+            let (line, status) = interrupt::report();
+            eprintln!("{line}");
+            ExitCode::from(status)
+        }
         Ok(()) => ExitCode::SUCCESS,
+        Err(Error::Interrupted) => {
+            let (line, status) = interrupt::report();
+            eprintln!("{line}");
+            ExitCode::from(status)
+        }
         Err(e) => {
             eprintln!("ssdlab: error: {e}");
             ExitCode::from(2)
@@ -334,6 +357,18 @@ fn run(
     if let Some(s) = seed {
         cfg.precondition.seed = s;
     }
+    // Outputs that cannot be written are found now, not after the simulation.
+    if let Some(o) = &output {
+        ssdlab_core::output::check_file_dir(o).map_err(|why| {
+            Error::Invalid(format!(
+                "--output: {why}; expected a file in an existing, writable directory"
+            ))
+        })?;
+    }
+    if let Some(dir) = &plot {
+        ssdlab_core::output::check_dir(dir, true)
+            .map_err(|why| Error::Invalid(format!("--plot: {why}; expected a writable directory")))?;
+    }
     if !quiet && cfg.precondition.mode != config::PreconditionMode::None {
         eprintln!(
             "ssdlab: preconditioning {} ({}) ...",
@@ -364,10 +399,15 @@ fn run(
             .check_invariants()
             .map_err(|m| Error::Invalid(format!("invariant violated: {m}")))?;
     }
+    // The result first: a plot that fails does not lose it.
+    write_result(&result, fmt, output.as_deref())?;
     if let Some(dir) = plot {
-        plot::draw(&result, &dir)?;
+        plot::draw(&result, &dir).map_err(|e| {
+            let kept = output.as_deref().unwrap_or("standard output");
+            Error::Invalid(format!("--plot: {e} (the result was written to {kept})"))
+        })?;
     }
-    write_result(&result, fmt, output.as_deref())
+    Ok(())
 }
 
 /// A run's result in `fmt`, to the file `output` or standard output.
@@ -378,7 +418,7 @@ pub fn write_result(result: &ssdlab_core::RunResult, fmt: OutputFormat, output: 
         OutputFormat::Normal => report::normal(result),
     };
     match output {
-        Some(path) => std::fs::write(path, text).map_err(|e| Error::io(path, e))?,
+        Some(path) => ssdlab_core::output::write(path, text)?,
         None => {
             let mut out = std::io::stdout().lock();
             let _ = out.write_all(text.as_bytes());

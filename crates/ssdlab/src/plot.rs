@@ -13,6 +13,19 @@ pub struct Line {
 
 const COLOURS: [RGBColor; 4] = [BLUE, RED, GREEN, MAGENTA];
 
+/// Draw with `draw` on an SVG canvas and write it to `path` whole (or not at all).
+fn svg_file(
+    path: &str,
+    draw: impl FnOnce(&DrawingArea<SVGBackend<'_>, plotters::coord::Shift>) -> Result<()>,
+) -> Result<()> {
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (900, 540)).into_drawing_area();
+        draw(&root)?;
+    }
+    ssdlab_core::output::write(path, svg)
+}
+
 /// Draw `lines` into `path` as an SVG line chart.
 fn chart(path: &str, title: &str, x_label: &str, y_label: &str, lines: &[Line]) -> Result<()> {
     chart_with(path, title, (x_label, false), y_label, lines, false)
@@ -37,27 +50,27 @@ pub fn chart_with(path: &str, title: &str, x: (&str, bool), y_label: &str, lines
         x1 = x0 + 1.0;
     }
     let y1 = if y1 > 0.0 { y1 * 1.05 } else { 1.0 };
-    let root = SVGBackend::new(path, (900, 540)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| fail(e.to_string()))?;
-    let mut builder = ChartBuilder::on(&root);
-    builder
-        .caption(title, ("sans-serif", 22))
-        .margin(12)
-        .x_label_area_size(44)
-        .y_label_area_size(72);
-    if log_x && x0 > 0.0 {
-        let mut c = builder
-            .build_cartesian_2d((x0..x1).log_scale(), 0.0..y1)
-            .map_err(|e| fail(e.to_string()))?;
-        contents(&mut c, (x_label, y_label), lines, marks).map_err(fail)?;
-    } else {
-        let mut c = builder
-            .build_cartesian_2d(x0..x1, 0.0..y1)
-            .map_err(|e| fail(e.to_string()))?;
-        contents(&mut c, (x_label, y_label), lines, marks).map_err(fail)?;
-    }
-    root.present().map_err(|e| fail(e.to_string()))?;
-    Ok(())
+    svg_file(path, |root| {
+        root.fill(&WHITE).map_err(|e| fail(e.to_string()))?;
+        let mut builder = ChartBuilder::on(&root);
+        builder
+            .caption(title, ("sans-serif", 22))
+            .margin(12)
+            .x_label_area_size(44)
+            .y_label_area_size(72);
+        if log_x && x0 > 0.0 {
+            let mut c = builder
+                .build_cartesian_2d((x0..x1).log_scale(), 0.0..y1)
+                .map_err(|e| fail(e.to_string()))?;
+            contents(&mut c, (x_label, y_label), lines, marks).map_err(fail)?;
+        } else {
+            let mut c = builder
+                .build_cartesian_2d(x0..x1, 0.0..y1)
+                .map_err(|e| fail(e.to_string()))?;
+            contents(&mut c, (x_label, y_label), lines, marks).map_err(fail)?;
+        }
+        root.present().map_err(|e| fail(e.to_string()))
+    })
 }
 
 /// Draw a grouped bar chart into `path`: one group per category, in each a bar per line (x
@@ -70,51 +83,51 @@ pub fn bars(path: &str, title: &str, categories: &[String], y_label: &str, lines
         .fold(0.0f64, f64::max);
     let y1 = if y1 > 0.0 { y1 * 1.1 } else { 1.0 };
     let n = categories.len().max(1);
-    let root = SVGBackend::new(path, (900, 540)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| fail(e.to_string()))?;
-    let mut c = ChartBuilder::on(&root)
-        .caption(title, ("sans-serif", 22))
-        .margin(12)
-        .x_label_area_size(44)
-        .y_label_area_size(72)
-        .build_cartesian_2d(-0.5..n as f64 - 0.5, 0.0..y1)
-        .map_err(|e| fail(e.to_string()))?;
-    let names = categories.to_vec();
-    c.configure_mesh()
-        .disable_x_mesh()
-        .x_labels(n)
-        .x_label_formatter(&|x: &f64| {
-            let i = x.round();
-            if (x - i).abs() < 1e-6 && i >= 0.0 {
-                names.get(i as usize).cloned().unwrap_or_default()
-            } else {
-                String::new()
-            }
-        })
-        .y_desc(y_label)
-        .draw()
-        .map_err(|e| fail(e.to_string()))?;
-    let k = lines.len().max(1) as f64;
-    let width = 0.8 / k;
-    for (i, l) in lines.iter().enumerate() {
-        let colour = COLOURS[i % COLOURS.len()];
-        let left = -0.4 + i as f64 * width;
-        c.draw_series(
-            l.points
-                .iter()
-                .map(|&(x, y)| Rectangle::new([(x + left, 0.0), (x + left + width * 0.9, y)], colour.filled())),
-        )
-        .map_err(|e| fail(e.to_string()))?
-        .label(l.label.clone())
-        .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], colour.filled()));
-    }
-    c.configure_series_labels()
-        .border_style(BLACK)
-        .background_style(WHITE)
-        .draw()
-        .map_err(|e| fail(e.to_string()))?;
-    root.present().map_err(|e| fail(e.to_string()))?;
-    Ok(())
+    svg_file(path, |root| {
+        root.fill(&WHITE).map_err(|e| fail(e.to_string()))?;
+        let mut c = ChartBuilder::on(&root)
+            .caption(title, ("sans-serif", 22))
+            .margin(12)
+            .x_label_area_size(44)
+            .y_label_area_size(72)
+            .build_cartesian_2d(-0.5..n as f64 - 0.5, 0.0..y1)
+            .map_err(|e| fail(e.to_string()))?;
+        let names = categories.to_vec();
+        c.configure_mesh()
+            .disable_x_mesh()
+            .x_labels(n)
+            .x_label_formatter(&|x: &f64| {
+                let i = x.round();
+                if (x - i).abs() < 1e-6 && i >= 0.0 {
+                    names.get(i as usize).cloned().unwrap_or_default()
+                } else {
+                    String::new()
+                }
+            })
+            .y_desc(y_label)
+            .draw()
+            .map_err(|e| fail(e.to_string()))?;
+        let k = lines.len().max(1) as f64;
+        let width = 0.8 / k;
+        for (i, l) in lines.iter().enumerate() {
+            let colour = COLOURS[i % COLOURS.len()];
+            let left = -0.4 + i as f64 * width;
+            c.draw_series(
+                l.points
+                    .iter()
+                    .map(|&(x, y)| Rectangle::new([(x + left, 0.0), (x + left + width * 0.9, y)], colour.filled())),
+            )
+            .map_err(|e| fail(e.to_string()))?
+            .label(l.label.clone())
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], colour.filled()));
+        }
+        c.configure_series_labels()
+            .border_style(BLACK)
+            .background_style(WHITE)
+            .draw()
+            .map_err(|e| fail(e.to_string()))?;
+        root.present().map_err(|e| fail(e.to_string()))
+    })
 }
 
 /// The mesh with its axis labels, each line (and its points, if `marks`), and the legend

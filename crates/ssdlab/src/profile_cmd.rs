@@ -332,6 +332,8 @@ pub fn run(mut a: ProfileArgs) -> Result<()> {
     }
     let kind = examine(&a)?;
     check_parent(&a.output, "the profile file")?;
+    ssdlab_core::output::check_file_dir(&a.output)
+        .map_err(|why| Error::Invalid(format!("--output: {why}; expected a file in a writable directory")))?;
     if Path::new(&a.output).is_dir() {
         return Err(Error::Config(format!(
             "{}: is a directory; expected a file name for the profile (-o)",

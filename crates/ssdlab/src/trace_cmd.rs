@@ -4,6 +4,7 @@
 //! standard error.
 
 use clap::{Subcommand, ValueEnum};
+use ssdlab_core::output::AtomicFile;
 use ssdlab_core::trace::{
     self, stats, Devices, Format, OutputFormat, ReaderOptions, StatsOptions, TraceReader, TraceStats, FORMATS,
 };
@@ -130,15 +131,23 @@ fn run_cmd(cmd: TraceCmd) -> Result<()> {
             skip_bad_lines,
             device,
         } => {
+            crate::interrupt::install(&match output.as_deref() {
+                Some(o) if o != "-" => format!("trace convert stopped; {o} not written"),
+                _ => "trace convert stopped; standard output has the records converted so far".into(),
+            });
             let to = OutputFormat::from_name(&to).map_err(|e| Error::Invalid(format!("--to: {e}")))?;
+            // A file is written into a temporary beside it and appears whole at the end; an
+            // error or an interrupt removes the temporary.
+            let mut target = None;
             let (out, name): (Box<dyn Write + Send>, String) = match &output {
                 Some(path) if path != "-" => {
-                    let f = std::fs::File::create(path).map_err(|e| {
-                        Error::Invalid(format!(
-                            "{path}: cannot create it ({e}); expected a writable output file (--output)"
-                        ))
-                    })?;
-                    (Box::new(std::io::BufWriter::with_capacity(1 << 16, f)), path.clone())
+                    let f = AtomicFile::create(path).map_err(|e| Error::Invalid(format!("--output: {e}")))?;
+                    let handle = f.handle()?;
+                    target = Some(f);
+                    (
+                        Box::new(std::io::BufWriter::with_capacity(1 << 16, handle)),
+                        path.clone(),
+                    )
                 }
                 _ => {
                     if to.is_binary() && std::io::stdout().is_terminal() {
@@ -161,7 +170,17 @@ fn run_cmd(cmd: TraceCmd) -> Result<()> {
             };
             let mut reader = open(&file, &format, skip_bad_lines)?;
             let mut writer = to.writer(out, &name)?;
-            let s = trace::convert(&mut reader, writer.as_mut(), &Devices::only(device))?;
+            let s = trace::convert(&mut reader, writer.as_mut(), &Devices::only(device)).map_err(|e| match e {
+                // The output's write errors (a full disk) say so.
+                Error::Io { path, source } if target.is_some() && path == name => {
+                    ssdlab_core::output::write_error(std::path::Path::new(&path), source)
+                }
+                e => e,
+            })?;
+            drop(writer);
+            if let Some(f) = target {
+                f.commit()?;
+            }
             report_skipped(&reader);
             eprintln!("wrote {} record(s) as {} to {name}", s.written, to.name());
             if s.dropped > 0 {

@@ -192,7 +192,9 @@ fn bad_inputs_exit_2_with_one_line() {
                 s(&dir.join("no-such-dir/out.csv")),
                 s(&bad),
             ],
-            "out.csv: cannot create it (".into(),
+            "--output: ".to_string()
+                + &dir.join("no-such-dir/out.csv").display().to_string()
+                + ": cannot write it (No such file or directory (os error 2)); expected",
         ),
         (
             vec![o("trace"), o("stats"), s(&empty)],

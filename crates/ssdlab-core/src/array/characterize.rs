@@ -174,6 +174,8 @@ pub fn characterize(base: &Config, sweep: &Sweep, progress: &(dyn Fn(usize, usiz
     let ftl = std::sync::Mutex::new(dev.ftl);
     let points = sweep.points();
     let results = crate::experiment::run_points(&points, progress, |&(pattern, bs, depth, share)| {
+        // An interrupt stops the points not yet started as well as the running ones.
+        crate::sim::check_interrupt()?;
         let mut c = cfg.clone();
         let j = job(pattern, bs, depth, share, sweep);
         j.validate(&c.file, "job", capacity)?;
@@ -182,7 +184,10 @@ pub fn characterize(base: &Config, sweep: &Sweep, progress: &(dyn Fn(usize, usiz
         let dev = Device::with_ftl(&c.device, ftl.lock().expect("not poisoned").clone())?;
         let r = Simulation::with_device(&c, dev, pre.clone())?
             .run(&mut |_| {})
-            .map_err(|e| Error::Invalid(format!("characterize point {name}: {e}")))?;
+            .map_err(|e| match e {
+                Error::Interrupted => e,
+                e => Error::Invalid(format!("characterize point {name}: {e}")),
+            })?;
         let j = &r.jobs[0];
         let ios = j.read.total_ios + j.write.total_ios;
         let lat = j.read.clat_ns.mean * j.read.total_ios as f64 + j.write.clat_ns.mean * j.write.total_ios as f64;

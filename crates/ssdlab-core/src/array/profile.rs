@@ -277,7 +277,7 @@ impl DeviceProfile {
     /// Write the profile as pretty JSON.
     pub fn save(&self, path: &Path) -> Result<()> {
         let text = serde_json::to_string_pretty(self).expect("serialisable") + "\n";
-        std::fs::write(path, text).map_err(|e| Error::io(path.display().to_string(), e))
+        crate::output::write(path, text)
     }
 
     /// Throughput, bytes/s (reads and writes together), at `pattern`, request size `bs`,

@@ -6,6 +6,7 @@
 //! line in [`REGISTRY`]. Points run in parallel over a thread pool and come back in their
 //! declared order, so the result does not depend on the thread count.
 
+pub mod cache;
 pub mod friendly;
 pub mod hotr;
 pub mod openssd;
@@ -624,10 +625,38 @@ pub fn run(
     threads: usize,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<ExperimentResult> {
+    run_cached(exp, scale, seeds, threads, None, progress)
+}
+
+/// As [`run`], taking the points already in `cache` from it and storing each point there
+/// as it finishes: a run interrupted ([`crate::sim::interrupt`]) keeps its finished points,
+/// and the next one runs only the others.
+pub fn run_cached(
+    exp: &dyn Experiment,
+    scale: Scale,
+    seeds: usize,
+    threads: usize,
+    cache: Option<&cache::PointCache>,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Result<ExperimentResult> {
     let start = std::time::Instant::now();
     let points = points_of(exp, scale, seeds)?;
     let pool = thread_pool(threads)?;
-    let results: Vec<Result<Outcome>> = pool.install(|| run_points(&points, progress, |p| run_point(exp, p)));
+    let one = |p: &Point| {
+        let Some(cache) = cache else {
+            return run_point(exp, p);
+        };
+        let key = cache::PointCache::key(exp, p);
+        if let Some(o) = cache.load(&key) {
+            return Ok(o);
+        }
+        // Points not started when an interrupt comes are not started.
+        crate::sim::check_interrupt()?;
+        let o = run_point(exp, p)?;
+        cache.store(&key, &o)?;
+        Ok(o)
+    };
+    let results: Vec<Result<Outcome>> = pool.install(|| run_points(&points, progress, one));
     let outcomes = results.into_iter().collect::<Result<Vec<_>>>()?;
     Ok(assemble(
         exp,

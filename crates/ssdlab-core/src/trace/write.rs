@@ -88,8 +88,12 @@ pub struct ConvertSummary {
 /// Copy every record of `reader` of the selected devices to `writer`.
 pub fn convert(reader: &mut TraceReader, writer: &mut dyn TraceWriter, devices: &Devices) -> Result<ConvertSummary> {
     let mut s = ConvertSummary::default();
-    for r in reader.by_ref() {
+    for (i, r) in reader.by_ref().enumerate() {
         let r = r?;
+        // Ctrl-C (`sim::interrupt`) stops a conversion too, every 2^16 records.
+        if i & 0xFFFF == 0 {
+            crate::sim::check_interrupt()?;
+        }
         if !devices.contains(r.device) {
             continue;
         }

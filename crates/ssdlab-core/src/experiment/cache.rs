@@ -1,0 +1,171 @@
+//! Finished points kept on disk, so an interrupted experiment resumes where it stopped.
+//!
+//! A point's outcome is stored as `KEY.bin` in the cache folder (`ssdlab experiment`'s
+//! `--out DIR/points`), where KEY is a SHA-256 of the engine's build
+//! ([`crate::output::BUILD_ID`]), the experiment, the point's id and everything it simulates
+//! (its full resolved config, seeds included). A file is a header, the SHA-256 of the
+//! payload and the payload ([`Outcome::to_bytes`]); one that is truncated, altered or from
+//! another format is run again. Outcomes read back are equal to the ones stored, so a
+//! resumed experiment's result is the uninterrupted one's, wall-clock fields aside.
+
+use super::{Experiment, Outcome, Point};
+use crate::Result;
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// The first bytes of a point file.
+const MAGIC: &[u8] = b"ssdlab point 1\n";
+
+/// A folder of finished points, and what this run did with it.
+pub struct PointCache {
+    dir: PathBuf,
+    /// Ignore the points already there (they are overwritten as points finish).
+    fresh: bool,
+    reused: AtomicUsize,
+    stored: AtomicUsize,
+    damaged: AtomicUsize,
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+impl PointCache {
+    /// The cache in `dir` (created when the first point is stored); `fresh` ignores what is
+    /// there.
+    pub fn new(dir: impl Into<PathBuf>, fresh: bool) -> PointCache {
+        PointCache {
+            dir: dir.into(),
+            fresh,
+            reused: AtomicUsize::new(0),
+            stored: AtomicUsize::new(0),
+            damaged: AtomicUsize::new(0),
+        }
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The key of point `p` of `exp` under this build.
+    pub fn key(exp: &dyn Experiment, p: &Point) -> String {
+        let mut h = Sha256::new();
+        for part in [crate::output::BUILD_ID, exp.name(), &p.id] {
+            h.update(part.as_bytes());
+            h.update([0]);
+        }
+        // The labels and the work in full: configs, jobs, seeds, sweeps.
+        h.update(format!("{:?}\0{:?}", p.labels, p.work).as_bytes());
+        hex(&h.finalize())
+    }
+
+    fn path(&self, key: &str) -> PathBuf {
+        self.dir.join(format!("{key}.bin"))
+    }
+
+    /// The stored outcome of `key`, if there is a whole one (and not `fresh`).
+    pub fn load(&self, key: &str) -> Option<Outcome> {
+        if self.fresh {
+            return None;
+        }
+        let bytes = std::fs::read(self.path(key)).ok()?;
+        let outcome = bytes
+            .strip_prefix(MAGIC)
+            .filter(|rest| rest.len() >= 32)
+            .map(|rest| rest.split_at(32))
+            .filter(|(sum, payload)| Sha256::digest(payload).as_slice() == *sum)
+            .and_then(|(_, payload)| Outcome::from_bytes(payload).ok());
+        match &outcome {
+            Some(_) => self.reused.fetch_add(1, Ordering::Relaxed),
+            None => self.damaged.fetch_add(1, Ordering::Relaxed),
+        };
+        outcome
+    }
+
+    /// Keep `outcome` as `key`, written whole or not at all.
+    pub fn store(&self, key: &str, outcome: &Outcome) -> Result<()> {
+        std::fs::create_dir_all(&self.dir).map_err(|e| crate::Error::io(self.dir.display().to_string(), e))?;
+        let payload = outcome.to_bytes();
+        let mut bytes = MAGIC.to_vec();
+        bytes.extend_from_slice(Sha256::digest(&payload).as_slice());
+        bytes.extend_from_slice(&payload);
+        crate::output::write(self.path(key), bytes)?;
+        self.stored.fetch_add(1, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Points taken from the folder whole.
+    pub fn reused(&self) -> usize {
+        self.reused.load(Ordering::Relaxed)
+    }
+    /// Points run and stored by this run.
+    pub fn stored(&self) -> usize {
+        self.stored.load(Ordering::Relaxed)
+    }
+    /// Point files found damaged (truncated, altered), run again.
+    pub fn damaged(&self) -> usize {
+        self.damaged.load(Ordering::Relaxed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiment::{find, run_point, Scale, Work};
+
+    fn flip(b: &[u8], i: usize) -> Vec<u8> {
+        let mut b = b.to_vec();
+        b[i] ^= 1;
+        b
+    }
+
+    #[test]
+    fn a_key_follows_what_the_point_simulates_and_a_damaged_file_is_run_again() {
+        let exp = find("openssd").unwrap();
+        let points = exp.points(Scale::Quick).unwrap();
+        let p = points.iter().find(|p| matches!(p.work, Work::Ssd(_))).unwrap();
+        let k = PointCache::key(exp, p);
+        assert_eq!(k, PointCache::key(exp, p));
+        assert_eq!(k.len(), 64);
+        // Another seed, another job, another id: another key.
+        let mut q = p.clone();
+        let Work::Ssd(c) = &mut q.work else { unreachable!() };
+        c.precondition.seed += 1;
+        assert_ne!(k, PointCache::key(exp, &q));
+        let mut q = p.clone();
+        let Work::Ssd(c) = &mut q.work else { unreachable!() };
+        c.job[0].iodepth += 1;
+        assert_ne!(k, PointCache::key(exp, &q));
+        let mut q = p.clone();
+        q.id.push('x');
+        assert_ne!(k, PointCache::key(exp, &q));
+
+        let d = tempfile::tempdir().unwrap();
+        let dir = d.path().join("points");
+        let cache = PointCache::new(&dir, false);
+        assert!(cache.load(&k).is_none());
+        assert_eq!(cache.damaged(), 0, "a missing point is not a damaged one");
+        let o = run_point(exp, p).unwrap();
+        cache.store(&k, &o).unwrap();
+        assert_eq!(cache.load(&k).unwrap().to_bytes(), o.to_bytes());
+        let file = dir.join(format!("{k}.bin"));
+        let good = std::fs::read(&file).unwrap();
+        let damaged = [
+            good[..good.len() - 1].to_vec(),
+            good[..MAGIC.len() + 10].to_vec(),
+            flip(&good, good.len() - 1),
+            flip(&good, MAGIC.len()),
+            flip(&good, 0),
+        ];
+        for bad in &damaged {
+            std::fs::write(&file, bad).unwrap();
+            assert!(cache.load(&k).is_none());
+        }
+        assert_eq!(cache.damaged(), damaged.len());
+        std::fs::write(&file, &good).unwrap();
+        assert!(PointCache::new(&dir, true).load(&k).is_none(), "--fresh reads nothing");
+        assert!(cache.load(&k).is_some());
+        assert_eq!((cache.reused(), cache.stored()), (2, 1));
+    }
+}

@@ -1,0 +1,219 @@
+//! Files written whole or not at all, and the engine's build identity.
+//!
+//! Every file the project writes (run results, experiment folders, plots, fio logs, converted
+//! traces, profiles) goes through [`AtomicFile`]: the bytes go to a temporary file beside the
+//! target (`.NAME.XXXXXX.tmp`, same directory, so same file system), which is synced and renamed
+//! over the target only once complete. A failed write, an error or an interrupt drops the
+//! temporary, which removes it: no partial file and no temporary is left behind.
+
+use crate::{Error, Result};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// The engine's build: its version and a hash of its source, presets and lock file (computed
+/// by `build.rs`), e.g. `0.1.0+3f2a…`. Results cached under one build are not reused by another.
+pub const BUILD_ID: &str = concat!(env!("CARGO_PKG_VERSION"), "+", env!("SSDLAB_SOURCE_HASH"));
+
+/// A file being written: a temporary beside `path` until [`AtomicFile::commit`].
+pub struct AtomicFile {
+    tmp: tempfile::NamedTempFile,
+    path: PathBuf,
+}
+
+/// The directory a file lands in (`.` for a bare name).
+fn dir_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    }
+}
+
+/// A temporary file in `dir`, named after `name`, with the permissions a new file gets.
+fn temporary(dir: &Path, name: &str) -> std::io::Result<tempfile::NamedTempFile> {
+    let prefix = format!(".{name}.");
+    let mut b = tempfile::Builder::new();
+    b.prefix(&prefix).suffix(".tmp");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        // As `File::create` would: 0666 less the umask.
+        b.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    b.tempfile_in(dir)
+}
+
+/// The error of a file that could not be written (`PATH: cannot write it (why); expected ...`).
+pub fn write_error(path: &Path, e: std::io::Error) -> Error {
+    Error::Invalid(format!(
+        "{}: cannot write it ({}); expected a writable directory with room for it",
+        path.display(),
+        reason(&e)
+    ))
+}
+
+/// The system's reason for `e`, without the temporary's name that errors in making one carry.
+fn reason(e: &std::io::Error) -> String {
+    let s = e.to_string();
+    match s.find(" at path \"") {
+        Some(i) => s[..i].to_string(),
+        None => s,
+    }
+}
+
+impl AtomicFile {
+    /// Start writing `path`: nothing appears at `path` before [`AtomicFile::commit`].
+    pub fn create(path: impl AsRef<Path>) -> Result<AtomicFile> {
+        let path = path.as_ref().to_path_buf();
+        let name = path
+            .file_name()
+            .map_or("out".into(), |n| n.to_string_lossy().into_owned());
+        let tmp = temporary(dir_of(&path), &name).map_err(|e| write_error(&path, e))?;
+        Ok(AtomicFile { tmp, path })
+    }
+
+    /// Where the file will be.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// A second handle on the temporary, for a writer that owns its output; write through it,
+    /// drop it, then [`AtomicFile::commit`].
+    pub fn handle(&self) -> Result<std::fs::File> {
+        self.tmp.as_file().try_clone().map_err(|e| write_error(&self.path, e))
+    }
+
+    /// Sync the temporary and rename it over the target: the file is there whole. On error the
+    /// temporary is removed.
+    pub fn commit(self) -> Result<()> {
+        let path = self.path;
+        self.tmp.as_file().sync_all().map_err(|e| write_error(&path, e))?;
+        self.tmp.persist(&path).map_err(|e| write_error(&path, e.error))?;
+        // The rename itself is durable once the directory is synced; a directory that cannot
+        // be opened or synced (some file systems) leaves it as durable as the system makes it.
+        if let Ok(d) = std::fs::File::open(dir_of(&path)) {
+            let _ = d.sync_all();
+        }
+        Ok(())
+    }
+}
+
+/// Written through the file itself: its errors are the system's, without the temporary's name.
+impl Write for AtomicFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.tmp.as_file_mut().write(buf)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.tmp.as_file_mut().flush()
+    }
+}
+
+/// Write `bytes` to `path` whole or not at all.
+pub fn write(path: impl AsRef<Path>, bytes: impl AsRef<[u8]>) -> Result<()> {
+    let mut f = AtomicFile::create(path)?;
+    let path = f.path.clone();
+    f.write_all(bytes.as_ref()).map_err(|e| write_error(&path, e))?;
+    f.commit()
+}
+
+/// Whether files can be created in `dir` (created first, with its parents, if `create`):
+/// a temporary is made there and removed. The error is the reason, for the caller to name
+/// the option or key that asked for the directory.
+pub fn check_dir(dir: impl AsRef<Path>, create: bool) -> std::result::Result<(), String> {
+    let dir = dir.as_ref();
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    if create {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: cannot create it ({e})", dir.display()))?;
+    }
+    temporary(dir, "ssdlab-check")
+        .map(drop)
+        .map_err(|e| format!("{}: cannot write in it ({})", dir.display(), reason(&e)))
+}
+
+/// [`check_dir`] of the directory a file `path` will be written in (not created).
+pub fn check_file_dir(path: impl AsRef<Path>) -> std::result::Result<(), String> {
+    check_dir(dir_of(path.as_ref()), false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The names in `dir`, sorted.
+    fn names(dir: &Path) -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn nothing_appears_before_commit_and_a_dropped_file_leaves_nothing() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("out.json");
+        std::fs::write(&p, "old").unwrap();
+        let mut f = AtomicFile::create(&p).unwrap();
+        f.write_all(b"new").unwrap();
+        // The target is untouched while the temporary is being written, beside it.
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "old");
+        let n = names(d.path());
+        assert_eq!(n.len(), 2, "{n:?}");
+        assert!(n[0].starts_with(".out.json.") && n[0].ends_with(".tmp"), "{n:?}");
+        drop(f);
+        assert_eq!(names(d.path()), ["out.json"]);
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "old");
+        // Through a second handle, as the streaming writers do; then committed.
+        let f = AtomicFile::create(&p).unwrap();
+        let mut h = f.handle().unwrap();
+        h.write_all(b"streamed").unwrap();
+        drop(h);
+        f.commit().unwrap();
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "streamed");
+        assert_eq!(names(d.path()), ["out.json"]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_written_file_has_the_permissions_of_a_created_one() {
+        use std::os::unix::fs::PermissionsExt;
+        let d = tempfile::tempdir().unwrap();
+        let (a, b) = (d.path().join("a"), d.path().join("b"));
+        write(&a, "x").unwrap();
+        std::fs::write(&b, "x").unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode();
+        assert_eq!(mode(&a), mode(&b));
+    }
+
+    #[test]
+    fn check_dir_creates_when_asked_and_leaves_no_file() {
+        let d = tempfile::tempdir().unwrap();
+        let sub = d.path().join("x/y");
+        let e = check_dir(&sub, false).unwrap_err();
+        // The reason, without the temporary's name.
+        assert!(
+            e.ends_with("cannot write in it (No such file or directory (os error 2))"),
+            "{e}"
+        );
+        assert!(!sub.exists());
+        check_dir(&sub, true).unwrap();
+        assert!(names(&sub).is_empty());
+        // A file in the way of the directory.
+        std::fs::write(d.path().join("f"), "").unwrap();
+        let e = check_dir(d.path().join("f/z"), true).unwrap_err();
+        assert!(e.contains("cannot create it"), "{e}");
+        check_file_dir(sub.join("out.json")).unwrap();
+        assert!(check_file_dir(d.path().join("missing/out.json")).is_err());
+    }
+
+    #[test]
+    fn the_build_id_carries_the_version_and_a_source_hash() {
+        let (v, h) = BUILD_ID.split_once('+').unwrap();
+        assert_eq!(v, env!("CARGO_PKG_VERSION"));
+        assert!(h.len() == 16 && h.chars().all(|c| c.is_ascii_hexdigit()), "{h}");
+    }
+}

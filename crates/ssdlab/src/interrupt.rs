@@ -1,0 +1,61 @@
+//! SIGINT and SIGTERM during `run`, `experiment`, `characterize`, `lint` and `trace
+//! convert`: the first one asks the work to stop (`sim::interrupt`, which every simulation
+//! and conversion checks as it goes); the command drops its temporaries, and `main` prints
+//! one line saying what was stopped and what was kept and exits 128 + the signal (130, 143).
+//! A second signal ends the process at once, as if no handler were installed.
+
+use ssdlab_core::Error;
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::Mutex;
+
+/// The first signal received (0: none).
+static SIGNAL: AtomicI32 = AtomicI32::new(0);
+/// What the interrupted command stopped and kept, e.g. `run stopped; nothing written`.
+static MESSAGE: Mutex<String> = Mutex::new(String::new());
+
+/// Catch SIGINT and SIGTERM for a command that says `message` when stopped (until it says
+/// more with [`stopped`]).
+pub fn install(message: &str) {
+    set(message.to_string());
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM]) else {
+        return;
+    };
+    std::thread::spawn(move || {
+        for sig in signals.forever() {
+            if SIGNAL
+                .compare_exchange(0, sig, Ordering::SeqCst, Ordering::SeqCst)
+                .is_err()
+            {
+                let _ = signal_hook::low_level::emulate_default_handler(sig);
+            }
+            ssdlab_core::sim::interrupt();
+        }
+    });
+}
+
+fn set(message: String) {
+    *MESSAGE.lock().unwrap_or_else(|e| e.into_inner()) = message;
+}
+
+/// [`Error::Interrupted`], saying `message` (what was stopped; what was kept).
+pub fn stopped(message: String) -> Error {
+    set(message);
+    Error::Interrupted
+}
+
+/// The signal received, if any.
+pub fn signal() -> Option<i32> {
+    Some(SIGNAL.load(Ordering::SeqCst)).filter(|&s| s != 0)
+}
+
+/// The line to print and the exit status of an interrupted command.
+pub fn report() -> (String, u8) {
+    let sig = signal().unwrap_or(signal_hook::consts::SIGINT);
+    let name = match sig {
+        signal_hook::consts::SIGTERM => "SIGTERM",
+        _ => "SIGINT",
+    };
+    let message = MESSAGE.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    (format!("ssdlab: interrupted ({name}): {message}"), 128 + sig as u8)
+}
