@@ -1,0 +1,42 @@
+"""scripts/claims_table.py: one row per claim of a result.json, with what would fail it."""
+
+import json
+import subprocess
+import sys
+
+from conftest import ROOT
+
+
+def test_every_claim_is_a_row_with_its_failing_condition(cli, tmp_path):
+    out = tmp_path / "openssd"
+    run = subprocess.run(
+        [cli, "experiment", "openssd", "--quick", "--seeds", "2", "-q", "--out", str(out)],
+        capture_output=True, text=True,
+    )
+    assert run.returncode == 0, run.stderr
+    result = json.loads((out / "result.json").read_text())
+    table = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "claims_table.py"), str(out / "result.json")],
+        capture_output=True, text=True, check=True,
+    ).stdout.splitlines()
+    claims = result["claims"]
+    assert table[0].startswith("| experiment | claim | kind |")
+    assert len(table) == 2 + len(claims)
+    for c, row in zip(claims, table[2:]):
+        cells = [x.strip() for x in row.strip("|").split(" | ")]
+        assert cells[0] == "openssd" and cells[1].startswith(c["id"] + ":")
+        assert cells[2] == c["kind"].replace("_", " ") and cells[7] == c["verdict"].replace("_", " ")
+        kind = c["rule"]["kind"]
+        if kind == "relative":
+            t, s = c["rule"]["tolerance"], c["seed_value"]
+            lo, hi = (float(x) for x in cells[6].removeprefix("ours outside [").removesuffix("]").split(", "))
+            assert abs(lo - (s - t * abs(s))) <= 1e-3 * abs(s) and abs(hi - (s + t * abs(s))) <= 1e-3 * abs(s)
+        elif kind in ("above", "below"):
+            assert "a tie included" in cells[6] and "noise" in cells[6], row
+    # A direction claim is among them, with the noise the second seed measured as its margin.
+    assert any(c["rule"]["kind"] == "above" for c in claims)
+
+
+def test_no_file_is_one_line_of_usage():
+    r = subprocess.run([sys.executable, str(ROOT / "scripts" / "claims_table.py")], capture_output=True, text=True)
+    assert r.returncode == 1 and r.stderr.strip().startswith("Print the Markdown table")

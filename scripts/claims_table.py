@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""Print the Markdown table of every claim of the experiments' result.json files given.
+
+    scripts/claims_table.py results/friendly/result.json results/plan/result.json ...
+
+One row per claim: the experiment, the claim (its text quotes or names the seed's figure),
+its kind, the seed's value, ours, the rule, what would fail it (derived from the rule) and
+the verdict. Only the standard library is used.
+"""
+
+import json
+import sys
+
+
+def num(x):
+    if x is None:
+        return "–"
+    if isinstance(x, float) and x != x:
+        return "NaN"
+    if float(x) == int(x) and abs(x) < 1e15:
+        return str(int(x))
+    return f"{x:.4g}"
+
+
+def fails_if(c):
+    r, seed = c["rule"], c["seed_value"]
+    k = r["kind"]
+    if k == "relative":
+        t = r["tolerance"]
+        return f"ours outside [{num(seed - t * abs(seed))}, {num(seed + t * abs(seed))}]"
+    if k == "absolute":
+        t = r["tolerance"]
+        return f"ours outside [{num(seed - t)}, {num(seed + t)}]"
+    if k == "at_least":
+        return f"ours below {num(seed)}"
+    if k == "at_most":
+        return f"ours above {num(seed)}"
+    if k == "above":
+        return f"ours − {num(seed)} not above the noise ({num(r['margin'])}), a tie included"
+    if k == "below":
+        return f"{num(seed)} − ours not above the noise ({num(r['margin'])}), a tie included"
+    raise SystemExit(f"claims_table: unknown rule {k}")
+
+
+def cell(s):
+    return str(s).replace("|", "\\|").replace("\n", " ")
+
+
+def main(paths):
+    if not paths:
+        raise SystemExit(__doc__.strip().splitlines()[0])
+    print("| experiment | claim | kind | seed | ours | rule | fails if | verdict |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    for p in paths:
+        with open(p) as f:
+            r = json.load(f)
+        for c in r["claims"]:
+            row = [
+                r["experiment"],
+                f"{c['id']}: {c['text']}",
+                c["kind"].replace("_", " "),
+                num(c["seed_value"]) + " " + c["unit"],
+                num(c["our_value"]),
+                c["tolerance"],
+                fails_if(c),
+                c["verdict"].replace("_", " "),
+            ]
+            print("| " + " | ".join(cell(x) for x in row) + " |")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
