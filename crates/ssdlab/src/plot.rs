@@ -52,7 +52,7 @@ pub fn chart_with(path: &str, title: &str, x: (&str, bool), y_label: &str, lines
     let y1 = if y1 > 0.0 { y1 * 1.05 } else { 1.0 };
     svg_file(path, |root| {
         root.fill(&WHITE).map_err(|e| fail(e.to_string()))?;
-        let mut builder = ChartBuilder::on(&root);
+        let mut builder = ChartBuilder::on(root);
         builder
             .caption(title, ("sans-serif", 22))
             .margin(12)
@@ -85,7 +85,7 @@ pub fn bars(path: &str, title: &str, categories: &[String], y_label: &str, lines
     let n = categories.len().max(1);
     svg_file(path, |root| {
         root.fill(&WHITE).map_err(|e| fail(e.to_string()))?;
-        let mut c = ChartBuilder::on(&root)
+        let mut c = ChartBuilder::on(root)
             .caption(title, ("sans-serif", 22))
             .margin(12)
             .x_label_area_size(44)
