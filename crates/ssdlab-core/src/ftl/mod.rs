@@ -1121,25 +1121,6 @@ impl Ftl {
                 "{mapped} mapped logical units but {valid_bits} valid physical units"
             ));
         }
-        for p in 0..g.planes {
-            let blocks = p * g.blocks_per_plane..(p + 1) * g.blocks_per_plane;
-            let valid: u64 = self.valid[blocks.clone()].iter().map(|&v| v as u64).sum();
-            if valid != self.plane_valid[p] {
-                return Err(format!(
-                    "plane {p}: valid count {} but its blocks hold {valid}",
-                    self.plane_valid[p]
-                ));
-            }
-            let usable = blocks
-                .filter(|&b| !matches!(self.state[b], BlockState::Retired | BlockState::Reserved))
-                .count();
-            if usable != self.plane_blocks[p] as usize {
-                return Err(format!(
-                    "plane {p}: {} usable blocks counted but {usable} neither retired nor lent",
-                    self.plane_blocks[p]
-                ));
-            }
-        }
         let (mut free, mut open, mut full, mut victims, mut retired, mut reserved) =
             (0usize, 0usize, 0usize, 0usize, 0usize, 0usize);
         for s in &self.state {
@@ -1200,6 +1181,25 @@ impl Ftl {
                 if *e != self.erase[*b as usize] {
                     return Err(format!("free pool key of block {b} is stale"));
                 }
+            }
+        }
+        for p in 0..g.planes {
+            let blocks = p * g.blocks_per_plane..(p + 1) * g.blocks_per_plane;
+            let valid: u64 = self.valid[blocks.clone()].iter().map(|&v| v as u64).sum();
+            if valid != self.plane_valid[p] {
+                return Err(format!(
+                    "plane {p}: valid count {} but its blocks hold {valid}",
+                    self.plane_valid[p]
+                ));
+            }
+            let usable = blocks
+                .filter(|&b| !matches!(self.state[b], BlockState::Retired | BlockState::Reserved))
+                .count();
+            if usable != self.plane_blocks[p] as usize {
+                return Err(format!(
+                    "plane {p}: {} usable blocks counted but {usable} neither retired nor lent",
+                    self.plane_blocks[p]
+                ));
             }
         }
         Ok(())
@@ -1379,6 +1379,14 @@ gc_threshold = 2
         let Reverse((_, b)) = *f.planes[0].free.peek().unwrap();
         f.erase[b as usize] += 1;
         fails(&f, &format!("free pool key of block {b} is stale"));
+
+        let mut f = worked();
+        f.plane_valid[1] += 1;
+        fails(&f, "plane 1: valid count");
+
+        let mut f = worked();
+        f.plane_blocks[0] -= 1;
+        fails(&f, "plane 0: 15 usable blocks counted but 16");
     }
 
     #[test]
@@ -1643,6 +1651,53 @@ gc_threshold = 2
         assert!(e.contains("plane 0 makes no progress"), "{e}");
         assert_eq!(f.stats.gc_runs_foreground, 4 * 16 + 16 + 1);
         assert_eq!(f.free_blocks(0), 5);
+    }
+
+    #[test]
+    fn a_plane_takes_host_pages_below_its_blocks_less_the_reserve_and_open_blocks() {
+        // 16 blocks of 8 units; gc_threshold 2, one host frontier, GC's block: 12 blocks,
+        // 96 units.
+        let mut f = ftl("greedy");
+        assert_eq!((f.host_limit(0), f.host_limit(1)), (96, 96));
+        for lpn in 0..95 {
+            f.append_host(0, lpn).unwrap();
+        }
+        assert!(f.takes_host(0));
+        f.append_host(0, 95).unwrap();
+        assert_eq!((f.plane_valid(0), f.plane_valid(1)), (96, 0));
+        assert!(!f.takes_host(0) && f.takes_host(1));
+        // Overwrites in the other plane and trims lower the plane's valid units.
+        f.append_host(1, 3).unwrap();
+        assert_eq!((f.plane_valid(0), f.plane_valid(1)), (95, 1));
+        assert!(f.takes_host(0));
+        f.append_host(0, 3).unwrap();
+        f.trim(4);
+        assert_eq!((f.plane_valid(0), f.plane_valid(1)), (95, 0));
+        // A block lent to a scheme, or worn out, lowers the limit by a block.
+        f.reserve_block(0).unwrap();
+        assert_eq!((f.host_limit(0), f.host_limit(1)), (88, 96));
+        assert!(!f.takes_host(0));
+        for lpn in 100..170 {
+            f.append_host(1, lpn).unwrap();
+        }
+        // Plane 1's emptied full blocks are one erase from worn out: collected, they retire.
+        for b in 16..32 {
+            if f.state[b] == BlockState::Full && f.valid[b] == 0 {
+                f.erase[b] = f.params.endurance - 1;
+            }
+        }
+        let mut lpn = 100;
+        while f.stats.retired_blocks == 0 {
+            f.append_host(1, lpn).unwrap();
+            lpn = if lpn == 169 { 100 } else { lpn + 1 };
+        }
+        let worn = f.stats.retired_blocks as u64;
+        assert_eq!((f.host_limit(0), f.host_limit(1)), (88, 96 - 8 * worn));
+        // More streams, or a larger reserve, keep more blocks out.
+        f.set_streams(2);
+        f.set_gc_threshold(3);
+        assert_eq!(f.host_limit(0), 72);
+        f.check_invariants().unwrap();
     }
 
     #[test]
