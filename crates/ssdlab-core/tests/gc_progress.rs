@@ -76,6 +76,18 @@ fn the_skewed_two_job_workload_completes_with_either_allocation() {
 }
 
 #[test]
+fn the_skewed_two_job_workload_completes_under_the_firmware_designs_that_choose_planes() {
+    // scheme-one and openssd place their pages with the device's allocation; both stopped.
+    for design in ["scheme-one", "openssd"] {
+        let text = SKEWED.replace("ALLOC", "least-busy").replace(
+            "[device.ftl]",
+            &format!("[device.controller]\nmemcpy_rate = \"1GB/s\"\n[device.ftl]\ndesign = \"{design}\"\nwrite_buffer = \"64KiB\""),
+        );
+        runs_and_stays_collectable(&text).unwrap_or_else(|e| panic!("{design}: {e}"));
+    }
+}
+
+#[test]
 fn one_page_blocks_complete() {
     // The slc-sata preset with blocks of one page, 64 per plane (9.6 spare units per plane
     // against a drift of several): it stopped in plane 24.
