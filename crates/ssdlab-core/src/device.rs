@@ -107,6 +107,55 @@ struct PlaneAlloc {
     at_min: usize,
 }
 
+impl PlaneAlloc {
+    /// Least-busy allocation's choice: the plane that could start a program first (`eta`,
+    /// never before `now`), among the planes fewer than `slack` pages ahead of the
+    /// least-written one (and, with `steer`, taking host pages); ties go round robin.
+    /// `usize::MAX` when no plane qualifies.
+    #[inline(always)]
+    fn least_busy(&self, ftl: &Ftl, slack: u64, now: u64, eta: &impl Fn(usize) -> u64, steer: bool) -> usize {
+        let n = self.plane_pages.len();
+        let limit = self.min_pages + slack;
+        let mut best = usize::MAX;
+        let mut best_t = u64::MAX;
+        for p in (self.cursor..n).chain(0..self.cursor) {
+            if self.plane_pages[p] < limit && (!steer || ftl.takes_host(p)) {
+                let t = eta(p);
+                if t < best_t {
+                    best_t = t;
+                    best = p;
+                    if t == now {
+                        break; // idle: nothing starts earlier
+                    }
+                }
+            }
+        }
+        best
+    }
+
+    /// Least-busy allocation when every plane within the slack is at its valid-data limit:
+    /// the planes at their limit that fell behind the least-written plane taking host pages
+    /// are counted as served up to it (they could not take pages, and must neither hold the
+    /// others back nor get a burst of pages once below their limit again), then the choice
+    /// is made again; with no plane taking host pages, among all planes.
+    #[cold]
+    #[inline(never)]
+    fn least_busy_steered(&mut self, ftl: &Ftl, slack: u64, now: u64, eta: &impl Fn(usize) -> u64) -> usize {
+        let n = self.plane_pages.len();
+        let Some(m) = (0..n).filter(|&p| ftl.takes_host(p)).map(|p| self.plane_pages[p]).min() else {
+            return self.least_busy(ftl, slack, now, eta, false);
+        };
+        for p in 0..n {
+            if !ftl.takes_host(p) {
+                self.plane_pages[p] = self.plane_pages[p].max(m);
+            }
+        }
+        self.min_pages = m;
+        self.at_min = self.plane_pages.iter().filter(|&&x| x == m).count();
+        self.least_busy(ftl, slack, now, eta, true)
+    }
+}
+
 struct WriteBuffer {
     capacity: u64,
     used: u64,
@@ -1185,49 +1234,37 @@ impl Device {
         best
     }
 
-    /// The plane that receives the next page of host frontier `stream`.
+    /// The plane that receives the next page of host frontier `stream`. A plane at its
+    /// valid-data limit ([`Ftl::takes_host`]) is passed over while another plane takes host
+    /// pages, so that every plane stays collectable; with none at its limit the choice is
+    /// the allocation policy's alone.
     pub fn choose_plane(&mut self, stream: usize) -> usize {
+        let ftl = &self.ftl;
         let a = &mut self.alloc[stream];
         let n = self.geo.planes;
         match self.allocation {
             Allocation::RoundRobin => {
-                let p = a.cursor;
+                // The next plane in turn that takes host pages (the next in turn when none does).
+                let mut p = a.cursor;
+                for _ in 1..n {
+                    if ftl.takes_host(p) {
+                        break;
+                    }
+                    p = if p + 1 == n { 0 } else { p + 1 };
+                }
+                if !ftl.takes_host(p) {
+                    p = a.cursor;
+                }
                 a.cursor = if p + 1 == n { 0 } else { p + 1 };
                 p
             }
             Allocation::LeastBusy => {
-                // The plane whose unit could start a program first, among the planes fewer
-                // than `slack` pages ahead of the least-written one; ties go round robin.
-                let limit = a.min_pages + self.slack;
                 let etas = self.sched.etas();
-                let now = self.now;
-                let mut best = usize::MAX;
-                let mut best_t = u64::MAX;
-                let mut consider = |p: usize, unit: usize| -> bool {
-                    if a.plane_pages[p] < limit {
-                        let t = etas[unit].max(now);
-                        if t < best_t {
-                            best_t = t;
-                            best = p;
-                            return t == now; // idle: nothing starts earlier
-                        }
-                    }
-                    false
-                };
-                let dies = self.geo.dies;
-                let pp = self.plane_parallel;
-                let unit = |p: usize| if pp { p } else { p % dies };
-                'scan: {
-                    for p in a.cursor..n {
-                        if consider(p, unit(p)) {
-                            break 'scan;
-                        }
-                    }
-                    for p in 0..a.cursor {
-                        if consider(p, unit(p)) {
-                            break 'scan;
-                        }
-                    }
+                let (now, pp, dies, slack) = (self.now, self.plane_parallel, self.geo.dies, self.slack);
+                let eta = |p: usize| etas[if pp { p } else { p % dies }].max(now);
+                let mut best = a.least_busy(ftl, slack, now, &eta, true);
+                if best == usize::MAX {
+                    best = a.least_busy_steered(ftl, slack, now, &eta);
                 }
                 debug_assert!(best < n, "a plane at the minimum is always eligible");
                 a.cursor = if best + 1 == n { 0 } else { best + 1 };

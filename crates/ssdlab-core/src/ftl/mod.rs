@@ -221,6 +221,10 @@ pub struct Ftl {
     p2l: Vec<u32>,
     bits: Vec<u64>,
     valid: Vec<u32>,
+    /// Valid units per plane, and blocks per plane neither retired nor lent: what
+    /// [`Ftl::takes_host`] weighs.
+    plane_valid: Vec<u64>,
+    plane_blocks: Vec<u32>,
     erase: Vec<u32>,
     state: Vec<BlockState>,
     stamp: Vec<u64>,
@@ -286,7 +290,8 @@ impl Ftl {
         let per_block = 4 + 4 + std::mem::size_of::<BlockState>() as u64 + 8 + 8 + POLICY_BYTES_PER_BLOCK;
         let per_plane = (std::mem::size_of::<PlaneState>() + std::mem::size_of::<Frontier>()) as u64
             + 4 * (geo.units_per_block as u64 + 1)
-            + 16;
+            + 16
+            + 12;
         4 * l + 4 * u + 8 * u.div_ceil(64) + per_block * b + per_plane * p
     }
 
@@ -321,6 +326,8 @@ impl Ftl {
             p2l: filled(geo.physical_units as usize, NONE)?,
             bits: filled((geo.physical_units as usize).div_ceil(64), 0)?,
             valid: vec![0; geo.blocks],
+            plane_valid: vec![0; geo.planes],
+            plane_blocks: vec![geo.blocks_per_plane as u32; geo.planes],
             erase: vec![0; geo.blocks],
             state: vec![BlockState::Free; geo.blocks],
             stamp: vec![0; geo.blocks],
@@ -462,19 +469,49 @@ impl Ftl {
         self.bits[(pun >> 6) as usize] &= !(1u64 << (pun & 63));
         self.p2l[pun as usize] = NONE;
         let b = pun as usize / self.geo.units_per_block;
+        let plane = self.geo.plane_of_block(b);
         let old = self.valid[b];
         self.valid[b] = old - 1;
+        self.plane_valid[plane] -= 1;
         if self.state[b] == BlockState::Full {
-            self.policy.invalidate(self.geo.plane_of_block(b), b as u32, old);
+            self.policy.invalidate(plane, b as u32, old);
         }
     }
 
+    /// Map logical unit `lpn` to physical unit `pun`, which lies in `plane`.
     #[inline]
-    fn map(&mut self, lpn: u32, pun: u32) {
+    fn map(&mut self, plane: usize, lpn: u32, pun: u32) {
+        debug_assert_eq!(self.geo.plane_of_block(pun as usize / self.geo.units_per_block), plane);
         self.l2p[lpn as usize] = pun;
         self.p2l[pun as usize] = lpn;
         self.bits[(pun >> 6) as usize] |= 1u64 << (pun & 63);
         self.valid[pun as usize / self.geo.units_per_block] += 1;
+        self.plane_valid[plane] += 1;
+    }
+
+    /// Valid units in `plane`.
+    pub fn plane_valid(&self, plane: usize) -> u64 {
+        self.plane_valid[plane]
+    }
+
+    /// Valid units `plane` may hold and still take host pages: its blocks (neither retired
+    /// nor lent) less the foreground GC reserve, one open block per host frontier and one
+    /// for GC, the blocks config validation asks the spare area to hold. A plane at this
+    /// level that must open a block still has at least two blocks' worth of invalid units
+    /// to collect, so its GC progresses; the mean plane never passes it.
+    pub fn host_limit(&self, plane: usize) -> u64 {
+        let kept = self.params.gc_threshold as u64 + self.streams as u64 + 1;
+        (self.plane_blocks[plane] as u64).saturating_sub(kept) * self.geo.units_per_block as u64
+    }
+
+    /// Whether `plane` may take another host page: its valid units are below
+    /// [`Ftl::host_limit`]. One write stream spreads a logical page's rewrites over the
+    /// planes while each plane collects alone, so a plane's valid data drifts; allocation
+    /// steers host pages away from a plane at its limit (writes elsewhere then invalidate its
+    /// data) so that every plane stays collectable.
+    #[inline]
+    pub fn takes_host(&self, plane: usize) -> bool {
+        self.plane_valid[plane] < self.host_limit(plane)
     }
 
     /// Drop the map entry of a logical unit whose data the host rewrites into a design's
@@ -533,6 +570,7 @@ impl Ftl {
     pub fn reserve_block(&mut self, plane: usize) -> Result<u32> {
         let b = self.take_free(plane)?;
         self.state[b as usize] = BlockState::Reserved;
+        self.plane_blocks[plane] -= 1;
         Ok(b)
     }
 
@@ -577,7 +615,7 @@ impl Ftl {
         if old != NONE {
             self.invalidate(old);
         }
-        self.map(lpn as u32, pun);
+        self.map(plane, lpn as u32, pun);
         f.next += 1;
         self.hosts[hi] = f;
         self.stats.host_units_written += 1;
@@ -828,7 +866,7 @@ impl Ftl {
                 g.next += 1;
                 self.set_gc_dest(dst_plane, g);
                 self.invalidate(pun);
-                self.map(lpn, dst);
+                self.map(dst_plane, lpn, dst);
                 if record_moves {
                     self.record_move(lpn, pun, dst);
                 }
@@ -962,6 +1000,7 @@ impl Ftl {
         if e >= self.params.endurance {
             self.state[b as usize] = BlockState::Retired;
             self.stats.retired_blocks += 1;
+            self.plane_blocks[plane] -= 1;
         } else {
             self.state[b as usize] = BlockState::Free;
             self.planes[plane].free.push(Reverse((e, b)));
@@ -1144,6 +1183,25 @@ impl Ftl {
                 }
             }
         }
+        for p in 0..g.planes {
+            let blocks = p * g.blocks_per_plane..(p + 1) * g.blocks_per_plane;
+            let valid: u64 = self.valid[blocks.clone()].iter().map(|&v| v as u64).sum();
+            if valid != self.plane_valid[p] {
+                return Err(format!(
+                    "plane {p}: valid count {} but its blocks hold {valid}",
+                    self.plane_valid[p]
+                ));
+            }
+            let usable = blocks
+                .filter(|&b| !matches!(self.state[b], BlockState::Retired | BlockState::Reserved))
+                .count();
+            if usable != self.plane_blocks[p] as usize {
+                return Err(format!(
+                    "plane {p}: {} usable blocks counted but {usable} neither retired nor lent",
+                    self.plane_blocks[p]
+                ));
+            }
+        }
         Ok(())
     }
 }
@@ -1321,6 +1379,14 @@ gc_threshold = 2
         let Reverse((_, b)) = *f.planes[0].free.peek().unwrap();
         f.erase[b as usize] += 1;
         fails(&f, &format!("free pool key of block {b} is stale"));
+
+        let mut f = worked();
+        f.plane_valid[1] += 1;
+        fails(&f, "plane 1: valid count");
+
+        let mut f = worked();
+        f.plane_blocks[0] -= 1;
+        fails(&f, "plane 0: 15 usable blocks counted but 16");
     }
 
     #[test]
@@ -1585,6 +1651,53 @@ gc_threshold = 2
         assert!(e.contains("plane 0 makes no progress"), "{e}");
         assert_eq!(f.stats.gc_runs_foreground, 4 * 16 + 16 + 1);
         assert_eq!(f.free_blocks(0), 5);
+    }
+
+    #[test]
+    fn a_plane_takes_host_pages_below_its_blocks_less_the_reserve_and_open_blocks() {
+        // 16 blocks of 8 units; gc_threshold 2, one host frontier, GC's block: 12 blocks,
+        // 96 units.
+        let mut f = ftl("greedy");
+        assert_eq!((f.host_limit(0), f.host_limit(1)), (96, 96));
+        for lpn in 0..95 {
+            f.append_host(0, lpn).unwrap();
+        }
+        assert!(f.takes_host(0));
+        f.append_host(0, 95).unwrap();
+        assert_eq!((f.plane_valid(0), f.plane_valid(1)), (96, 0));
+        assert!(!f.takes_host(0) && f.takes_host(1));
+        // Overwrites in the other plane and trims lower the plane's valid units.
+        f.append_host(1, 3).unwrap();
+        assert_eq!((f.plane_valid(0), f.plane_valid(1)), (95, 1));
+        assert!(f.takes_host(0));
+        f.append_host(0, 3).unwrap();
+        f.trim(4);
+        assert_eq!((f.plane_valid(0), f.plane_valid(1)), (95, 0));
+        // A block lent to a scheme, or worn out, lowers the limit by a block.
+        f.reserve_block(0).unwrap();
+        assert_eq!((f.host_limit(0), f.host_limit(1)), (88, 96));
+        assert!(!f.takes_host(0));
+        for lpn in 100..170 {
+            f.append_host(1, lpn).unwrap();
+        }
+        // Plane 1's emptied full blocks are one erase from worn out: collected, they retire.
+        for b in 16..32 {
+            if f.state[b] == BlockState::Full && f.valid[b] == 0 {
+                f.erase[b] = f.params.endurance - 1;
+            }
+        }
+        let mut lpn = 100;
+        while f.stats.retired_blocks == 0 {
+            f.append_host(1, lpn).unwrap();
+            lpn = if lpn == 169 { 100 } else { lpn + 1 };
+        }
+        let worn = f.stats.retired_blocks as u64;
+        assert_eq!((f.host_limit(0), f.host_limit(1)), (88, 96 - 8 * worn));
+        // More streams, or a larger reserve, keep more blocks out.
+        f.set_streams(2);
+        f.set_gc_threshold(3);
+        assert_eq!(f.host_limit(0), 72);
+        f.check_invariants().unwrap();
     }
 
     #[test]
