@@ -839,6 +839,19 @@ impl KeyOrigins {
     }
 }
 
+impl KeyOrigins {
+    /// Whether the user's file, its preset or `--set` wrote `key` (canonical), rather than
+    /// it taking its default.
+    pub fn written(&self, key: &str) -> bool {
+        self.overrides.iter().any(|(k, _)| k == key)
+            || crate::source::toml_position(&self.text, key).is_ok()
+            || self
+                .preset
+                .as_ref()
+                .is_some_and(|(_, t)| crate::source::toml_position(t, key).is_ok())
+    }
+}
+
 impl Config {
     /// Replace the jobs with those of a fio job file (`name`, `text`) and check the result;
     /// errors about jobs name the job file's lines.
@@ -966,6 +979,8 @@ fn build_config(
     })?;
     cfg.file = file.to_string();
     cfg.base_dir = base_dir.to_path_buf();
+    // Validation asks which keys the user wrote.
+    cfg.origins = origins.clone();
     cfg.validate_keys()?;
     Ok(cfg)
 }
@@ -1207,6 +1222,18 @@ impl Config {
                 format!(
                     "got {}; expected a number between 0 and 1000 (the run stops at max_overwrites in any case)",
                     p.min_overwrites
+                ),
+            ));
+        }
+        // A default min_overwrites above a lower max_overwrites gives way to it (the
+        // precondition judges steady state from max_overwrites on); one written is an error.
+        if p.min_overwrites > p.max_overwrites && self.origins.written("precondition.min_overwrites") {
+            return Err(Error::config_keys(
+                f,
+                &["precondition.min_overwrites", "precondition.max_overwrites"],
+                format!(
+                    "{} is above max_overwrites = {}, so steady state would never be judged; expected at most max_overwrites",
+                    p.min_overwrites, p.max_overwrites
                 ),
             ));
         }

@@ -880,6 +880,7 @@ impl Simulation {
                 100.0 * total.unmapped_read_units as f64 / total.host_read_units.max(1) as f64
             ));
         }
+        warnings.extend(pre.warning());
         if m.first_submit.is_none() {
             warnings.push(format!(
                 "no request was issued after ramp_time ({} ns): the measured window is empty",

@@ -76,6 +76,11 @@ fn config_values_are_reported_at_their_line_and_key() {
         ("[device.scheduler]\npolicy = \"lifo\"\n", "c.toml:4:1: device.scheduler.policy: unknown variant `lifo`; expected", ""),
         ("warp = 9\n", "c.toml:3:1: device.warp: unknown key `warp`; expected one of", ""),
         ("[precondition]\nutilisation = 2\n", "c.toml:4:1: precondition.utilisation: got 2; expected a share between 0 and 1", ""),
+        (
+            "[precondition]\nmode = \"steady\"\nmax_overwrites = 2\nmin_overwrites = 3\n",
+            "c.toml:6:1: precondition.min_overwrites: 3 is above max_overwrites = 2",
+            "expected at most max_overwrites",
+        ),
         ("[[job]]\nrw = \"randread\"\niodepth = \"x\"\n", "c.toml:5:1: job[0].iodepth: invalid type: string \"x\"; expected a whole number", ""),
         ("[[job]]\nrw = \"randread\"\nio_size = 0\n", "c.toml:5:1: job[0].io_size: got 0; expected a positive size", ""),
         ("[[job]]\nrw = \"randread\"\nbssplit = \"4k/4294967295:8k/1\"\n", "c.toml:5:1: job[0].bssplit: weight 4294967295 is above 100", ""),
@@ -192,6 +197,48 @@ fn preset_and_command_line_origins_are_named() {
         &["run", "nosuch.toml"],
         "nosuch.toml: no such file or preset; expected a config file or one of the presets tlc-nvme, ",
     );
+}
+
+/// A member whose run file names the file itself, or two files naming each other, once
+/// loaded without end (a stack overflow, exit 134) in every command that loads a run file.
+#[test]
+fn member_run_files_that_lead_back_are_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let member =
+        |to: &str| format!("{BASE}[[array.member]]\npreset = \"mlc-sata\"\n[[array.member]]\nconfig = \"{to}\"\n");
+    std::fs::write(d.path().join("self.toml"), member("self.toml")).unwrap();
+    std::fs::write(d.path().join("a.toml"), member("b.toml")).unwrap();
+    std::fs::write(d.path().join("b.toml"), member("a.toml")).unwrap();
+    let msg = refused(
+        d.path(),
+        &["run", "self.toml", "-q"],
+        "self.toml:6:1: array.member[1].config: 'self.toml' leads back to a run file already on the way",
+    );
+    assert!(msg.contains("self.toml -> "), "{msg}");
+    for args in [
+        &["run", "a.toml", "-q"][..],
+        &["lint", "a.toml"][..],
+        &["characterize", "a.toml", "--quick", "-o", "p.json"][..],
+    ] {
+        let msg = refused(
+            d.path(),
+            args,
+            "a.toml:6:1: array.member[1].config: 'b.toml' leads back to a run file already on the way",
+        );
+        assert!(
+            msg.contains("b.toml -> ") && msg.ends_with("a.toml); expected a run file whose members do not name it"),
+            "{msg}"
+        );
+    }
+    // A member file shared by two members is no cycle.
+    std::fs::write(d.path().join("m.toml"), BASE).unwrap();
+    std::fs::write(
+        d.path().join("two.toml"),
+        format!("{BASE}[[array.member]]\nconfig = \"m.toml\"\n[[array.member]]\nconfig = \"m.toml\"\n[precondition]\nmode = \"none\"\n[[job]]\nnumber_ios = 10\n"),
+    )
+    .unwrap();
+    let o = ssdlab(d.path(), &["run", "two.toml", "-q"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
 
 #[test]
