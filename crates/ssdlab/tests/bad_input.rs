@@ -271,6 +271,23 @@ fn memory_is_estimated_before_it_is_allocated() {
         msg.contains("the run needs about 7.9") && msg.contains("GiB of memory"),
         "{msg}"
     );
+    // 4,000 job sections: each job's statistics (a latency histogram per operation, fio's
+    // bins, its result), once estimated at 0.52 GiB against a peak of 922 MiB, so 700 MiB
+    // let it run; refused at the job file, whose jobs are what take the memory.
+    let mut jobs = String::from("[global]\nrw=randread\nbs=4k\nsize=1m\nnumber_ios=10\n");
+    for i in 0..4000 {
+        jobs += &format!("[j{i}]\n");
+    }
+    std::fs::write(d.path().join("many.fio"), jobs).unwrap();
+    let msg = refused(
+        d.path(),
+        &["run", "slc-sata", "--job", "many.fio", "-q", "--max-memory", "700MiB"],
+        "many.fio:6:1: job[0]: the run needs about 1.",
+    );
+    assert!(
+        msg.contains("of it for the statistics of its 4000 jobs, above the limit of 0.68 GiB; expected fewer jobs"),
+        "{msg}"
+    );
     refused(
         d.path(),
         &["run", "--max-memory", "lots"],
@@ -343,7 +360,28 @@ fn command_line_errors_are_one_line() {
             "runn: unknown command (did you mean run?); expected one of run, config, trace, bench",
         ),
         (&["run", "--frob"][..], "--frob: unknown option"),
-        (&["run", "--seed", "x"][..], "--seed: invalid value 'x': "),
+        (
+            &["run", "--seed", "x"][..],
+            "--seed: invalid value 'x'; expected a whole number from 0 to 18446744073709551615",
+        ),
+        // A negative number was once taken for an unknown option `-1`.
+        (
+            &["run", "--seed", "-1"][..],
+            "--seed: invalid value '-1'; expected a whole number from 0 to 18446744073709551615",
+        ),
+        (
+            &["run", "--seed", "18446744073709551616"][..],
+            "--seed: invalid value '18446744073709551616'; expected a whole number from 0",
+        ),
+        (
+            &["experiment", "friendly", "--threads", "-2"][..],
+            "--threads: invalid value '-2'; expected a value that is not negative",
+        ),
+        // Once silently the quick size.
+        (
+            &["bench", "--quick", "--requests", "0"][..],
+            "--requests: invalid value '0'; expected a whole number of at least 1",
+        ),
         (&["run", "--set"][..], "--set: "),
         (&[][..], "missing command; expected one of run, config, trace, bench"),
         (
@@ -352,7 +390,7 @@ fn command_line_errors_are_one_line() {
         ),
         (
             &["experiment", "friendly", "--threads", "0"][..],
-            "--threads: invalid value '0': ",
+            "--threads: invalid value '0'; expected a whole number from 1 to 1024",
         ),
         (
             &["experiment", "friendly", "--quick", "--max-memory", "1MiB"][..],

@@ -318,6 +318,20 @@ pub fn parse_bssplit(s: &str) -> std::result::Result<Vec<(u64, u32)>, String> {
 }
 
 impl JobConfig {
+    /// Which of read, write and trim the job may issue (a trace, an application on a file
+    /// system or the HPC-like generator: any).
+    pub fn ops(&self) -> [bool; 3] {
+        if self.trace.is_some() || self.fs.is_some() || self.hpc.is_some() {
+            return [true; 3];
+        }
+        match self.rw {
+            Rw::Read | Rw::RandRead => [true, false, false],
+            Rw::Write | Rw::RandWrite => [false, true, false],
+            Rw::Trim | Rw::RandTrim => [false, false, true],
+            Rw::Rw | Rw::RandRw => [self.rwmixread > 0, self.rwmixread < 100, false],
+        }
+    }
+
     /// Resolved region [offset, offset + size) on a device of `capacity` bytes.
     pub fn region(&self, capacity: u64) -> std::result::Result<(u64, u64), String> {
         let off = match &self.offset {
