@@ -692,13 +692,68 @@ fn toml_error(file: &str, text: &str, e: &toml::de::Error) -> Error {
     } else {
         format!("{msg}; expected valid TOML")
     };
+    let msg = msg.replace(
+        "number too large to fit in target type; expected valid TOML",
+        "number too large to fit in target type; expected a whole number from -2^63 to 2^63 - 1",
+    );
     match e.span() {
         Some(span) => {
             let (l, c) = crate::source::line_col(text, span.start);
-            Error::Config(format!("{file}:{l}:{c}: {msg}"))
+            match key_on_line(text, l) {
+                Some(key) => Error::Config(format!("{file}:{l}:{c}: {key}: {msg}")),
+                None => Error::Config(format!("{file}:{l}:{c}: {msg}")),
+            }
         }
         None => Error::Config(format!("{file}: {msg}")),
     }
+}
+
+/// The key path (`job[0].iodepth`) of a `key = value` line of TOML text that does not
+/// parse, from the table headers above it; `None` for a line that sets no key.
+fn key_on_line(text: &str, line: usize) -> Option<String> {
+    let mut table = String::new();
+    let mut arrays: Vec<(String, usize)> = Vec::new();
+    // `a.b` under arrays of tables seen so far: `a[i].b` with `i` the last entry of `a`.
+    let indexed = |path: &str, arrays: &[(String, usize)]| {
+        let mut out = String::new();
+        for seg in path.split('.').map(str::trim) {
+            if !out.is_empty() {
+                out.push('.');
+            }
+            out.push_str(seg.trim_matches('"'));
+            let bare = out.replace(|c: char| c == '[' || c.is_ascii_digit() || c == ']', "");
+            if let Some((_, n)) = arrays.iter().rev().find(|(a, _)| *a == bare) {
+                out = format!("{out}[{}]", n - 1);
+            }
+        }
+        out
+    };
+    for (n, l) in text.lines().enumerate().take(line) {
+        let t = l.trim();
+        if let Some(h) = t.strip_prefix("[[").and_then(|h| h.split("]]").next()) {
+            let h = h.trim().to_string();
+            match arrays.iter_mut().find(|(a, _)| *a == h) {
+                Some((_, c)) => *c += 1,
+                None => arrays.push((h.clone(), 1)),
+            }
+            table = indexed(&h, &arrays);
+        } else if let Some(h) = t.strip_prefix('[').and_then(|h| h.split(']').next()) {
+            table = indexed(h.trim(), &arrays);
+        } else if n + 1 == line {
+            let key = t.split('=').next()?.trim();
+            if key.is_empty() || !t.contains('=') || key.starts_with('#') {
+                return None;
+            }
+            let key: Vec<&str> = key.split('.').map(|k| k.trim().trim_matches('"')).collect();
+            let key = key.join(".");
+            return Some(if table.is_empty() {
+                key
+            } else {
+                format!("{table}.{key}")
+            });
+        }
+    }
+    None
 }
 
 /// Merge `over` into `base` (tables recursively; other values replace).

@@ -483,6 +483,18 @@ impl Simulation {
                     }
                     (None, Some(t)) => {
                         expected = None;
+                        let path = cfg.base_dir.join(&t.file);
+                        if !path.is_file() {
+                            let what = if path.exists() { "not a file" } else { "no such file" };
+                            return Err(cfg.locate(Error::config(
+                                &cfg.file,
+                                &format!("job[{i}].trace.file"),
+                                format!(
+                                    "'{}': {what}; expected a trace file (a relative path is taken from the run file's folder)",
+                                    path.display()
+                                ),
+                            )));
+                        }
                         let src = TraceSource::open(t, &cfg.base_dir, cap)?;
                         (Box::new(src), job.replay.as_deref() != Some("closed"))
                     }

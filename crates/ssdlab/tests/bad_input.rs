@@ -93,6 +93,36 @@ fn config_values_are_reported_at_their_line_and_key() {
         ("[[job]]\nrw = \"randread\"\nsize = \"1KiB\"\n", "c.toml:5:1: job[0].size: the range (1024 bytes) is smaller than the block size; expected", ""),
         ("[[job]]\nrw = \"randread\"\ntime_based = true\n", "c.toml:5:1: job[0].time_based: set without a runtime; expected", ""),
         ("[device\n", "c.toml:3:8: invalid table header; expected `.`, `]`", ""),
+        // A literal TOML cannot hold, at its key (once only the line and column).
+        (
+            "[[job]]\nrw = \"randread\"\n[[job]]\niodepth = 18446744073709551616\n",
+            "c.toml:6:11: job[1].iodepth: number too large to fit in target type; expected a whole number",
+            "",
+        ),
+        // Once reported as job[0].size on the size's line.
+        (
+            "[[job]]\nrw = \"randread\"\nsize = \"10%\"\noffset = \"100%\"\n",
+            "c.toml:6:1: job[0].offset: offset ",
+            "is at the end of the device",
+        ),
+        // Once reported as array.layout on the layout's line.
+        (
+            "[array]\nlayout = \"raid0\"\nstripe_unit = 0\n[[array.member]]\n[[array.member]]\n",
+            "c.toml:5:1: array.stripe_unit: 0 B; expected a positive multiple of 512 bytes",
+            "",
+        ),
+        // Once a zero-capacity volume, reported at the preset's job (a file the user never named).
+        (
+            "[array]\nlayout = \"raid0\"\nstripe_unit = \"1TiB\"\n[[array.member]]\n[[array.member]]\n",
+            "c.toml:5:1: array.stripe_unit: 1099511627776 B is more than a member holds",
+            "expected at most the smallest member's capacity",
+        ),
+        // Once the trace's name alone, without the run file's line.
+        (
+            "[[job]]\nname = \"t\"\n[job.trace]\nfile = \"nosuch.csv\"\n",
+            "c.toml:6:1: job[0].trace.file: 'nosuch.csv': no such file; expected a trace file",
+            "",
+        ),
     ];
     for (extra, prefix, contains) in cases {
         std::fs::write(d.path().join("c.toml"), format!("{BASE}{extra}")).unwrap();

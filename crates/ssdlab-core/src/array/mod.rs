@@ -293,6 +293,21 @@ pub fn layout_of(cfg: &Config, member_bytes: u64) -> Result<Box<dyn Layout>> {
     let n = a.member.len();
     let unit = a.stripe_unit.0;
     let readonly: Vec<usize> = (0..n).filter(|&i| a.member[i].readonly).collect();
+    if unit == 0 || !unit.is_multiple_of(512) {
+        return Err(Error::config(
+            f,
+            "array.stripe_unit",
+            format!("{unit} B; expected a positive multiple of 512 bytes"),
+        ));
+    }
+    // Mirrors and a lone member do not stripe.
+    if !matches!(a.layout.as_str(), "single" | "raid1") && unit > member_bytes {
+        return Err(Error::config(
+            f,
+            "array.stripe_unit",
+            format!("{unit} B is more than a member holds ({member_bytes} B), which leaves the volume no whole stripe; expected at most the smallest member's capacity"),
+        ));
+    }
     if a.layout != "rodi" {
         if let Some(&i) = readonly.first() {
             return Err(Error::config(
@@ -305,13 +320,6 @@ pub fn layout_of(cfg: &Config, member_bytes: u64) -> Result<Box<dyn Layout>> {
             ));
         }
         return make(&a.layout, n, unit).map_err(|m| Error::config(f, "array.layout", m));
-    }
-    if unit == 0 || !unit.is_multiple_of(512) {
-        return Err(Error::config(
-            f,
-            "array.stripe_unit",
-            format!("{unit} B; expected a positive multiple of 512 bytes"),
-        ));
     }
     let bare =
         rodi::Rodi::new(n, unit, &readonly, &[], member_bytes).map_err(|m| Error::config(f, "array.member", m))?;

@@ -437,10 +437,11 @@ impl JobConfig {
             o.resolve(capacity).map_err(|m| e("offset", m))?;
         }
         let (off, size) = self.region(capacity).map_err(|m| e("size", m))?;
-        if off > capacity {
+        if off >= capacity {
+            let at = if off > capacity { "past" } else { "at" };
             return Err(e(
                 "offset",
-                format!("offset {off} is past the end of the device; expected at most the logical capacity of {capacity} bytes"),
+                format!("offset {off} is {at} the end of the device, which leaves the job no range; expected below the logical capacity of {capacity} bytes"),
             ));
         }
         if off.checked_add(size).is_none_or(|end| end > capacity) {
