@@ -242,6 +242,30 @@ fn device_memory(d: &crate::config::DeviceConfig, file: &str) -> Result<u64> {
         + superblocks)
 }
 
+/// Every trace a job replays is a file, or an error at the job's `trace.file` key.
+pub fn check_trace_files(cfg: &Config) -> Result<()> {
+    for (i, t) in cfg
+        .job
+        .iter()
+        .enumerate()
+        .filter_map(|(i, j)| Some((i, j.trace.as_ref()?)))
+    {
+        let path = cfg.base_dir.join(&t.file);
+        if !path.is_file() {
+            let what = if path.exists() { "not a file" } else { "no such file" };
+            return Err(cfg.locate(Error::config(
+                &cfg.file,
+                &format!("job[{i}].trace.file"),
+                format!(
+                    "'{}': {what}; expected a trace file (a relative path is taken from the run file's folder)",
+                    path.display()
+                ),
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Refuse a run whose [`memory_estimate`] is above `limit` bytes.
 pub fn check_memory(cfg: &Config, limit: u64) -> Result<u64> {
     let need = memory_estimate(cfg)?;
@@ -355,6 +379,8 @@ impl Simulation {
     /// As [`Simulation::new`], reporting preconditioning progress as (units written, units
     /// planned at most).
     pub fn with_progress(cfg: &Config, progress: &mut dyn FnMut(u64, u64)) -> Result<Simulation> {
+        // Before preconditioning, which may take a while.
+        check_trace_files(cfg)?;
         if cfg.array.is_some() {
             return Self::array(cfg, progress);
         }
@@ -469,6 +495,9 @@ impl Simulation {
         pre: PreconditionReport,
         given: Option<Vec<(Box<dyn RequestSource>, bool)>>,
     ) -> Result<Simulation> {
+        if given.is_none() {
+            check_trace_files(cfg)?;
+        }
         let seed = cfg.precondition.seed;
         let cap = volume.logical_bytes();
         let mut given = given.map(|v| v.into_iter());
@@ -483,18 +512,6 @@ impl Simulation {
                     }
                     (None, Some(t)) => {
                         expected = None;
-                        let path = cfg.base_dir.join(&t.file);
-                        if !path.is_file() {
-                            let what = if path.exists() { "not a file" } else { "no such file" };
-                            return Err(cfg.locate(Error::config(
-                                &cfg.file,
-                                &format!("job[{i}].trace.file"),
-                                format!(
-                                    "'{}': {what}; expected a trace file (a relative path is taken from the run file's folder)",
-                                    path.display()
-                                ),
-                            )));
-                        }
                         let src = TraceSource::open(t, &cfg.base_dir, cap)?;
                         (Box::new(src), job.replay.as_deref() != Some("closed"))
                     }
