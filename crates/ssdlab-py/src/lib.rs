@@ -43,21 +43,14 @@ struct Inputs {
     config_files: Vec<String>,
 }
 
-fn to_py(e: Error, inputs: &Inputs) -> PyErr {
+fn to_py(mut e: Error, inputs: &Inputs) -> PyErr {
     // A dict's keys have no lines: its errors name the key path alone (the lines would be
     // those of the TOML it was written as, text the user never saw).
-    let e = match e {
-        Error::Key {
-            file, key, msg, also, ..
-        } if file == DICT => Error::Key {
-            file,
-            pos: None,
-            key,
-            msg,
-            also,
-        },
-        e => e,
-    };
+    if let Error::Key { file, pos, .. } = &mut e {
+        if file == DICT {
+            *pos = None;
+        }
+    }
     let msg = e.to_string();
     match &e {
         Error::Interrupted => PyKeyboardInterrupt::new_err(msg),
