@@ -1014,6 +1014,19 @@ fn build_config(
             }
         }
     }
+    for key in ["job", "array.member"] {
+        let mut at = Some(&table);
+        for k in key.split('.') {
+            at = at.and_then(|t| t.get(k)).and_then(|v| v.as_table());
+        }
+        if at.is_some() {
+            return Err(Error::config(
+                file,
+                key,
+                format!("a single [{key}] table; expected [[{key}]] (a list of tables, one per entry)"),
+            ));
+        }
+    }
     for o in overrides {
         let (k, v) = o
             .split_once('=')

@@ -117,6 +117,14 @@ fn config_values_are_reported_at_their_line_and_key() {
             "c.toml:5:1: array.stripe_unit: 1099511627776 B is more than a member holds",
             "expected at most the smallest member's capacity",
         ),
+        // A single table where a list of them belongs (once `invalid type: map`).
+        ("[job]\nrw = \"randread\"\n", "c.toml:3:2: job: a single [job] table; expected [[job]]", ""),
+        // Once the loader's message with a second `expected` after it.
+        (
+            "[[array.member]]\nconfig = \"nosuch.toml\"\n",
+            "c.toml:4:1: array.member[0].config: 'nosuch.toml': no such file; expected a run file with a [device]",
+            "",
+        ),
         // Once the trace's name alone, without the run file's line.
         (
             "[[job]]\nname = \"t\"\n[job.trace]\nfile = \"nosuch.csv\"\n",

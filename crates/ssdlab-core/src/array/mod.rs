@@ -150,8 +150,18 @@ fn load_member(cfg: &Config, i: usize) -> Result<Config> {
             ),
         ));
     }
+    if !path.is_file() {
+        return Err(Error::config(
+            &cfg.file,
+            &key,
+            format!(
+                "'{c}': {}; expected a run file with a [device] (a relative path is taken from this run file's folder)",
+                if path.exists() { "not a file" } else { "no such file" }
+            ),
+        ));
+    }
+    // Its own errors name its own lines.
     crate::config::load_config(&path.display().to_string())
-        .map_err(|e| Error::config(&cfg.file, &key, format!("{e}; expected a run file with a [device]")))
 }
 
 /// The first cycle of member run files reached from `next` with `stack` (canonical paths)
