@@ -6,11 +6,35 @@
 
 ``run`` simulates one run; ``sweep`` runs a grid of them (here or on Ray); ``experiment``
 reproduces a seed as ``ssdlab experiment NAME`` does. Errors raise ``ConfigError`` or
-``TraceError`` with the command line's one-line message.
+``TraceError`` (``TraceNotFoundError``, also a ``FileNotFoundError``, for a trace file that
+does not exist) with the command line's one-line message.
 """
 
 from ._native import BUILD_ID, ConfigError, SsdlabError, TraceError, __version__
 from . import _native
+
+
+class TraceNotFoundError(TraceError, FileNotFoundError):
+    """A trace file that does not exist: a :class:`TraceError` and a ``FileNotFoundError``."""
+
+    def __str__(self):
+        return str(self.args[0]) if self.args else ""
+
+
+def _traces(f):
+    """``f`` with a missing trace raised as :class:`TraceNotFoundError`."""
+    import functools
+
+    @functools.wraps(f)
+    def call(*args, **kwargs):
+        try:
+            return f(*args, **kwargs)
+        except _native._TraceNotFound as e:
+            raise TraceNotFoundError(str(e)) from None
+
+    return call
+
+
 from ._result import Result
 from ._experiment import Experiment, experiment, experiments
 from ._sweep import sweep
@@ -27,6 +51,7 @@ __all__ = [
     "sweep",
     "ConfigError",
     "TraceError",
+    "TraceNotFoundError",
     "SsdlabError",
     "__version__",
     "BUILD_ID",
@@ -60,13 +85,17 @@ def _toml_value(v):
     raise ConfigError(f"set: {v!r}; expected a string, a number or a boolean")
 
 
+@_traces
 def run(config=None, jobs=None, seed=None, set=None, max_memory=None):
     """Simulate one run, as ``ssdlab run`` does.
 
     ``config``: a preset name, a run file's path, TOML text, or a dict shaped as a run file
     (default: the ``tlc-nvme`` preset and its job). ``jobs``: a fio job file's path or text,
-    whose jobs replace the config's. ``seed``: the run's seed. ``set``: ``{"dotted.key":
-    value}`` overrides, as ``--set``. Returns a :class:`Result`.
+    whose jobs replace the config's. ``seed``: the run's seed, 0 to 2^64 - 1. ``set``:
+    ``{"dotted.key": value}`` overrides, as ``--set``. ``max_memory``: refuse a run
+    estimated above it, bytes or a size with units (``"4GiB"``), as ``--max-memory``.
+    Errors about a dict config name its key path (a dict has no lines). Returns a
+    :class:`Result`.
     """
     cfg, kind, sets = _config_args(config, set)
     if jobs is not None and hasattr(jobs, "__fspath__"):
@@ -82,6 +111,7 @@ def presets():
     return pd.DataFrame(_native.presets(), columns=["name", "description"])
 
 
+@_traces
 def trace_stats(path, format="auto", skip_bad_lines=False):
     """A trace's statistics (dict), as ``ssdlab trace stats --output-format json`` gives them."""
     import json

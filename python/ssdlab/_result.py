@@ -74,6 +74,11 @@ class Result:
                 raise KeyError(f"job {job!r}; expected one of {names}")
             j = match[0]
         else:
+            if not -len(jobs) <= job < len(jobs):
+                raise IndexError(
+                    f"job {job}: the run has {len(jobs)} job(s); expected an index from 0 to {len(jobs) - 1}"
+                    f" (or -{len(jobs)} to -1), or a job's name"
+                )
             j = jobs[job]
         if op not in _OPS:
             raise KeyError(f"op {op!r}; expected one of {', '.join(_OPS)}")

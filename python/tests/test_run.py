@@ -141,6 +141,52 @@ def test_errors_carry_the_cli_one_line_message(cli, tmp_path):
         ssdlab.run({"device": {"preset": None}})
 
 
+def test_arguments_take_what_the_command_line_takes(small_file):
+    # Sizes with units, as --max-memory (once a TypeError).
+    with pytest.raises(ssdlab.ConfigError, match=r"the run needs about .* above the limit of 0\.00 GiB"):
+        ssdlab.run(small_file, max_memory="1KiB")
+    assert ssdlab.run(small_file, max_memory="64GiB").waf > 1
+    for bad in ["lots", -1]:
+        with pytest.raises(ssdlab.ConfigError, match=r"^max_memory: invalid value .*; expected a size such as"):
+            ssdlab.run(small_file, max_memory=bad)
+    # A seed out of range says which range (once an OverflowError).
+    for bad in [-1, 2**64, "x"]:
+        with pytest.raises(ssdlab.ConfigError) as e:
+            ssdlab.run(small_file, seed=bad)
+        assert str(e.value) == f"seed: invalid value {bad!r}; expected a whole number from 0 to 18446744073709551615"
+
+
+def test_a_missing_trace_is_a_file_not_found(cli, tmp_path):
+    cfg = tmp_path / "t.toml"
+    cfg.write_text('[device]\npreset = "slc-sata"\n[[job]]\nname = "t"\n[job.trace]\nfile = "nosuch.csv"\n')
+    with pytest.raises(ssdlab.TraceNotFoundError) as e:
+        ssdlab.run(str(cfg))
+    assert isinstance(e.value, FileNotFoundError) and isinstance(e.value, ssdlab.TraceError)
+    assert str(e.value) == cli_error(cli, "run", str(cfg), "-q")
+    assert "t.toml:6:1: job[0].trace.file: " in str(e.value)
+    missing = tmp_path / "nosuch.csv"
+    with pytest.raises(FileNotFoundError) as e:
+        ssdlab.trace_stats(missing)
+    assert isinstance(e.value, ssdlab.TraceError)
+    assert str(e.value) == cli_error(cli, "trace", "stats", str(missing))
+
+
+def test_a_job_index_out_of_range_names_the_range(small_file):
+    r = ssdlab.run(small_file)
+    with pytest.raises(IndexError, match=r"^job 5: the run has 1 job\(s\); expected an index from 0 to 0"):
+        r.latency(5)
+    with pytest.raises(IndexError, match=r"^job -2: "):
+        r.latency(-2)
+    assert r.latency(-1)[1].sum() == r.latency(0)[1].sum() > 0
+
+
+def test_a_dict_config_is_cited_by_key_path():
+    with pytest.raises(ssdlab.ConfigError) as e:
+        ssdlab.run({"device": {"preset": "slc-sata", "geometry": {"channels": 0}}})
+    # A dict has no lines: no `<dict>:5:1` for TOML the user never wrote.
+    assert str(e.value).startswith("<dict>: device.geometry.channels: got 0; expected at least 1"), str(e.value)
+
+
 def test_presets_and_trace_stats(cli, shared_traces):
     p = ssdlab.presets()
     assert list(p.columns) == ["name", "description"]

@@ -692,13 +692,68 @@ fn toml_error(file: &str, text: &str, e: &toml::de::Error) -> Error {
     } else {
         format!("{msg}; expected valid TOML")
     };
+    let msg = msg.replace(
+        "number too large to fit in target type; expected valid TOML",
+        "number too large to fit in target type; expected a whole number from -2^63 to 2^63 - 1",
+    );
     match e.span() {
         Some(span) => {
             let (l, c) = crate::source::line_col(text, span.start);
-            Error::Config(format!("{file}:{l}:{c}: {msg}"))
+            match key_on_line(text, l) {
+                Some(key) => Error::Config(format!("{file}:{l}:{c}: {key}: {msg}")),
+                None => Error::Config(format!("{file}:{l}:{c}: {msg}")),
+            }
         }
         None => Error::Config(format!("{file}: {msg}")),
     }
+}
+
+/// The key path (`job[0].iodepth`) of a `key = value` line of TOML text that does not
+/// parse, from the table headers above it; `None` for a line that sets no key.
+fn key_on_line(text: &str, line: usize) -> Option<String> {
+    let mut table = String::new();
+    let mut arrays: Vec<(String, usize)> = Vec::new();
+    // `a.b` under arrays of tables seen so far: `a[i].b` with `i` the last entry of `a`.
+    let indexed = |path: &str, arrays: &[(String, usize)]| {
+        let mut out = String::new();
+        for seg in path.split('.').map(str::trim) {
+            if !out.is_empty() {
+                out.push('.');
+            }
+            out.push_str(seg.trim_matches('"'));
+            let bare = out.replace(|c: char| c == '[' || c.is_ascii_digit() || c == ']', "");
+            if let Some((_, n)) = arrays.iter().rev().find(|(a, _)| *a == bare) {
+                out = format!("{out}[{}]", n - 1);
+            }
+        }
+        out
+    };
+    for (n, l) in text.lines().enumerate().take(line) {
+        let t = l.trim();
+        if let Some(h) = t.strip_prefix("[[").and_then(|h| h.split("]]").next()) {
+            let h = h.trim().to_string();
+            match arrays.iter_mut().find(|(a, _)| *a == h) {
+                Some((_, c)) => *c += 1,
+                None => arrays.push((h.clone(), 1)),
+            }
+            table = indexed(&h, &arrays);
+        } else if let Some(h) = t.strip_prefix('[').and_then(|h| h.split(']').next()) {
+            table = indexed(h.trim(), &arrays);
+        } else if n + 1 == line {
+            let key = t.split('=').next()?.trim();
+            if key.is_empty() || !t.contains('=') || key.starts_with('#') {
+                return None;
+            }
+            let key: Vec<&str> = key.split('.').map(|k| k.trim().trim_matches('"')).collect();
+            let key = key.join(".");
+            return Some(if table.is_empty() {
+                key
+            } else {
+                format!("{table}.{key}")
+            });
+        }
+    }
+    None
 }
 
 /// Merge `over` into `base` (tables recursively; other values replace).
@@ -839,6 +894,19 @@ impl KeyOrigins {
     }
 }
 
+impl KeyOrigins {
+    /// Whether the user's file, its preset or `--set` wrote `key` (canonical), rather than
+    /// it taking its default.
+    pub fn written(&self, key: &str) -> bool {
+        self.overrides.iter().any(|(k, _)| k == key)
+            || crate::source::toml_position(&self.text, key).is_ok()
+            || self
+                .preset
+                .as_ref()
+                .is_some_and(|(_, t)| crate::source::toml_position(t, key).is_ok())
+    }
+}
+
 impl Config {
     /// Replace the jobs with those of a fio job file (`name`, `text`) and check the result;
     /// errors about jobs name the job file's lines.
@@ -946,6 +1014,19 @@ fn build_config(
             }
         }
     }
+    for key in ["job", "array.member"] {
+        let mut at = Some(&table);
+        for k in key.split('.') {
+            at = at.and_then(|t| t.get(k)).and_then(|v| v.as_table());
+        }
+        if at.is_some() {
+            return Err(Error::config(
+                file,
+                key,
+                format!("a single [{key}] table; expected [[{key}]] (a list of tables, one per entry)"),
+            ));
+        }
+    }
     for o in overrides {
         let (k, v) = o
             .split_once('=')
@@ -966,6 +1047,8 @@ fn build_config(
     })?;
     cfg.file = file.to_string();
     cfg.base_dir = base_dir.to_path_buf();
+    // Validation asks which keys the user wrote.
+    cfg.origins = origins.clone();
     cfg.validate_keys()?;
     Ok(cfg)
 }
@@ -1207,6 +1290,18 @@ impl Config {
                 format!(
                     "got {}; expected a number between 0 and 1000 (the run stops at max_overwrites in any case)",
                     p.min_overwrites
+                ),
+            ));
+        }
+        // A default min_overwrites above a lower max_overwrites gives way to it (the
+        // precondition judges steady state from max_overwrites on); one written is an error.
+        if p.min_overwrites > p.max_overwrites && self.origins.written("precondition.min_overwrites") {
+            return Err(Error::config_keys(
+                f,
+                &["precondition.min_overwrites", "precondition.max_overwrites"],
+                format!(
+                    "{} is above max_overwrites = {}, so steady state would never be judged; expected at most max_overwrites",
+                    p.min_overwrites, p.max_overwrites
                 ),
             ));
         }

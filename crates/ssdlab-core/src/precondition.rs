@@ -29,7 +29,15 @@ pub struct PreconditionReport {
     /// Write amplification at steady state: the mean of the last windows' b / (b − v) (see the
     /// module notes), or of the last window's host and copy counts if GC never ran.
     pub steady_waf: f64,
+    /// Three consecutive windows collected victims and agreed within 0.5 % (steady GC was
+    /// observed); false for a `steady` precondition that stopped at `max_overwrites`.
     pub converged: bool,
+    /// `max_overwrites` it stopped at, and whether any window collected a victim: what the
+    /// warning of a precondition that did not converge says.
+    #[serde(skip)]
+    pub max_overwrites: f64,
+    #[serde(skip)]
+    pub gc_seen: bool,
     pub erases: u64,
     pub wall_time_s: f64,
     /// The run file's word on why it starts from this state.
@@ -89,18 +97,22 @@ impl Placement {
 }
 
 /// Where a stream of overwrites settled: the victim-based write amplification of the last
-/// windows (see the module notes), whether three windows agreed, and the units written.
+/// windows (see the module notes), whether three windows of steady collection agreed, and the
+/// units written.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Steady {
     pub waf: f64,
+    /// The last three windows all collected victims and agreed within 0.5 %.
     pub converged: bool,
+    /// Some window collected a victim.
+    pub gc_seen: bool,
     pub written: u64,
 }
 
 /// Overwrite logical units of `dev`, placed by `f`, until the write amplification is steady:
 /// `next(ftl)` gives each write's logical unit and stream (it may prefetch with `ftl`). Windows are a
-/// tenth of `data_units`; at least `min` and at most `max` units are written; steady means
-/// three windows within 0.5 % once `min` is written. `progress(units written)` after each
+/// tenth of `data_units`; at least `min` (or `max`, if lower) and at most `max` units are
+/// written; steady means three windows that collected within 0.5 % once `min` is written. `progress(units written)` after each
 /// window.
 pub fn overwrite_until_steady(
     dev: &mut Device,
@@ -117,8 +129,10 @@ pub fn overwrite_until_steady(
     let mut out = Steady {
         waf: 0.0,
         converged: false,
+        gc_seen: false,
         written: 0,
     };
+    let mut collected = 0;
     while out.written < max {
         let before = dev.ftl.stats.clone();
         let todo = window.min(max - out.written);
@@ -144,11 +158,15 @@ pub fn overwrite_until_steady(
             upb / (upb - valid as f64 / victims as f64)
         };
         estimates.push(estimate);
+        // Steady means steady collection: a window without victims (GC has not started, or
+        // paused) estimates nothing, and the three windows judged must all have collected.
+        collected = if victims == 0 { 0 } else { collected + 1 };
+        out.gc_seen |= victims > 0;
         let last = &estimates[estimates.len().saturating_sub(3)..];
         let mean = last.iter().sum::<f64>() / last.len() as f64;
         out.waf = crate::metrics::round3(mean);
         let spread = last.iter().fold(f64::MIN, |m, &x| m.max(x)) - last.iter().fold(f64::MAX, |m, &x| m.min(x));
-        if out.written >= min.max(1) && last.len() == 3 && spread <= 0.005 * mean {
+        if out.written >= min.min(max).max(1) && collected >= 3 && spread <= 0.005 * mean {
             out.converged = true;
             break;
         }
@@ -230,6 +248,8 @@ pub fn precondition(
         let steady = overwrite_until_steady(dev, &mut f, n, min, max, uniform, &mut |w| progress(n + w, planned))?;
         rep.steady_waf = steady.waf;
         rep.converged = steady.converged;
+        rep.gc_seen = steady.gc_seen;
+        rep.max_overwrites = cfg.max_overwrites;
         let written = steady.written;
         rep.overwritten_units = written;
         // Round robin leaves every plane's host block at the same offset: all planes would
@@ -275,4 +295,27 @@ pub fn precondition(
     };
     rep.wall_time_s = crate::metrics::round3(start.elapsed().as_secs_f64());
     Ok(rep)
+}
+
+impl PreconditionReport {
+    /// What to tell the user of a `steady` precondition that stopped at `max_overwrites`
+    /// without converging; `None` when it converged or did not try.
+    pub fn warning(&self) -> Option<String> {
+        if self.mode != "steady" || self.converged || self.filled_units == 0 {
+            return None;
+        }
+        let done = self.overwritten_units as f64 / self.filled_units as f64;
+        let why = if self.gc_seen {
+            format!(
+                "the last three windows did not agree within 0.5 % (write amplification about {:.3})",
+                self.steady_waf
+            )
+        } else {
+            "garbage collection had not started".to_string()
+        };
+        Some(format!(
+            "preconditioning did not reach steady state: it stopped at precondition.max_overwrites = {} ({done:.2} overwrites of the filled data) and {why}, so the run starts from a state that is still changing; raise precondition.max_overwrites (or give the device more blocks per plane, device.geometry.blocks_per_plane, for a smoother estimate)",
+            self.max_overwrites
+        ))
+    }
 }

@@ -160,6 +160,12 @@ pub(crate) fn check_time(t: u64, what: &str) -> Result<u64> {
 /// tables ([`crate::ftl::Ftl::memory_estimate`]), the device's per-block and per-plane state,
 /// and per job clone its streams and latency histograms.
 pub fn memory_estimate(cfg: &Config) -> Result<u64> {
+    let (devices, jobs) = memory_parts(cfg)?;
+    Ok(devices + jobs + (1 << 20))
+}
+
+/// [`memory_estimate`]'s two parts: the devices, and the jobs.
+fn memory_parts(cfg: &Config) -> Result<(u64, u64)> {
     // An array's members each hold a device.
     let mut devices = 0;
     for (_, m) in crate::array::members(cfg)? {
@@ -174,9 +180,8 @@ pub fn memory_estimate(cfg: &Config) -> Result<u64> {
     } else {
         crate::geometry::Geometry::from_config(&cfg.device, &cfg.file)?.logical_bytes()
     };
-    // Per clone: the stream, `iodepth` in-flight records; per job: three latency histograms
-    // (3 significant digits up to 2^63 ns, about 40 KiB each) and the latency windows.
-    // A file-system job's clone holds its application's file table (`workload::fs`).
+    // Per clone: the stream, `iodepth` in-flight records. A file-system job's clone holds its
+    // application's file table (`workload::fs`).
     let jobs: u64 = cfg
         .job
         .iter()
@@ -184,10 +189,33 @@ pub fn memory_estimate(cfg: &Config) -> Result<u64> {
             let fs =
                 j.fs.as_ref()
                     .map_or(0, |f| crate::workload::fs::memory_estimate(j, f, cap));
-            j.numjobs as u64 * (256 + 64 * j.iodepth as u64 + fs) + 3 * 40_960 + 16_000
+            j.numjobs as u64 * (256 + 64 * j.iodepth as u64 + fs) + job_stats_memory(j.ops())
         })
         .sum();
-    Ok(devices + jobs + (1 << 20))
+    Ok((devices, jobs))
+}
+
+/// Latencies a job's histogram is counted up to by [`memory_estimate`]: 1 s. Each doubling
+/// beyond adds 8 KiB to an operation's histogram.
+pub const ESTIMATED_MAX_LATENCY_NS: u64 = 1_000_000_000;
+
+/// Bytes of a job's statistics and result, for the operations (read, write, trim) it issues.
+/// Per operation: a latency histogram (3 significant digits; it grows to cover the highest
+/// latency recorded, counted up to [`ESTIMATED_MAX_LATENCY_NS`]; one never recorded into
+/// keeps its first 2,048 counts) and fio's log-linear bins (`PLAT_NR` counts); per job the
+/// first and last `WINDOW` latencies (two buffers of the next power of two of 8-byte
+/// values) and its result: the fio-shaped record (options, percentiles and buckets of three
+/// operations, about 8 KiB) and its JSON text (about 8 KiB more).
+pub fn job_stats_memory(ops: [bool; 3]) -> u64 {
+    let hist = |max: u64| {
+        let h = hdrhistogram::Histogram::<u64>::new_with_bounds(1, max, 3).expect("valid bounds");
+        8 * h.distinct_values() as u64
+    };
+    let (used, idle) = (hist(ESTIMATED_MAX_LATENCY_NS), hist(2));
+    let hists: u64 = ops.iter().map(|&o| if o { used } else { idle }).sum();
+    let plat = 3 * 8 * crate::fiohist::PLAT_NR as u64;
+    let windows = 2 * 8 * WINDOW.next_power_of_two() as u64;
+    hists + plat + windows + 16 * 1024
 }
 
 /// Memory of one device: its FTL's tables and its per-block and per-plane state.
@@ -214,11 +242,50 @@ fn device_memory(d: &crate::config::DeviceConfig, file: &str) -> Result<u64> {
         + superblocks)
 }
 
+/// Every trace a job replays is a file, or an error at the job's `trace.file` key.
+pub fn check_trace_files(cfg: &Config) -> Result<()> {
+    for (i, t) in cfg
+        .job
+        .iter()
+        .enumerate()
+        .filter_map(|(i, j)| Some((i, j.trace.as_ref()?)))
+    {
+        let path = cfg.base_dir.join(&t.file);
+        if !path.is_file() {
+            let what = if path.exists() { "not a file" } else { "no such file" };
+            return Err(cfg.locate(Error::config(
+                &cfg.file,
+                &format!("job[{i}].trace.file"),
+                format!(
+                    "'{}': {what}; expected a trace file (a relative path is taken from the run file's folder)",
+                    path.display()
+                ),
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Refuse a run whose [`memory_estimate`] is above `limit` bytes.
 pub fn check_memory(cfg: &Config, limit: u64) -> Result<u64> {
     let need = memory_estimate(cfg)?;
     if need > limit {
         let gib = |b: u64| format!("{:.2} GiB", b as f64 / (1u64 << 30) as f64);
+        let (devices, jobs) = memory_parts(cfg)?;
+        if jobs > devices {
+            // Many jobs, each with its statistics: the jobs are what to change.
+            return Err(Error::config(
+                &cfg.file,
+                "job[0]",
+                format!(
+                    "the run needs about {} of memory, {} of it for the statistics of its {} jobs, above the limit of {}; expected fewer jobs or a higher --max-memory",
+                    gib(need),
+                    gib(jobs),
+                    cfg.job.len(),
+                    gib(limit)
+                ),
+            ));
+        }
         return Err(Error::config_keys(
             &cfg.file,
             &[
@@ -312,6 +379,8 @@ impl Simulation {
     /// As [`Simulation::new`], reporting preconditioning progress as (units written, units
     /// planned at most).
     pub fn with_progress(cfg: &Config, progress: &mut dyn FnMut(u64, u64)) -> Result<Simulation> {
+        // Before preconditioning, which may take a while.
+        check_trace_files(cfg)?;
         // Logs that cannot be written are found before preconditioning, not after the run.
         crate::fiolog::check_dirs(cfg).map_err(|e| cfg.locate(e))?;
         if cfg.array.is_some() {
@@ -428,6 +497,9 @@ impl Simulation {
         pre: PreconditionReport,
         given: Option<Vec<(Box<dyn RequestSource>, bool)>>,
     ) -> Result<Simulation> {
+        if given.is_none() {
+            check_trace_files(cfg)?;
+        }
         let seed = cfg.precondition.seed;
         let cap = volume.logical_bytes();
         let mut given = given.map(|v| v.into_iter());
@@ -882,6 +954,7 @@ impl Simulation {
                 100.0 * total.unmapped_read_units as f64 / total.host_read_units.max(1) as f64
             ));
         }
+        warnings.extend(pre.warning());
         if m.first_submit.is_none() {
             warnings.push(format!(
                 "no request was issued after ramp_time ({} ns): the measured window is empty",

@@ -61,6 +61,7 @@ fn the_estimate_covers_what_a_run_allocates_and_refuses_beyond_the_limit() {
     estimate_against_allocations();
     redundancy_within_the_estimate();
     file_system_jobs_within_the_estimate();
+    many_jobs_within_the_estimate();
     refused_before_allocating();
     the_estimate_adds_the_device_and_the_jobs_to_the_ftl();
     ftl_estimate_against_its_tables();
@@ -157,9 +158,8 @@ fn refused_before_allocating() {
 }
 
 /// What the estimate adds to the FTL's tables: 64 bytes per plane (without a write buffer,
-/// no per-block tracking; with one, 8 bytes per block), and per job 3 latency histograms of
-/// 40,960 bytes and 16,000 bytes of latency windows, plus per clone 256 bytes and 64 per
-/// request in flight.
+/// no per-block tracking; with one, 8 bytes per block), and per job its statistics and
+/// result (`sim::job_stats_memory`), plus per clone 256 bytes and 64 per request in flight.
 fn the_estimate_adds_the_device_and_the_jobs_to_the_ftl() {
     let one_io = "[[job]]\nnumber_ios = 1\n";
     // The estimate less the FTL's part, and the geometry's planes and blocks.
@@ -187,13 +187,41 @@ fn the_estimate_adds_the_device_and_the_jobs_to_the_ftl() {
     // pages programmed (4 bytes each).
     let (buffered, _, _) = beyond_ftl(2, "\"1MiB\"", one_io);
     assert_eq!(buffered - base, 8 * blocks, "{blocks} blocks");
-    // A second job of 3 clones at depth 8: 3 × 40,960 + 16,000 + 3 × (256 + 64 × 8) = 141,184.
-    let (two, _, _) = beyond_ftl(
-        2,
-        "0",
-        &format!("{one_io}[[job]]\nnumjobs = 3\niodepth = 8\nnumber_ios = 1\n"),
-    );
-    assert_eq!(two - base, 141_184);
+    // A second job (randread) of 3 clones at depth 8: its read histogram up to 1 s
+    // (21 × 1,024 counts of 8 bytes: 172,032), its idle write and trim ones (2 × 2,048 × 8 =
+    // 32,768), fio's bins of three operations (3 × 1,856 × 8 = 44,544), the latency windows
+    // (2 × 1,024 × 8 = 16,384), its result (16,384), and 3 × (256 + 64 × 8) = 2,304: 284,416.
+    let second = |rw: &str| {
+        beyond_ftl(
+            2,
+            "0",
+            &format!("{one_io}[[job]]\nrw = \"{rw}\"\nnumjobs = 3\niodepth = 8\nnumber_ios = 1\n"),
+        )
+        .0 - base
+    };
+    assert_eq!(second("randread"), 284_416);
+    assert_eq!(second("trim"), 284_416);
+    // Reads and writes: a second histogram up to 1 s in place of an idle one.
+    assert_eq!(second("randrw"), 284_416 + 172_032 - 16_384);
+}
+
+/// Many jobs: each holds its statistics (a latency histogram per operation it issues, fio's
+/// bins, latency windows) and its result; 4,000 sections once peaked at 1.8 times the estimate.
+fn many_jobs_within_the_estimate() {
+    let dev =
+        "[device]\npreset = \"slc-sata\"\n[device.geometry]\nblocks_per_plane = 64\n[precondition]\nmode = \"none\"\n";
+    for (rw, n) in [("randread", 300), ("randrw", 200)] {
+        let jobs: String = (0..n)
+            .map(|i| format!("[[job]]\nname = \"j{i}\"\nrw = \"{rw}\"\nsize = \"1MiB\"\nnumber_ios = 10\n"))
+            .collect();
+        let (peak, est) = measure(&format!("{dev}{jobs}"));
+        let ratio = peak as f64 / est as f64;
+        eprintln!("{n} {rw} jobs: peak {peak} B, estimate {est} B, ratio {ratio:.3}");
+        assert!(
+            (0.6..=1.0).contains(&ratio),
+            "{n} {rw} jobs: peak {peak} against an estimate of {est} ({ratio:.3})"
+        );
+    }
 }
 
 /// What building an FTL of the geometry of `f.toml` with `blocks_per_plane` blocks per plane

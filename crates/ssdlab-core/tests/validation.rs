@@ -725,6 +725,53 @@ fn the_steady_state_criterion_holds_against_a_ten_times_longer_run() {
     }
 }
 
+/// Converged means steady collection was seen. Before the first collection every window's
+/// estimate is 1.000 and three of them agree, which once passed for steady state (and the run
+/// then showed no GC at all); a precondition that stops at `max_overwrites` without
+/// converging says so in the run's warnings, whichever way it fell short.
+#[test]
+fn a_precondition_converges_only_on_steady_collection() {
+    let run = |pre: &str| {
+        let text = steady_device("")
+            + &format!("[precondition]\nmode = \"steady\"\n{pre}\n[[job]]\nrw = \"randwrite\"\nnumber_ios = 2000\n");
+        run_config(&cfg(&text)).unwrap()
+    };
+    let warned = |r: &ssdlab_core::RunResult| {
+        r.ssd
+            .warnings
+            .iter()
+            .find(|w| w.contains("preconditioning did not reach steady state"))
+            .cloned()
+    };
+    // Half full: collection starts after about one overwrite, so none in the first half.
+    for pre in [
+        "utilisation = 0.5\nmin_overwrites = 0.1\nmax_overwrites = 0.5",
+        "utilisation = 0.5\nmax_overwrites = 0.5",
+    ] {
+        let r = run(pre);
+        assert_eq!(
+            r.ssd.precondition["converged"], false,
+            "{pre}: {:?}",
+            r.ssd.precondition
+        );
+        let w = warned(&r).unwrap_or_else(|| panic!("{pre}: no warning in {:?}", r.ssd.warnings));
+        assert!(
+            w.contains("max_overwrites = 0.5") && w.contains("garbage collection had not started"),
+            "{w}"
+        );
+    }
+    // Full, stopped while the collection has not settled.
+    let r = run("min_overwrites = 0.1\nmax_overwrites = 0.3");
+    assert_eq!(r.ssd.precondition["converged"], false, "{:?}", r.ssd.precondition);
+    let w = warned(&r).expect("a warning");
+    assert!(w.contains("did not agree within 0.5 %"), "{w}");
+    // Given room, the same device converges on steady collection and says nothing.
+    let r = run("min_overwrites = 0.1");
+    assert_eq!(r.ssd.precondition["converged"], true, "{:?}", r.ssd.precondition);
+    assert!(r.ssd.precondition["steady_waf"].as_f64().unwrap() > 1.2);
+    assert_eq!(warned(&r), None);
+}
+
 #[test]
 fn ramp_time_excludes_the_warm_up_and_time_based_loops() {
     let base = steady_device("") + "[precondition]\nmode = \"sequential\"\nutilisation = 0.5\n";

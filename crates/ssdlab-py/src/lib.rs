@@ -29,6 +29,12 @@ create_exception!(
     "A bad run config, job file, key or value."
 );
 create_exception!(ssdlab, TraceError, SsdlabError, "A trace that cannot be read.");
+create_exception!(
+    ssdlab,
+    _TraceNotFound,
+    TraceError,
+    "A trace file that does not exist (raised as the package's TraceNotFoundError, a FileNotFoundError too)."
+);
 
 /// Where an error's file sits: the config and job files are the user's configuration; any
 /// other file a run reads is a trace.
@@ -37,10 +43,20 @@ struct Inputs {
     config_files: Vec<String>,
 }
 
-fn to_py(e: Error, inputs: &Inputs) -> PyErr {
+fn to_py(mut e: Error, inputs: &Inputs) -> PyErr {
+    // A dict's keys have no lines: its errors name the key path alone (the lines would be
+    // those of the TOML it was written as, text the user never saw).
+    if let Error::Key { file, pos, .. } = &mut e {
+        if file == DICT {
+            *pos = None;
+        }
+    }
     let msg = e.to_string();
     match &e {
         Error::Interrupted => PyKeyboardInterrupt::new_err(msg),
+        Error::Key { key, msg: m, .. } if key.ends_with(".trace.file") && m.contains("no such file") => {
+            _TraceNotFound::new_err(msg)
+        }
         Error::Config(_) | Error::Key { .. } => ConfigError::new_err(msg),
         Error::Parse { file, .. } | Error::Io { path: file, .. } => {
             if inputs.config_files.iter().any(|f| f == file) {
@@ -91,6 +107,9 @@ fn interruptible<T: Send + 'static>(
     }
 }
 
+/// What a dict config is called in errors.
+const DICT: &str = "<dict>";
+
 /// The config named by `config`: `None` for the default preset; with `kind = "json"` the JSON
 /// text of a dict shaped as a run file; else a preset name, a file's path, or TOML text.
 fn load(config: Option<&str>, kind: &str, sets: &[String]) -> ssdlab_core::Result<Config> {
@@ -108,7 +127,7 @@ fn load(config: Option<&str>, kind: &str, sets: &[String]) -> ssdlab_core::Resul
                     "<dict>: cannot be written as TOML ({e}); expected tables of strings, numbers, booleans and lists (no None)"
                 ))
             })?;
-            config::parse_config_with(&toml, "<dict>", here, sets)
+            config::parse_config_with(&toml, DICT, here, sets)
         }
         Some(text) if looks_like_toml(text) => config::parse_config_with(text, "<string>", here, sets),
         Some(name) => config::load_config_with(name, sets),
@@ -167,6 +186,44 @@ fn config_for(
     Ok((cfg, inputs))
 }
 
+/// A seed from Python: `None`, or a whole number of 64 bits (as `ssdlab run --seed`).
+fn seed_arg(seed: Option<&Bound<'_, PyAny>>) -> PyResult<Option<u64>> {
+    match seed {
+        None => Ok(None),
+        Some(s) if s.is_none() => Ok(None),
+        Some(s) => s.extract::<u64>().map(Some).map_err(|_| {
+            let shown = s.repr().map(|r| r.to_string()).unwrap_or_default();
+            ConfigError::new_err(format!(
+                "seed: invalid value {shown}; expected a whole number from 0 to {}",
+                u64::MAX
+            ))
+        }),
+    }
+}
+
+/// A memory limit from Python: `None`, bytes, or a size with units (`"4GiB"`), as `ssdlab
+/// run --max-memory` takes.
+fn memory_arg(limit: Option<&Bound<'_, PyAny>>) -> PyResult<Option<u64>> {
+    let bad = |shown: String, why: String| {
+        ConfigError::new_err(format!(
+            "max_memory: invalid value {shown}{why}; expected a size such as \"4GiB\" or a whole number of bytes"
+        ))
+    };
+    match limit {
+        None => Ok(None),
+        Some(m) if m.is_none() => Ok(None),
+        Some(m) => {
+            let shown = m.repr().map(|r| r.to_string()).unwrap_or_default();
+            if let Ok(text) = m.extract::<String>() {
+                return ssdlab_core::units::parse_size(&text)
+                    .map(Some)
+                    .map_err(|e| bad(shown, format!(" ({e})")));
+            }
+            m.extract::<u64>().map(Some).map_err(|_| bad(shown, String::new()))
+        }
+    }
+}
+
 /// A run's JSON, its json+ form and its headline figures.
 type RunOutput = (String, String, Vec<(String, f64)>);
 
@@ -183,10 +240,12 @@ fn run(
     config: Option<String>,
     kind: &str,
     jobs: Option<String>,
-    seed: Option<u64>,
+    seed: Option<Bound<'_, PyAny>>,
     sets: Vec<String>,
-    max_memory: Option<u64>,
+    max_memory: Option<Bound<'_, PyAny>>,
 ) -> PyResult<RunOutput> {
+    let seed = seed_arg(seed.as_ref())?;
+    let max_memory = memory_arg(max_memory.as_ref())?;
     let (cfg, inputs) = config_for(config.as_deref(), kind, jobs.as_deref(), seed, &sets)?;
     if let Some(limit) = max_memory.or_else(ssdlab_core::sim::default_memory_limit) {
         ssdlab_core::sim::check_memory(&cfg, limit)
@@ -211,9 +270,10 @@ fn resolve(
     config: Option<String>,
     kind: &str,
     jobs: Option<String>,
-    seed: Option<u64>,
+    seed: Option<Bound<'_, PyAny>>,
     sets: Vec<String>,
 ) -> PyResult<String> {
+    let seed = seed_arg(seed.as_ref())?;
     let (cfg, _) = config_for(config.as_deref(), kind, jobs.as_deref(), seed, &sets)?;
     Ok(serde_json::to_string(&cfg).expect("serialisable"))
 }
@@ -237,6 +297,7 @@ fn trace_stats(py: Python<'_>, path: String, format: &str, skip_bad_lines: bool)
     use ssdlab_core::trace::{stats, Devices, Format, ReaderOptions, StatsOptions, TraceReader, TraceStats};
     let inputs = Inputs::default();
     let format = Format::from_name(format).map_err(|e| ConfigError::new_err(format!("format: {e}")))?;
+    let missing = !Path::new(&path).exists();
     let r = interruptible(py, move || {
         let mut reader = TraceReader::open(&path, &ReaderOptions { format, skip_bad_lines })?;
         let opts = StatsOptions {
@@ -247,7 +308,12 @@ fn trace_stats(py: Python<'_>, path: String, format: &str, skip_bad_lines: bool)
         let s = TraceStats::compute(&mut reader, &opts)?;
         Ok(serde_json::to_string(&s).expect("serialisable"))
     })?;
-    r.map_err(|e| to_py(e, &inputs))
+    // Every file read here is the trace.
+    r.map_err(|e| match e {
+        Error::Invalid(m) if missing => _TraceNotFound::new_err(m),
+        Error::Invalid(m) => TraceError::new_err(m),
+        e => to_py(e, &inputs),
+    })
 }
 
 /// A size or a rate with units (`256GiB`, `100MB/s`) in bytes (per second).
@@ -425,6 +491,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("SsdlabError", py.get_type::<SsdlabError>())?;
     m.add("ConfigError", py.get_type::<ConfigError>())?;
     m.add("TraceError", py.get_type::<TraceError>())?;
+    m.add("_TraceNotFound", py.get_type::<_TraceNotFound>())?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(presets, m)?)?;

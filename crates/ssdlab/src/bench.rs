@@ -30,10 +30,11 @@ pub struct BenchArgs {
     /// mixed-suspend, steady-write, memory, trace-parse, trace-replay.
     #[arg(long, value_delimiter = ',')]
     case: Vec<String>,
-    /// Requests per timed run.
-    #[arg(long, default_value_t = 4_000_000)]
-    requests: u64,
-    /// Small devices and few requests: checks that the benchmarks run.
+    /// Requests per timed run (default 4000000, or 20000 with --quick).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    requests: Option<u64>,
+    /// Small devices and, unless --requests says otherwise, few requests: checks that the
+    /// benchmarks run.
     #[arg(long)]
     quick: bool,
 }
@@ -179,9 +180,9 @@ pub fn run(a: BenchArgs) -> Result<()> {
         a.case.clone()
     };
     let (small, big, huge, n) = if a.quick {
-        (32, 32, 32, 20_000)
+        (32, 32, 32, a.requests.unwrap_or(20_000))
     } else {
-        (64, 512, 1024, a.requests)
+        (64, 512, 1024, a.requests.unwrap_or(4_000_000))
     };
     println!(
         "ssdlab bench ({} core(s) available, one used)",

@@ -55,7 +55,7 @@ enum Cmd {
         #[arg(long, short)]
         quiet: bool,
         /// Seed for preconditioning, GC randomness and jobs without their own seed.
-        #[arg(long)]
+        #[arg(long, value_parser = parse_seed, allow_negative_numbers = true)]
         seed: Option<u64>,
         /// Check the FTL invariants after the run (a full scan).
         #[arg(long)]
@@ -240,8 +240,32 @@ fn cli_error(e: &clap::Error) -> String {
             let why = std::error::Error::source(e).map(|s| s.to_string()).unwrap_or_default();
             if why.contains("; expected") {
                 format!("{arg}: {why}")
+            } else if let Some(range) = why.split(" is not in ").nth(1) {
+                // clap's ranged integers: `0 is not in 1..=1024`, `0 is not in 1..`.
+                let expected = match range.split_once("..").map(|(lo, hi)| (lo, hi.trim_start_matches('='))) {
+                    Some((lo, hi)) if hi.is_empty() || hi == u64::MAX.to_string() => {
+                        format!("a whole number of at least {lo}")
+                    }
+                    Some((lo, hi)) => format!("a whole number from {lo} to {hi}"),
+                    None => format!("a whole number in {range}"),
+                };
+                format!("{arg}: invalid value '{value}'; expected {expected}")
             } else {
                 format!("{arg}: invalid value '{value}': {why}; expected a valid value (see --help)")
+            }
+        }
+        // `--threads -1`: a negative number taken for an option; named as the value it is.
+        ErrorKind::UnknownArgument if arg.parse::<f64>().is_ok() => {
+            let args: Vec<String> = std::env::args().collect();
+            match args
+                .iter()
+                .position(|a| *a == arg)
+                .and_then(|i| args.get(i.checked_sub(1)?))
+            {
+                Some(opt) if opt.starts_with("--") => {
+                    format!("{opt}: invalid value '{arg}'; expected a value that is not negative (see --help)")
+                }
+                _ => format!("{arg}: unknown option; expected one of the options in --help"),
             }
         }
         ErrorKind::UnknownArgument => format!("{arg}: unknown option{hint}; expected one of the options in --help"),
@@ -277,6 +301,13 @@ fn first_line(e: &clap::Error) -> String {
     let text = e.render().to_string();
     let line = text.lines().next().unwrap_or("").trim();
     line.strip_prefix("error: ").unwrap_or(line).to_string()
+}
+
+/// A seed on the command line: a whole number of 64 bits.
+pub fn parse_seed(s: &str) -> std::result::Result<u64, String> {
+    s.trim()
+        .parse::<u64>()
+        .map_err(|_| format!("invalid value '{s}'; expected a whole number from 0 to {}", u64::MAX))
 }
 
 /// A size on the command line (`4GiB`, `512MiB`, `1000000`).

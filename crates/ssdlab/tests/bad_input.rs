@@ -76,6 +76,11 @@ fn config_values_are_reported_at_their_line_and_key() {
         ("[device.scheduler]\npolicy = \"lifo\"\n", "c.toml:4:1: device.scheduler.policy: unknown variant `lifo`; expected", ""),
         ("warp = 9\n", "c.toml:3:1: device.warp: unknown key `warp`; expected one of", ""),
         ("[precondition]\nutilisation = 2\n", "c.toml:4:1: precondition.utilisation: got 2; expected a share between 0 and 1", ""),
+        (
+            "[precondition]\nmode = \"steady\"\nmax_overwrites = 2\nmin_overwrites = 3\n",
+            "c.toml:6:1: precondition.min_overwrites: 3 is above max_overwrites = 2",
+            "expected at most max_overwrites",
+        ),
         ("[[job]]\nrw = \"randread\"\niodepth = \"x\"\n", "c.toml:5:1: job[0].iodepth: invalid type: string \"x\"; expected a whole number", ""),
         ("[[job]]\nrw = \"randread\"\nio_size = 0\n", "c.toml:5:1: job[0].io_size: got 0; expected a positive size", ""),
         ("[[job]]\nrw = \"randread\"\nbssplit = \"4k/4294967295:8k/1\"\n", "c.toml:5:1: job[0].bssplit: weight 4294967295 is above 100", ""),
@@ -88,6 +93,44 @@ fn config_values_are_reported_at_their_line_and_key() {
         ("[[job]]\nrw = \"randread\"\nsize = \"1KiB\"\n", "c.toml:5:1: job[0].size: the range (1024 bytes) is smaller than the block size; expected", ""),
         ("[[job]]\nrw = \"randread\"\ntime_based = true\n", "c.toml:5:1: job[0].time_based: set without a runtime; expected", ""),
         ("[device\n", "c.toml:3:8: invalid table header; expected `.`, `]`", ""),
+        // A literal TOML cannot hold, at its key (once only the line and column).
+        (
+            "[[job]]\nrw = \"randread\"\n[[job]]\niodepth = 18446744073709551616\n",
+            "c.toml:6:11: job[1].iodepth: number too large to fit in target type; expected a whole number",
+            "",
+        ),
+        // Once reported as job[0].size on the size's line.
+        (
+            "[[job]]\nrw = \"randread\"\nsize = \"10%\"\noffset = \"100%\"\n",
+            "c.toml:6:1: job[0].offset: offset ",
+            "is at the end of the device",
+        ),
+        // Once reported as array.layout on the layout's line.
+        (
+            "[array]\nlayout = \"raid0\"\nstripe_unit = 0\n[[array.member]]\n[[array.member]]\n",
+            "c.toml:5:1: array.stripe_unit: 0 B; expected a positive multiple of 512 bytes",
+            "",
+        ),
+        // Once a zero-capacity volume, reported at the preset's job (a file the user never named).
+        (
+            "[array]\nlayout = \"raid0\"\nstripe_unit = \"1TiB\"\n[[array.member]]\n[[array.member]]\n",
+            "c.toml:5:1: array.stripe_unit: 1099511627776 B is more than a member holds",
+            "expected at most the smallest member's capacity",
+        ),
+        // A single table where a list of them belongs (once `invalid type: map`).
+        ("[job]\nrw = \"randread\"\n", "c.toml:3:2: job: a single [job] table; expected [[job]]", ""),
+        // Once the loader's message with a second `expected` after it.
+        (
+            "[[array.member]]\nconfig = \"nosuch.toml\"\n",
+            "c.toml:4:1: array.member[0].config: 'nosuch.toml': no such file; expected a run file with a [device]",
+            "",
+        ),
+        // Once the trace's name alone, without the run file's line.
+        (
+            "[[job]]\nname = \"t\"\n[job.trace]\nfile = \"nosuch.csv\"\n",
+            "c.toml:6:1: job[0].trace.file: 'nosuch.csv': no such file; expected a trace file",
+            "",
+        ),
     ];
     for (extra, prefix, contains) in cases {
         std::fs::write(d.path().join("c.toml"), format!("{BASE}{extra}")).unwrap();
@@ -194,6 +237,48 @@ fn preset_and_command_line_origins_are_named() {
     );
 }
 
+/// A member whose run file names the file itself, or two files naming each other, once
+/// loaded without end (a stack overflow, exit 134) in every command that loads a run file.
+#[test]
+fn member_run_files_that_lead_back_are_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let member =
+        |to: &str| format!("{BASE}[[array.member]]\npreset = \"mlc-sata\"\n[[array.member]]\nconfig = \"{to}\"\n");
+    std::fs::write(d.path().join("self.toml"), member("self.toml")).unwrap();
+    std::fs::write(d.path().join("a.toml"), member("b.toml")).unwrap();
+    std::fs::write(d.path().join("b.toml"), member("a.toml")).unwrap();
+    let msg = refused(
+        d.path(),
+        &["run", "self.toml", "-q"],
+        "self.toml:6:1: array.member[1].config: 'self.toml' leads back to a run file already on the way",
+    );
+    assert!(msg.contains("self.toml -> "), "{msg}");
+    for args in [
+        &["run", "a.toml", "-q"][..],
+        &["lint", "a.toml"][..],
+        &["characterize", "a.toml", "--quick", "-o", "p.json"][..],
+    ] {
+        let msg = refused(
+            d.path(),
+            args,
+            "a.toml:6:1: array.member[1].config: 'b.toml' leads back to a run file already on the way",
+        );
+        assert!(
+            msg.contains("b.toml -> ") && msg.ends_with("a.toml); expected a run file whose members do not name it"),
+            "{msg}"
+        );
+    }
+    // A member file shared by two members is no cycle.
+    std::fs::write(d.path().join("m.toml"), BASE).unwrap();
+    std::fs::write(
+        d.path().join("two.toml"),
+        format!("{BASE}[[array.member]]\nconfig = \"m.toml\"\n[[array.member]]\nconfig = \"m.toml\"\n[precondition]\nmode = \"none\"\n[[job]]\nnumber_ios = 10\n"),
+    )
+    .unwrap();
+    let o = ssdlab(d.path(), &["run", "two.toml", "-q"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
 #[test]
 fn memory_is_estimated_before_it_is_allocated() {
     let d = tempfile::tempdir().unwrap();
@@ -222,6 +307,23 @@ fn memory_is_estimated_before_it_is_allocated() {
     );
     assert!(
         msg.contains("the run needs about 7.9") && msg.contains("GiB of memory"),
+        "{msg}"
+    );
+    // 4,000 job sections: each job's statistics (a latency histogram per operation, fio's
+    // bins, its result), once estimated at 0.52 GiB against a peak of 922 MiB, so 700 MiB
+    // let it run; refused at the job file, whose jobs are what take the memory.
+    let mut jobs = String::from("[global]\nrw=randread\nbs=4k\nsize=1m\nnumber_ios=10\n");
+    for i in 0..4000 {
+        jobs += &format!("[j{i}]\n");
+    }
+    std::fs::write(d.path().join("many.fio"), jobs).unwrap();
+    let msg = refused(
+        d.path(),
+        &["run", "slc-sata", "--job", "many.fio", "-q", "--max-memory", "700MiB"],
+        "many.fio:6:1: job[0]: the run needs about 1.",
+    );
+    assert!(
+        msg.contains("of it for the statistics of its 4000 jobs, above the limit of 0.68 GiB; expected fewer jobs"),
         "{msg}"
     );
     refused(
@@ -296,7 +398,28 @@ fn command_line_errors_are_one_line() {
             "runn: unknown command (did you mean run?); expected one of run, config, trace, bench",
         ),
         (&["run", "--frob"][..], "--frob: unknown option"),
-        (&["run", "--seed", "x"][..], "--seed: invalid value 'x': "),
+        (
+            &["run", "--seed", "x"][..],
+            "--seed: invalid value 'x'; expected a whole number from 0 to 18446744073709551615",
+        ),
+        // A negative number was once taken for an unknown option `-1`.
+        (
+            &["run", "--seed", "-1"][..],
+            "--seed: invalid value '-1'; expected a whole number from 0 to 18446744073709551615",
+        ),
+        (
+            &["run", "--seed", "18446744073709551616"][..],
+            "--seed: invalid value '18446744073709551616'; expected a whole number from 0",
+        ),
+        (
+            &["experiment", "friendly", "--threads", "-2"][..],
+            "--threads: invalid value '-2'; expected a value that is not negative",
+        ),
+        // Once silently the quick size.
+        (
+            &["bench", "--quick", "--requests", "0"][..],
+            "--requests: invalid value '0'; expected a whole number of at least 1",
+        ),
         (&["run", "--set"][..], "--set: "),
         (&[][..], "missing command; expected one of run, config, trace, bench"),
         (
@@ -305,7 +428,7 @@ fn command_line_errors_are_one_line() {
         ),
         (
             &["experiment", "friendly", "--threads", "0"][..],
-            "--threads: invalid value '0': ",
+            "--threads: invalid value '0'; expected a whole number from 1 to 1024",
         ),
         (
             &["experiment", "friendly", "--quick", "--max-memory", "1MiB"][..],

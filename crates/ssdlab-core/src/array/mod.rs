@@ -108,7 +108,7 @@ pub fn member_precondition(cfg: &Config, i: usize) -> Result<crate::config::Prec
             let text = crate::config::preset_text(p).unwrap_or_default();
             crate::config::parse_config(text, &format!("preset {p}"), Path::new("."))?.precondition
         }
-        ("own", None, Some(c)) => crate::config::load_config(&cfg.base_dir.join(c).display().to_string())?.precondition,
+        ("own", None, Some(_)) => load_member(cfg, i)?.precondition,
         ("own", None, None) => {
             return Err(Error::config(
                 &cfg.file,
@@ -125,6 +125,70 @@ pub fn member_precondition(cfg: &Config, i: usize) -> Result<crate::config::Prec
         }
     };
     Ok(crate::config::PreconditionConfig { seed, ..own })
+}
+
+/// Member `i`'s run file (its `config` key), loaded; refused when the member files lead back
+/// to one on the way (a file naming itself, or two naming each other), which would load
+/// without end.
+fn load_member(cfg: &Config, i: usize) -> Result<Config> {
+    let key = format!("array.member[{i}].config");
+    let c = cfg
+        .array
+        .as_ref()
+        .and_then(|a| a.member[i].config.as_ref())
+        .expect("a member config");
+    let path = cfg.base_dir.join(c);
+    let root = std::fs::canonicalize(&cfg.file).ok();
+    if let Some(chain) = member_cycle(root.into_iter().collect(), &path) {
+        let names: Vec<String> = chain.iter().map(|p| p.display().to_string()).collect();
+        return Err(Error::config(
+            &cfg.file,
+            &key,
+            format!(
+                "'{c}' leads back to a run file already on the way ({}); expected a run file whose members do not name it",
+                names.join(" -> ")
+            ),
+        ));
+    }
+    if !path.is_file() {
+        return Err(Error::config(
+            &cfg.file,
+            &key,
+            format!(
+                "'{c}': {}; expected a run file with a [device] (a relative path is taken from this run file's folder)",
+                if path.exists() { "not a file" } else { "no such file" }
+            ),
+        ));
+    }
+    // Its own errors name its own lines.
+    crate::config::load_config(&path.display().to_string())
+}
+
+/// The first cycle of member run files reached from `next` with `stack` (canonical paths)
+/// on the way: the stack from the file named again, then that file. Files that cannot be
+/// read or parsed end the walk (loading them reports why).
+fn member_cycle(mut stack: Vec<std::path::PathBuf>, next: &Path) -> Option<Vec<std::path::PathBuf>> {
+    let next = std::fs::canonicalize(next).ok()?;
+    if let Some(at) = stack.iter().position(|p| *p == next) {
+        let mut chain = stack.split_off(at);
+        chain.push(next);
+        return Some(chain);
+    }
+    let text = std::fs::read_to_string(&next).ok()?;
+    let table: toml::Table = toml::from_str(&text).ok()?;
+    let configs: Vec<String> = table
+        .get("array")
+        .and_then(|a| a.get("member"))
+        .and_then(|m| m.as_array())
+        .map(|ms| {
+            ms.iter()
+                .filter_map(|m| m.get("config")?.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default();
+    let dir = next.parent().map(Path::to_path_buf).unwrap_or_default();
+    stack.push(next);
+    configs.iter().find_map(|c| member_cycle(stack.clone(), &dir.join(c)))
 }
 
 fn default_layout() -> String {
@@ -193,15 +257,8 @@ pub fn members(cfg: &Config) -> Result<Vec<(String, MemberSpec)>> {
                     )
                 })?;
                 MemberSpec::Device(crate::config::parse_config(text, &format!("preset {p}"), Path::new("."))?.device)
-            } else if let Some(c) = &m.config {
-                let path = cfg.base_dir.join(c);
-                MemberSpec::Device(
-                    crate::config::load_config(&path.display().to_string())
-                        .map_err(|e| {
-                            Error::config(f, &key("config"), format!("{e}; expected a run file with a [device]"))
-                        })?
-                        .device,
-                )
+            } else if m.config.is_some() {
+                MemberSpec::Device(load_member(cfg, i)?.device)
             } else if let Some(p) = &m.profile {
                 let path = cfg.base_dir.join(p);
                 let prof = profile::DeviceProfile::load(&path).map_err(|e| Error::config(f, &key("profile"), e))?;
@@ -246,6 +303,21 @@ pub fn layout_of(cfg: &Config, member_bytes: u64) -> Result<Box<dyn Layout>> {
     let n = a.member.len();
     let unit = a.stripe_unit.0;
     let readonly: Vec<usize> = (0..n).filter(|&i| a.member[i].readonly).collect();
+    if unit == 0 || !unit.is_multiple_of(512) {
+        return Err(Error::config(
+            f,
+            "array.stripe_unit",
+            format!("{unit} B; expected a positive multiple of 512 bytes"),
+        ));
+    }
+    // Mirrors and a lone member do not stripe.
+    if !matches!(a.layout.as_str(), "single" | "raid1") && unit > member_bytes {
+        return Err(Error::config(
+            f,
+            "array.stripe_unit",
+            format!("{unit} B is more than a member holds ({member_bytes} B), which leaves the volume no whole stripe; expected at most the smallest member's capacity"),
+        ));
+    }
     if a.layout != "rodi" {
         if let Some(&i) = readonly.first() {
             return Err(Error::config(
@@ -258,13 +330,6 @@ pub fn layout_of(cfg: &Config, member_bytes: u64) -> Result<Box<dyn Layout>> {
             ));
         }
         return make(&a.layout, n, unit).map_err(|m| Error::config(f, "array.layout", m));
-    }
-    if unit == 0 || !unit.is_multiple_of(512) {
-        return Err(Error::config(
-            f,
-            "array.stripe_unit",
-            format!("{unit} B; expected a positive multiple of 512 bytes"),
-        ));
     }
     let bare =
         rodi::Rodi::new(n, unit, &readonly, &[], member_bytes).map_err(|m| Error::config(f, "array.member", m))?;

@@ -48,20 +48,26 @@ impl LineDecoder for BlkparseDecoder {
         let Some((maj, min)) = f.next_field().and_then(dev) else {
             return Ok(None); // summary or other non-event line
         };
-        let (Some(_cpu), Some(_seq), Some(t), Some(_pid), Some(action)) = (
-            f.next_field(),
-            f.next_field(),
-            f.next_field(),
-            f.next_field(),
-            f.next_field(),
-        ) else {
-            return Ok(None);
-        };
+        // A line that starts with a device number is an event: it has all of these.
+        f.req("cpu")?;
+        f.req("sequence")?;
+        let t = f.req("timestamp")?;
+        f.req("pid")?;
+        let action = f.req("action")?;
         if action != [self.action] {
             return Ok(None);
         }
         let time_ns = time(t, 1_000_000_000, "timestamp")?;
         let rwbs = f.req("rwbs")?;
+        // The kernel's letters (blk_fill_rwbs): the operation (F flush, W, R, D discard, E
+        // secure erase, N none), then F (FUA), A (read-ahead), S (sync), M (metadata).
+        if let Some(&b) = rwbs.iter().find(|b| !b"RWDEFNASM".contains(b)) {
+            return Err(LineError::new(
+                "rwbs",
+                format!("found '{}' in '{}'", b as char, show(rwbs)),
+                "the letters R, W, D, E, F, N, A, S, M",
+            ));
+        }
         let op = if rwbs.contains(&b'D') {
             Op::Trim
         } else if rwbs.contains(&b'R') {
@@ -71,10 +77,9 @@ impl LineDecoder for BlkparseDecoder {
         } else {
             return Ok(None); // no data transfer (flush, N)
         };
-        let sector = match f.next_field() {
-            None => return Ok(None),
-            Some(s) if s.starts_with(b"[") => return Ok(None), // flush without data
-            Some(s) => uint(s, "offset")?,
+        let sector = match f.req("offset")? {
+            s if s.starts_with(b"[") => return Ok(None), // flush without data
+            s => uint(s, "offset")?,
         };
         let plus = f.req("+")?;
         if plus != b"+" {

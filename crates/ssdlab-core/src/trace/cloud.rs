@@ -106,15 +106,17 @@ impl LineDecoder for CloudPhysicsDecoder {
         }
         uint(v, "version")?;
         let time_ns = time(f.req("timestamp")?, 1_000_000_000, "timestamp")?;
-        let op = match hex(f.req("op")?, "op")? {
+        let code = hex(f.req("op")?, "op")?;
+        // Every record has all five fields, whatever its command: a line cut short is bad.
+        let len = uint(f.req("size")?, "size")?;
+        let lbn = uint(f.req("offset")?, "offset")?;
+        let op = match code {
             0x28 | 0x88 | 0xa8 => Op::Read,
             0x2a | 0x8a | 0xaa => Op::Write,
             0x42 => Op::Trim,
             // Other SCSI commands (TEST UNIT READY, INQUIRY, SYNCHRONIZE CACHE...) move no data.
             _ => return Ok(None),
         };
-        let len = uint(f.req("size")?, "size")?;
-        let lbn = uint(f.req("offset")?, "offset")?;
         Ok(Some(TraceRecord {
             time_ns,
             device: 0,

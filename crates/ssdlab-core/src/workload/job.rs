@@ -318,6 +318,20 @@ pub fn parse_bssplit(s: &str) -> std::result::Result<Vec<(u64, u32)>, String> {
 }
 
 impl JobConfig {
+    /// Which of read, write and trim the job may issue (a trace, an application on a file
+    /// system or the HPC-like generator: any).
+    pub fn ops(&self) -> [bool; 3] {
+        if self.trace.is_some() || self.fs.is_some() || self.hpc.is_some() {
+            return [true; 3];
+        }
+        match self.rw {
+            Rw::Read | Rw::RandRead => [true, false, false],
+            Rw::Write | Rw::RandWrite => [false, true, false],
+            Rw::Trim | Rw::RandTrim => [false, false, true],
+            Rw::Rw | Rw::RandRw => [self.rwmixread > 0, self.rwmixread < 100, false],
+        }
+    }
+
     /// Resolved region [offset, offset + size) on a device of `capacity` bytes.
     pub fn region(&self, capacity: u64) -> std::result::Result<(u64, u64), String> {
         let off = match &self.offset {
@@ -423,10 +437,11 @@ impl JobConfig {
             o.resolve(capacity).map_err(|m| e("offset", m))?;
         }
         let (off, size) = self.region(capacity).map_err(|m| e("size", m))?;
-        if off > capacity {
+        if off >= capacity {
+            let at = if off > capacity { "past" } else { "at" };
             return Err(e(
                 "offset",
-                format!("offset {off} is past the end of the device; expected at most the logical capacity of {capacity} bytes"),
+                format!("offset {off} is {at} the end of the device, which leaves the job no range; expected below the logical capacity of {capacity} bytes"),
             ));
         }
         if off.checked_add(size).is_none_or(|end| end > capacity) {
