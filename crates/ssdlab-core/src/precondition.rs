@@ -85,12 +85,16 @@ impl Placement {
             self.plane[stream] = if done { NO_PAGE } else { p };
             return Ok(());
         }
-        let p = &mut self.plane[stream];
-        if dev.ftl.append_stream(*p, stream, lpn)?.is_some() {
-            *p += 1;
-            if *p == dev.geo.planes {
-                *p = 0;
-            }
+        let p = self.plane[stream];
+        if dev.ftl.append_stream(p, stream, lpn)?.is_some() {
+            // The next plane round robin that can take host pages (as the device's allocation
+            // steers them: a plane at its valid-data limit is passed over), or simply the next.
+            let planes = dev.geo.planes;
+            let next = (1..=planes)
+                .map(|k| (p + k) % planes)
+                .find(|&q| dev.ftl.takes_host(q))
+                .unwrap_or((p + 1) % planes);
+            self.plane[stream] = next;
         }
         Ok(())
     }
