@@ -137,3 +137,19 @@ def test_experiment_errors():
         ssdlab.experiment("friendly", quick=True, backend="spark")
     names = ssdlab.experiments()
     assert {"friendly", "openssd", "plan", "hotr", "rodi"} <= set(names["name"])
+
+
+def test_whole_writes_leave_devices_and_links_as_they_are(tmp_path):
+    import os
+    import stat
+
+    from ssdlab import _atomic
+
+    _atomic.write_text("/dev/null", "discarded")
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+    real, link = tmp_path / "real.json", tmp_path / "link.json"
+    real.write_text("old")
+    link.symlink_to(real)
+    _atomic.write_text(link, "new")
+    assert link.is_symlink() and real.read_text() == "new"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.json", "real.json"]

@@ -5,6 +5,11 @@
 //! target (`.NAME.XXXXXX.tmp`, same directory, so same file system), which is synced and renamed
 //! over the target only once complete. A failed write, an error or an interrupt drops the
 //! temporary, which removes it: no partial file and no temporary is left behind.
+//!
+//! A target that already exists and is not a regular file (`/dev/null`, `/dev/stdout`, a
+//! named pipe, a terminal) is written in place: it is no file to keep whole, and renaming over
+//! it would replace a device node with a file. A symbolic link to a regular file keeps its
+//! link: the temporary goes beside the file it points to, which the rename replaces.
 
 use crate::{Error, Result};
 use std::io::Write;
@@ -14,10 +19,34 @@ use std::path::{Path, PathBuf};
 /// by `build.rs`), e.g. `0.1.0+3f2a…`. Results cached under one build are not reused by another.
 pub const BUILD_ID: &str = concat!(env!("CARGO_PKG_VERSION"), "+", env!("SSDLAB_SOURCE_HASH"));
 
-/// A file being written: a temporary beside `path` until [`AtomicFile::commit`].
+/// A file being written: a temporary beside `path` until [`AtomicFile::commit`] (or, for a
+/// target that is not a regular file, the target itself).
 pub struct AtomicFile {
-    tmp: tempfile::NamedTempFile,
+    out: Out,
     path: PathBuf,
+}
+
+enum Out {
+    /// The temporary, renamed over `target` on commit.
+    Temporary {
+        tmp: tempfile::NamedTempFile,
+        target: PathBuf,
+    },
+    /// An existing device, pipe or terminal, written as it is.
+    InPlace(std::fs::File),
+}
+
+/// An existing target that is not a regular file or a directory (a device, a pipe, a socket).
+fn special(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
+}
+
+/// Where the rename lands: the regular file a symbolic link points to, else `path`.
+fn rename_target(path: &Path) -> PathBuf {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()),
+        _ => path.to_path_buf(),
+    }
 }
 
 /// The directory a file lands in (`.` for a bare name).
@@ -67,8 +96,29 @@ impl AtomicFile {
         let name = path
             .file_name()
             .map_or("out".into(), |n| n.to_string_lossy().into_owned());
-        let tmp = temporary(dir_of(&path), &name).map_err(|e| write_error(&path, e))?;
-        Ok(AtomicFile { tmp, path })
+        if special(&path) {
+            let f = std::fs::OpenOptions::new()
+                .write(true)
+                .open(&path)
+                .map_err(|e| write_error(&path, e))?;
+            return Ok(AtomicFile {
+                out: Out::InPlace(f),
+                path,
+            });
+        }
+        let target = rename_target(&path);
+        let tmp = temporary(dir_of(&target), &name).map_err(|e| write_error(&path, e))?;
+        Ok(AtomicFile {
+            out: Out::Temporary { tmp, target },
+            path,
+        })
+    }
+
+    fn file(&self) -> &std::fs::File {
+        match &self.out {
+            Out::Temporary { tmp, .. } => tmp.as_file(),
+            Out::InPlace(f) => f,
+        }
     }
 
     /// Where the file will be.
@@ -79,18 +129,23 @@ impl AtomicFile {
     /// A second handle on the temporary, for a writer that owns its output; write through it,
     /// drop it, then [`AtomicFile::commit`].
     pub fn handle(&self) -> Result<std::fs::File> {
-        self.tmp.as_file().try_clone().map_err(|e| write_error(&self.path, e))
+        self.file().try_clone().map_err(|e| write_error(&self.path, e))
     }
 
     /// Sync the temporary and rename it over the target: the file is there whole. On error the
     /// temporary is removed.
     pub fn commit(self) -> Result<()> {
         let path = self.path;
-        self.tmp.as_file().sync_all().map_err(|e| write_error(&path, e))?;
-        self.tmp.persist(&path).map_err(|e| write_error(&path, e.error))?;
+        let (tmp, target) = match self.out {
+            // A device or a pipe has nothing to sync or rename.
+            Out::InPlace(mut f) => return f.flush().map_err(|e| write_error(&path, e)),
+            Out::Temporary { tmp, target } => (tmp, target),
+        };
+        tmp.as_file().sync_all().map_err(|e| write_error(&path, e))?;
+        tmp.persist(&target).map_err(|e| write_error(&path, e.error))?;
         // The rename itself is durable once the directory is synced; a directory that cannot
         // be opened or synced (some file systems) leaves it as durable as the system makes it.
-        if let Ok(d) = std::fs::File::open(dir_of(&path)) {
+        if let Ok(d) = std::fs::File::open(dir_of(&target)) {
             let _ = d.sync_all();
         }
         Ok(())
@@ -100,10 +155,12 @@ impl AtomicFile {
 /// Written through the file itself: its errors are the system's, without the temporary's name.
 impl Write for AtomicFile {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.tmp.as_file_mut().write(buf)
+        let mut f = self.file();
+        f.write(buf)
     }
     fn flush(&mut self) -> std::io::Result<()> {
-        self.tmp.as_file_mut().flush()
+        let mut f = self.file();
+        f.flush()
     }
 }
 
@@ -134,8 +191,17 @@ pub fn check_dir(dir: impl AsRef<Path>, create: bool) -> std::result::Result<(),
 }
 
 /// [`check_dir`] of the directory a file `path` will be written in (not created).
+/// A target that is a device, a pipe or a terminal is checked by opening it for writing.
 pub fn check_file_dir(path: impl AsRef<Path>) -> std::result::Result<(), String> {
-    check_dir(dir_of(path.as_ref()), false)
+    let path = path.as_ref();
+    if special(path) {
+        return std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .map(drop)
+            .map_err(|e| format!("{}: cannot write it ({e})", path.display()));
+    }
+    check_dir(dir_of(&rename_target(path)), false)
 }
 
 #[cfg(test)]
@@ -175,6 +241,28 @@ mod tests {
         f.commit().unwrap();
         assert_eq!(std::fs::read_to_string(&p).unwrap(), "streamed");
         assert_eq!(names(d.path()), ["out.json"]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn devices_are_written_in_place_and_links_keep_pointing_at_their_file() {
+        let before = std::fs::metadata("/dev/null").unwrap().file_type();
+        write("/dev/null", "discarded").unwrap();
+        check_file_dir("/dev/null").unwrap();
+        let f = AtomicFile::create("/dev/null").unwrap();
+        drop(f.handle().unwrap());
+        f.commit().unwrap();
+        // Still the device, never a file renamed over it.
+        let after = std::fs::metadata("/dev/null").unwrap();
+        assert!(!after.is_file() && after.file_type() == before);
+        let d = tempfile::tempdir().unwrap();
+        let (real, link) = (d.path().join("real.json"), d.path().join("link.json"));
+        std::fs::write(&real, "old").unwrap();
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        write(&link, "new").unwrap();
+        assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        assert_eq!(std::fs::read_to_string(&real).unwrap(), "new");
+        assert_eq!(names(d.path()), ["link.json", "real.json"]);
     }
 
     #[cfg(unix)]
