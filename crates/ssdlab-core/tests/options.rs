@@ -389,10 +389,10 @@ fn an_offset_at_the_end_leaves_an_empty_range_and_one_beyond_it_is_past_the_end(
             e => panic!("{e}"),
         }
     };
-    // At the end: the range from there is 0 bytes, shorter than one block.
+    // At the end: no range is left, and the offset is what the user wrote to cause it.
     let (key, msg) = key_of(cap);
-    assert_eq!(key, "job[0].size", "{msg}");
-    assert!(msg.contains("(0 bytes) is smaller than the block size"), "{msg}");
+    assert_eq!(key, "job[0].offset", "{msg}");
+    assert!(msg.contains("is at the end of the device"), "{msg}");
     // 4 KiB beyond it: the offset itself is out of the device.
     let (key, msg) = key_of(cap + 4096);
     assert_eq!(key, "job[0].offset", "{msg}");

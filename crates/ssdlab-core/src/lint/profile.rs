@@ -177,11 +177,11 @@ impl Records {
                 let mut sources = Vec::new();
                 for (i, job) in cfg.job.iter().enumerate() {
                     if job.trace.is_some() {
-                        return Err(Error::config(
+                        return Err(cfg.locate(Error::config(
                             &cfg.file,
                             &format!("job[{i}].trace"),
                             "a trace replay job; expected generated jobs (lint the trace file itself)",
-                        ));
+                        )));
                     }
                     for c in 0..job.numjobs {
                         sources.push(crate::workload::generated_source(
