@@ -210,7 +210,7 @@ fn bad_input_is_one_line_and_status_2() {
     );
     refused(
         &["lint", &replay],
-        &format!("{replay}:4:1: job[0].trace: a trace replay job; expected generated jobs"),
+        &format!("{replay}:4:6: job[0].trace: a trace replay job; expected generated jobs"),
     );
     refused(
         &["lint", &nojobs],
