@@ -3,8 +3,8 @@
 
     scripts/claims_table.py results/friendly/result.json results/plan/result.json ...
 
-One row per claim: the experiment, the claim (its text quotes or names the seed's figure),
-its kind, the seed's value, ours, the rule, what would fail it (derived from the rule) and
+One row per claim: the experiment, the claim, its kind, the seed's own words it comes from
+(checks are ours and quote nothing), the seed's value, ours, the rule, what would fail it (derived from the rule) and
 the verdict. Only the standard library is used.
 """
 
@@ -49,8 +49,8 @@ def cell(s):
 def main(paths):
     if not paths:
         raise SystemExit(__doc__.strip().splitlines()[0])
-    print("| experiment | claim | kind | seed | ours | rule | fails if | verdict |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| experiment | claim | kind | seed's words | seed | ours | rule | fails if | verdict |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for p in paths:
         with open(p) as f:
             r = json.load(f)
@@ -59,6 +59,7 @@ def main(paths):
                 r["experiment"],
                 f"{c['id']}: {c['text']}",
                 c["kind"].replace("_", " "),
+                c.get("source") or "–",
                 num(c["seed_value"]) + " " + c["unit"],
                 num(c["our_value"]),
                 c["tolerance"],

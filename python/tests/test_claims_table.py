@@ -20,19 +20,22 @@ def test_every_claim_is_a_row_with_its_failing_condition(cli, tmp_path):
         capture_output=True, text=True, check=True,
     ).stdout.splitlines()
     claims = result["claims"]
-    assert table[0].startswith("| experiment | claim | kind |")
+    assert table[0].startswith("| experiment | claim | kind | seed's words |")
     assert len(table) == 2 + len(claims)
     for c, row in zip(claims, table[2:]):
         cells = [x.strip() for x in row.strip("|").split(" | ")]
         assert cells[0] == "openssd" and cells[1].startswith(c["id"] + ":")
-        assert cells[2] == c["kind"].replace("_", " ") and cells[7] == c["verdict"].replace("_", " ")
+        assert cells[2] == c["kind"].replace("_", " ") and cells[8] == c["verdict"].replace("_", " ")
+        # A seed claim quotes the seed.
+        assert cells[3] == (c.get("source") or "–").replace("|", "\\|").replace("\n", " ").strip()
+        assert c["kind"] == "check" or cells[3] != "–", row
         kind = c["rule"]["kind"]
         if kind == "relative":
             t, s = c["rule"]["tolerance"], c["seed_value"]
-            lo, hi = (float(x) for x in cells[6].removeprefix("ours outside [").removesuffix("]").split(", "))
+            lo, hi = (float(x) for x in cells[7].removeprefix("ours outside [").removesuffix("]").split(", "))
             assert abs(lo - (s - t * abs(s))) <= 1e-3 * abs(s) and abs(hi - (s + t * abs(s))) <= 1e-3 * abs(s)
         elif kind in ("above", "below"):
-            assert "a tie included" in cells[6] and "noise" in cells[6], row
+            assert "a tie included" in cells[7] and "noise" in cells[7], row
     # A direction claim is among them, with the noise the second seed measured as its margin.
     assert any(c["rule"]["kind"] == "above" for c in claims)
 

@@ -30,6 +30,7 @@ fn ours(r: &Value, id: &str) -> f64 {
 /// with a factor rule, no direction passing on a tie or inside its noise; the summary counts
 /// seed claims only.
 fn claims_judged_by_their_rules(r: &Value, stdout: &str) {
+    let seed_text = seed_text(r["seed_document"].as_str().unwrap());
     let (mut seed_claims, mut seed_ok, mut known, mut quiet, mut checks, mut checks_ok) = (0, 0, 0, 0, 0, 0);
     let seeds = r["scale"]["seeds"].as_u64().unwrap();
     for c in r["claims"].as_array().unwrap() {
@@ -66,6 +67,7 @@ fn claims_judged_by_their_rules(r: &Value, stdout: &str) {
         assert_eq!(c["reproduced"].as_bool().unwrap(), verdict == "reproduced", "{c}");
         match kind {
             "seed" | "known_difference" => {
+                quoted_from_the_seed(c, seed_text.as_deref());
                 seed_claims += 1;
                 seed_ok += (verdict == "reproduced") as usize;
                 known += (kind == "known_difference") as usize;
@@ -110,6 +112,39 @@ fn claims_judged_by_their_rules(r: &Value, stdout: &str) {
         stdout.contains(&format!("{seed_ok} of {seed_claims} seed claims reproduced (")),
         "{stdout}"
     );
+}
+
+/// The seed document's text with its white space removed, or `None` (quotes checked for being
+/// there only) when the shared folder is absent outside CI.
+fn seed_text(doc: &str) -> Option<String> {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/seeds")
+        .join(doc);
+    match std::fs::read_to_string(&p) {
+        Ok(t) => Some(t.split_whitespace().collect()),
+        Err(e) if std::env::var_os("CI").is_some() => panic!("{}: {e} and CI is set", p.display()),
+        Err(_) => {
+            eprintln!("skipped: {} not found; quotes not compared with the seed", p.display());
+            None
+        }
+    }
+}
+
+/// A seed claim quotes the seed: its `source` is not empty and each of its parts (joined by
+/// `…`) is in the seed's text, white space aside.
+fn quoted_from_the_seed(c: &Value, seed: Option<&str>) {
+    let source = c["source"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a seed claim without its source: {c}"));
+    assert!(!source.replace('…', "").trim().is_empty(), "{c}");
+    if let Some(seed) = seed {
+        for part in source.split('…').map(|p| p.split_whitespace().collect::<String>()) {
+            assert!(
+                part.is_empty() || seed.contains(&part),
+                "not in the seed: {part:?} of {c}"
+            );
+        }
+    }
 }
 
 /// Run experiment `name --quick` into `dir/name`; check it wrote `files`; its folder and

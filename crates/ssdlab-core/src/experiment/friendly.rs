@@ -280,42 +280,54 @@ impl Experiment for Friendly {
             .map(|t| mbs(&format!("small-writes/threads={t}"), "write"))
             .collect();
         let note = |what: &str| format!("{what}, measured on {DEVICE}");
-        claims.push(Claim::new(
-            "p6-one-thread",
-            "10 KiB writes, one thread",
-            115.0,
-            small[0],
-            "MB/s",
-            TOL,
-            note("write MB/s"),
-        ));
-        claims.push(Claim::new(
-            "p6-two-threads",
-            "10 KiB writes: two threads about double one",
-            2.0,
-            small[1] / small[0],
-            "×",
-            TOL,
-            note("ratio of write MB/s, 2 threads to 1"),
-        ));
-        claims.push(Claim::new(
-            "p6-four-threads",
-            "10 KiB writes: four threads about double two",
-            2.0,
-            small[2] / small[1],
-            "×",
-            TOL,
-            note("ratio of write MB/s, 4 threads to 2"),
-        ));
-        claims.push(Claim::new(
-            "p6-eight-threads",
-            "10 KiB writes, eight threads",
-            500.0,
-            small[3],
-            "MB/s",
-            TOL,
-            note("write MB/s"),
-        ));
+        claims.push(
+            Claim::new(
+                "p6-one-thread",
+                "10 KiB writes, one thread",
+                115.0,
+                small[0],
+                "MB/s",
+                TOL,
+                note("write MB/s"),
+            )
+            .source("执行 10KB 写入 I/O…使用一个 I/O 线程,它可以达到 115MB/ 秒"),
+        );
+        claims.push(
+            Claim::new(
+                "p6-two-threads",
+                "10 KiB writes: two threads about double one",
+                2.0,
+                small[1] / small[0],
+                "×",
+                TOL,
+                note("ratio of write MB/s, 2 threads to 1"),
+            )
+            .source("执行 10KB 写入 I/O…使用两个线程基本上使吞吐量加倍"),
+        );
+        claims.push(
+            Claim::new(
+                "p6-four-threads",
+                "10 KiB writes: four threads about double two",
+                2.0,
+                small[2] / small[1],
+                "×",
+                TOL,
+                note("ratio of write MB/s, 4 threads to 2"),
+            )
+            .source("执行 10KB 写入 I/O…使用四个线程再次将其加倍"),
+        );
+        claims.push(
+            Claim::new(
+                "p6-eight-threads",
+                "10 KiB writes, eight threads",
+                500.0,
+                small[3],
+                "MB/s",
+                TOL,
+                note("write MB/s"),
+            )
+            .source("执行 10KB 写入 I/O…使用八个线程可达到约 500MB/ 秒"),
+        );
 
         // Principle 7.
         let large: Vec<f64> = THREADS
@@ -323,6 +335,12 @@ impl Experiment for Friendly {
             .map(|t| mbs(&format!("large-writes/threads={t}"), "write"))
             .collect();
         for (i, t) in THREADS.iter().enumerate() {
+            let quote = match t {
+                1 => "当写入大小为 10MB 时,一个线程可以达到 414MB/ 秒", // source
+                2 => "当写入大小为 10MB 时…两个线程可以达到 816MB/ 秒", // source
+                4 => "当写入大小为 10MB 时…四个线程达到 912MB/ 秒",     // source
+                _ => "当写入大小为 10MB 时…八个线程实际上只有 520MB/ 秒", // source
+            };
             let c = Claim::new(
                 &format!("p7-{t}-threads"),
                 &format!("10 MiB writes, {t} thread{}", if *t == 1 { "" } else { "s" }),
@@ -331,7 +349,8 @@ impl Experiment for Friendly {
                 "MB/s",
                 TOL,
                 note("write MB/s"),
-            );
+            )
+            .source(quote);
             claims.push(if *t == 8 {
                 c.known_difference(
                     "the seed's drop at 8 threads comes from the host (OS read-ahead and write-back contention between threads); ssdlab models no page cache or host threads, so eight threads of large writes keep the device as busy as four; removing it needs a host model of the page cache's read-ahead and write-back threads",
@@ -378,7 +397,7 @@ impl Experiment for Friendly {
         claims.push(
             Claim::new(
                 "threshold",
-                "\"SSD 页面大小为 4KB,内部并行度为 16,则阈值应约为 64KB\": the small/large request threshold",
+                "the small/large request threshold: page size × internal parallelism, 64 KB on the seed's example",
                 64.0,
                 threshold,
                 "KiB",
@@ -389,6 +408,7 @@ impl Experiment for Friendly {
                     rule_kib / 4.0
                 ),
             )
+            .source("SSD 页面大小为 4KB,内部并行度为 16,则阈值应约为 64KB")
             .known_difference(
                 "the seed's 64 KiB is its example drive's (4 KiB pages × 16-way parallelism); the simulated drive has far more planes, so its threshold is not the example's. Removing it needs the seed's drive's geometry, which the seed does not give; measured on reads, since writes complete in the write buffer at every size",
             ),
@@ -418,22 +438,26 @@ impl Experiment for Friendly {
             TOL,
             note("4 KiB random write IOPS, one thread"),
         )
+        .source("使用 SSD,以上相同的应用程序,可以通过随机更新或就地更新来达到大约 2 万 QPS")
         .known_difference(
             "the seed's figure is an application's query rate, with the application's own work per query; ssdlab issues the next update as soon as the last completes, so its rate is the device's; removing it needs the application's time per query, which the seed does not give",
         ));
-        claims.push(Claim::new(
-            "p1-ssd-random-vs-inplace",
-            "\"随机更新和就地更新的吞吐量大体相似,随机更新其实还稍微好些\": on the SSD random updates slightly beat in-place ones",
-            1.0,
-            random / inplace,
-            "×",
-            Rule::ABOVE,
-            format!(
-                "random / in-place update rate ({random:.0} / {inplace:.0} QPS); WAF {:.2} random, {:.2} in place",
-                find(runs, "updates/randwrite").metric("waf"),
-                find(runs, "updates/write").metric("waf")
-            ),
-        ));
+        claims.push(
+            Claim::new(
+                "p1-ssd-random-vs-inplace",
+                "on the SSD random updates slightly beat in-place ones",
+                1.0,
+                random / inplace,
+                "×",
+                Rule::ABOVE,
+                format!(
+                    "random / in-place update rate ({random:.0} / {inplace:.0} QPS); WAF {:.2} random, {:.2} in place",
+                    find(runs, "updates/randwrite").metric("waf"),
+                    find(runs, "updates/write").metric("waf")
+                ),
+            )
+            .source("随机更新和就地更新的吞吐量大体相似,随机更新其实还稍微好些"),
+        );
 
         let (d_inplace, d_random) = (iops("hdd-updates/write"), iops("hdd-updates/randwrite"));
         let disk_note = |what: &str| format!("{what}, on the hard-disk model (7200 rpm, write cache off, QD1)");
@@ -448,6 +472,7 @@ impl Experiment for Friendly {
                 TOL,
                 disk_note("4 KiB random write IOPS"),
             )
+            .source("在执行随机更新时,吞吐量一般只能达到约 170 QPS")
             .known_difference(one_per_turn),
         );
         claims.push(
@@ -460,17 +485,23 @@ impl Experiment for Friendly {
                 TOL,
                 disk_note("4 KiB sequential (append) write IOPS"),
             )
+            .source("对于同一个 HDD,就地更新可以达到 280QPS,远高于随机更新")
             .known_difference(one_per_turn),
         );
-        claims.push(Claim::new(
-            "p1-hdd-inplace-vs-random",
-            "on the hard disk in-place updates beat random ones (280 against 170 QPS)",
-            280.0 / 170.0,
-            d_inplace / d_random,
-            "×",
-            TOL,
-            disk_note("in-place / random update rate"),
-        ));
+        claims.push(
+            Claim::new(
+                "p1-hdd-inplace-vs-random",
+                "on the hard disk in-place updates beat random ones (280 against 170 QPS)",
+                280.0 / 170.0,
+                d_inplace / d_random,
+                "×",
+                TOL,
+                disk_note("in-place / random update rate"),
+            )
+            .source(
+                "在执行随机更新时,吞吐量一般只能达到约 170 QPS;而对于同一个 HDD,就地更新可以达到 280QPS,远高于随机更新",
+            ),
+        );
 
         // Principle 3: "即使是一个字节的更新,也将导致至少 4KB SSD 写入".
         let tiny = find(runs, "tiny-updates/randwrite");
@@ -482,40 +513,47 @@ impl Experiment for Friendly {
             .0 as f64;
         let updates: u64 = tiny.result.jobs().iter().map(|j| j.write.total_ios).sum();
         let programmed = tiny.ssd().flash["host_page_programs"].as_f64().unwrap_or(f64::NAN) * page;
-        claims.push(Claim::new(
-            "p3-small-update",
-            "a one-byte update costs at least a 4 KB page write",
-            4096.0,
-            programmed / updates.max(1) as f64,
-            "bytes programmed per update",
-            Rule::AtLeast,
-            note("flash bytes the host's pages programmed per 512-byte random update (one thread, QD1)"),
-        ));
+        claims.push(
+            Claim::new(
+                "p3-small-update",
+                "a one-byte update costs at least a 4 KB page write",
+                4096.0,
+                programmed / updates.max(1) as f64,
+                "bytes programmed per update",
+                Rule::AtLeast,
+                note("flash bytes the host's pages programmed per 512-byte random update (one thread, QD1)"),
+            )
+            .source("即使是一个字节的更新,也将导致至少 4KB SSD 写入"),
+        );
         // Principle 4: "释放块的前台 GC 操作,可能会花费数毫秒以上的时间" ("several milliseconds
         // or more", read as at least 2 ms): writes at QD1 that pay foreground collections.
         let stalled = find(runs, "gc-cost/A=0.8/greedy");
-        claims.push(Claim::new(
-            "p4-foreground-stall",
-            "a write that waits for foreground GC takes several milliseconds or more",
-            2000.0,
-            stalled.metric("write_p99_us"),
-            "µs (p99 write latency)",
-            Rule::AtLeast,
-            format!(
-                "principle 5's device at A = 80 %, greedy, QD1: {} foreground collections, none in the background",
-                stalled.ssd().gc["foreground"]
-            ),
-        ));
+        claims.push(
+            Claim::new(
+                "p4-foreground-stall",
+                "a write that waits for foreground GC takes several milliseconds or more",
+                2000.0,
+                stalled.metric("write_p99_us"),
+                "µs (p99 write latency)",
+                Rule::AtLeast,
+                format!(
+                    "principle 5's device at A = 80 %, greedy, QD1: {} foreground collections, none in the background",
+                    stalled.ssd().gc["foreground"]
+                ),
+            )
+            .source("释放块的前台 GC 操作,可能会花费数毫秒以上的时间"),
+        );
         // The introduction: "使用 HDD 时,最大应用程序吞吐量为 142 个查询 / 秒".
         claims.push(Claim::new(
             "intro-hdd",
-            "the application appending to a file on the hard disk: 142 QPS",
+            "an application that keeps writing its data to a file: its maximum throughput on the hard disk, 142 QPS",
             142.0,
             d_inplace,
             "QPS",
             TOL,
-            disk_note("4 KiB appends, one thread"),
-        ));
+            disk_note("modelled as 4 KiB appends, one thread"),
+        )
+        .source("它需要不断写入文件以保存数据…使用 HDD 时,最大应用程序吞吐量为 142 个查询 / 秒(QPS)"));
 
         // Principle 5.
         let mut gc_series = Vec::new();
@@ -535,11 +573,15 @@ impl Experiment for Friendly {
                 };
                 let seed = 1.0 / (1.0 - a);
                 let text = format!("A = {:.0} %: blocks cleaned to free one, {p} victims", a * 100.0);
+                let quote = match (a * 100.0).round() as u32 {
+                    80 => "要释放一个块,则需要压缩 1 /(1-A%)块…如果 A=80%,则大约移动五个数据块以释放一个块", // source
+                    _ => "要释放一个块,则需要压缩 1 /(1-A%)块…当 A=95%时,将移动约 20 个块",                  // source
+                };
                 let note = format!(
                     "measured victims / (victims − copied pages / {GC_PAGES}); the {p} model gives {model:.3} at α = 1/A = {alpha:.4}; the seed's 1/(1 − A) is the random-victim figure"
                 );
                 claims.push(if p == "random" {
-                    Claim::new(&format!("p5-{a}-{p}"), &text, seed, measured, "blocks", TOL, note)
+                    Claim::new(&format!("p5-{a}-{p}"), &text, seed, measured, "blocks", TOL, note).source(quote)
                 } else {
                     // Victims chosen by validity or age beat the random-victim bound whatever
                     // the run: a check of the model, not of the seed (its figure is the
@@ -553,6 +595,7 @@ impl Experiment for Friendly {
                         Rule::AtMost,
                         note,
                     )
+                    .source(quote)
                     .check()
                 });
             }
@@ -575,9 +618,23 @@ impl Experiment for Friendly {
             series: gc_series,
         });
         // The lifetime formula's two examples.
-        for (id, pe, waf, seed, about) in [
-            ("lifetime-10-months", 10_000.0, 4.0, 2.5e7, "about 10 months"),
-            ("lifetime-1-month", 3_000.0, 10.0, 3.0e6, "about one month"),
+        for (id, pe, waf, seed, about, quote) in [
+            (
+                "lifetime-10-months",
+                10_000.0,
+                4.0,
+                2.5e7,
+                "about 10 months",
+                "假设有一个 1TB 大小的 SSD,一个写入速度为 100MB/ 秒的应用程序和一个擦除周期数为 10,000 的 SSD。当写入放大倍数为 4 时,SSD 仅可持续 10 个月",
+            ),
+            (
+                "lifetime-1-month",
+                3_000.0,
+                10.0,
+                3.0e6,
+                "about one month",
+                "具有 3,000 个擦除周期和写入放大系数为 10 的 SSD 只能使用一个月",
+            ),
         ] {
             let ours = crate::lifetime::lifetime_seconds(1e12, pe, 100e6, waf);
             claims.push(Claim::new(
@@ -592,6 +649,7 @@ impl Experiment for Friendly {
                     crate::lifetime::human_duration(ours)
                 ),
             )
+            .source(quote)
             .check());
         }
         Analysis { claims, figures }

@@ -366,6 +366,11 @@ pub struct Claim {
     pub id: String,
     pub kind: ClaimKind,
     pub text: String,
+    /// The seed's own words the claim comes from, quoted from the seed document in its
+    /// language (a sentence, a table cell or a figure caption; `…` joins the parts of a longer
+    /// passage). Empty for checks, which are ours.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub source: String,
     pub seed_value: f64,
     pub our_value: f64,
     pub unit: String,
@@ -401,6 +406,7 @@ impl Claim {
             id: id.into(),
             kind: ClaimKind::Seed,
             text: text.into(),
+            source: String::new(),
             seed_value,
             our_value,
             unit: unit.into(),
@@ -416,6 +422,11 @@ impl Claim {
         };
         c.judge();
         c
+    }
+    /// The seed's words the claim comes from (see [`Claim::source`]).
+    pub fn source(mut self, quote: &str) -> Claim {
+        self.source = quote.into();
+        self
     }
     /// Our own check rather than a seed figure: reported, never counted among the seed's.
     pub fn check(mut self) -> Claim {

@@ -153,6 +153,26 @@ fn reduction(base: f64, ours: f64) -> f64 {
     100.0 * (1.0 - ours / base)
 }
 
+/// The seed's words for a workload's victims claim: PLAN's curve left of the others' on four
+/// workloads, Multi-Stream best on YCSB.
+fn victims_source(w: &str) -> &'static str {
+    match w {
+        "ycsb" => "而对于YCSB工作负载,多流方案表现最佳", // source
+        _ => "PLAN的曲线在FIO、TPC-C、Fileserver和GCC工作负载中相比其他方法更偏向左边", // source
+    }
+}
+
+/// The seed's words for a workload's bandwidth: not affected (YCSB), kept while WAF falls
+/// (the CPU-bound TPC-C and GCC), about 10 % higher (fileserver), 30 % higher (FIO).
+fn bandwidth_source(w: &str) -> &'static str {
+    match w {
+        "fio" => "在PLAN-Pred-1/4上运行的FIO吞吐量提高了30%",    // source
+        "fileserver" => "Fileserver在使用PLAN后性能提高了约10%", // source
+        "ycsb" => "即使对于包含大量大型顺序I/O的YCSB工作负载,吞吐量也没有受到影响", // source
+        _ => "对于CPU受限的工作负载,如TPC-C、YCSB和GCC,PLAN在降低写放大因子的同时保持(甚至提高)了性能", // source
+    }
+}
+
 /// The tolerance policy's ±25 % (docs/experiments/README.md).
 const TOL: Rule = Rule::Relative { tolerance: 0.25 };
 
@@ -188,6 +208,8 @@ impl Experiment for Plan {
         let mut claims = Vec::new();
         let mut figures = Vec::new();
         let plan = "plan-pred-1/4";
+        // Per workload: PLAN-Pred-1/4's erase reduction and whether GC ran at all.
+        let mut erase_cuts: Vec<(&str, f64, bool)> = Vec::new();
         for (w, _, text) in WORKLOADS {
             let base = find(runs, w, "baseline");
             let ours = find(runs, w, plan);
@@ -209,6 +231,7 @@ impl Experiment for Plan {
                     Rule::ABOVE,
                     note.clone(),
                 )
+                .source("PLAN可以降低各种工作负载的WAF")
                 .no_signal_if(no_gc, no_gc_note),
             );
             if small_writes {
@@ -222,11 +245,13 @@ impl Experiment for Plan {
                         Rule::AtLeast,
                         note.clone(),
                     )
+                    .source("特别是对于发出许多小型随机写入的工作负载(如FIO、TPC-C、Fileserver和GCC),PLAN-Pred-1/4可以将WAF至少降低25%")
                     .no_signal_if(no_gc, no_gc_note),
                 );
             }
             // Erased blocks.
             let er_red = reduction(erases(base), erases(ours));
+            erase_cuts.push((w, er_red, no_gc));
             claims.push(
                 Claim::new(
                     &format!("erases/{w}/direction"),
@@ -237,6 +262,7 @@ impl Experiment for Plan {
                     Rule::ABOVE,
                     note.clone(),
                 )
+                .source("PLAN在减少擦除的块数方面显示出最大的优势")
                 .no_signal_if(no_gc, no_gc_note),
             );
             if let Some(seed) = match w {
@@ -254,6 +280,7 @@ impl Experiment for Plan {
                         TOL,
                         note.clone(),
                     )
+                    .source("与基线相比,PLAN-Pred-1/4在FIO和GCC工作负载上分别将擦除的块数减少了高达46%和69%")
                     .no_signal_if(no_gc, no_gc_note),
                 );
             }
@@ -296,33 +323,43 @@ impl Experiment for Plan {
                         rivals.join(", ")
                     ),
                 )
+                .source(victims_source(w))
                 .no_signal_if(no_gc, no_gc_note),
             );
-            // Bandwidth.
+            // Bandwidth. Where the seed gives a figure (FIO +30 %, fileserver +10 %) that claim
+            // says it; a separate "not lower" there would count the same sentence twice.
             let bw = bandwidth(ours) / bandwidth(base);
-            claims.push(Claim::new(
-                &format!("bandwidth/{w}/direction"),
-                &format!("{text}: PLAN-Pred-1/4's bandwidth is not lower"),
-                1.0,
-                bw,
-                "× baseline",
-                Rule::AtLeast,
-                note.clone(),
-            ));
+            if !matches!(w, "fio" | "fileserver") {
+                claims.push(
+                    Claim::new(
+                        &format!("bandwidth/{w}/direction"),
+                        &format!("{text}: PLAN-Pred-1/4's bandwidth is not lower"),
+                        1.0,
+                        bw,
+                        "× baseline",
+                        Rule::AtLeast,
+                        note.clone(),
+                    )
+                    .source(bandwidth_source(w)),
+                );
+            }
             if let Some(seed) = match w {
                 "fio" => Some(30.0),
                 "fileserver" => Some(10.0),
                 _ => None,
             } {
-                claims.push(Claim::new(
-                    &format!("bandwidth/{w}"),
-                    &format!("{text}: PLAN-Pred-1/4's bandwidth about {seed} % higher"),
-                    seed,
-                    100.0 * (bw - 1.0),
-                    "% above baseline",
-                    TOL,
-                    note.clone(),
-                ));
+                claims.push(
+                    Claim::new(
+                        &format!("bandwidth/{w}"),
+                        &format!("{text}: PLAN-Pred-1/4's bandwidth about {seed} % higher"),
+                        seed,
+                        100.0 * (bw - 1.0),
+                        "% above baseline",
+                        TOL,
+                        note.clone(),
+                    )
+                    .source(bandwidth_source(w)),
+                );
             }
             // The victims' CDF.
             figures.push(Figure {
@@ -353,6 +390,31 @@ impl Experiment for Plan {
                 categories: vec![],
             });
         }
+        // Erased blocks: PLAN-Pred-1/4's cut is largest on FIO and GCC (the smaller of those
+        // two against the largest of the other three workloads').
+        let cut = |w: &str| erase_cuts.iter().find(|c| c.0 == w).map_or(f64::NAN, |c| c.1);
+        let lead = ["fio", "gcc"].iter().map(|w| cut(w)).fold(f64::INFINITY, f64::min);
+        let rest = ["tpcc", "ycsb", "fileserver"]
+            .iter()
+            .map(|w| cut(w))
+            .fold(f64::NEG_INFINITY, f64::max);
+        let lead_no_gc = erase_cuts.iter().any(|c| matches!(c.0, "fio" | "gcc") && c.2);
+        claims.push(
+            Claim::new(
+                "erases/fio-gcc-lead",
+                "PLAN-Pred-1/4 cuts erased blocks most on FIO and GCC",
+                0.0,
+                lead - rest,
+                "points of erase cut above the other workloads'",
+                Rule::ABOVE,
+                "the smaller of PLAN-Pred-1/4's erase cuts against baseline on FIO and GCC, less the largest on TPC-C, YCSB and fileserver".into(),
+            )
+            .source("PLAN在减少擦除的块数方面显示出最大的优势,特别是在FIO和GCC工作负载上")
+            .no_signal_if(
+                lead_no_gc,
+                "no garbage collection under the baseline or PLAN-Pred-1/4 on FIO or GCC (WAF 1.000)",
+            ),
+        );
         // Bars: WAF, erases and bandwidth (normalised to baseline) per workload and policy.
         let cats: Vec<String> = WORKLOADS.iter().map(|w| w.0.to_string()).collect();
         for (id, title, y, f) in [
