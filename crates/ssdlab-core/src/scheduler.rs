@@ -684,6 +684,19 @@ impl Scheduler {
         self.eta[unit].max(now)
     }
 
+    /// When a host read queued now on `unit` could start, as far as the unit's state tells:
+    /// after everything queued (first come first served) or, when reads go first, after the
+    /// running operation (a suspension may start it sooner still).
+    #[inline]
+    pub fn read_start(&self, unit: usize, now: u64) -> u64 {
+        let u = &self.units[unit];
+        match (self.p.policy, u.state) {
+            (Policy::Fcfs, _) => self.backlog_end(unit, now),
+            (Policy::ReadPriority, State::Idle) => now,
+            (Policy::ReadPriority, _) => u.end.max(now),
+        }
+    }
+
     /// [`Scheduler::backlog_end`] of every unit, before taking the current time into account
     /// (0 for an idle unit).
     #[inline]

@@ -12,10 +12,17 @@
 //! - **Conflict detection**: a read conflicts when its chip is busy with, or holds, a program
 //!   or an erase (the flash scheduler's own test).
 //! - **Request distribution**: a conflicting read that hits an entry with a valid R-offset
-//!   is served from the scratch space. One that hits an entry without one is served from its
-//!   chip, and once its data is in the controller the page is written to the scratch space
-//!   (the on-demand migrator), without delaying the read. Its R-offset becomes valid when
-//!   that program ends. Reads that do not conflict are served from their chip; with
+//!   is served from the scratch space when the copy's unit can start it sooner than the home
+//!   chip (its queue ends earlier; otherwise the read stays home: a busy spare chip never
+//!   makes a read wait longer than the write it avoids). One that hits an entry without one
+//!   is served from its chip, and once its data is in the controller the page is written to
+//!   the scratch space (the on-demand migrator), without delaying the read. Its R-offset
+//!   becomes valid when that program ends.
+//! - **Copies are background work**: the seed migrates "without affecting performance". A
+//!   copy starts only on a scratch unit with nothing queued or running; when every one is
+//!   busy the copy is dropped (counted as `copies_dropped`), never queued, so copies cannot
+//!   pile up ahead of the reads redirected to the scratch space. The page is copied again at
+//!   a later hit. Reads that do not conflict are served from their chip; with
 //!   `migrate = "hit"` (the default) their hits are copied the same way: section III.B has
 //!   recent and frequently read pages "proactively migrated" as they are requested, Figure 4
 //!   shows the conflicting path (`migrate = "conflict"` keeps to it alone).
@@ -25,8 +32,8 @@
 //! The scratch space is `spare_chips` dedicated chips, each on a channel of its own, as
 //! scheduler units after the FTL's. Each spare unit's pages form a ring written in order;
 //! before the ring enters a block that was written before, the block is erased and the copies
-//! still in it are dropped (they are copies: nothing is lost). Copies go to the spare unit
-//! that could start a program first (of idle ones, the one given fewer copies).
+//! still in it are dropped (they are copies: nothing is lost). Copies go to an idle scratch
+//! unit (of several, the one given fewer copies).
 
 use super::{chip_of_plane, chips, ReadCounters, Scheme, Versions};
 use crate::config::DeviceConfig;
@@ -107,6 +114,10 @@ pub struct HotR {
     copies_invalidated: u64,
     copies_evicted: u64,
     scratch_erases: u64,
+    /// Copies not made because every scratch unit was busy.
+    copies_dropped: u64,
+    /// Conflicting reads with a copy served home because the copy's unit was no sooner.
+    copy_busy: u64,
 }
 
 /// Entries per chip list.
@@ -217,6 +228,8 @@ pub fn make(cfg: &DeviceConfig, geo: &Geometry, units: usize) -> Box<dyn Scheme>
         copies_invalidated: 0,
         copies_evicted: 0,
         scratch_erases: 0,
+        copies_dropped: 0,
+        copy_busy: 0,
     })
 }
 
@@ -303,15 +316,19 @@ impl HotR {
         self.inserts += 1;
     }
 
-    /// The next scratch slot of the spare unit that could start a program first; erases the
-    /// block it enters if that was written before, dropping the copies in it.
-    fn next_slot(&mut self, dev: &mut Device, chip: usize) -> u32 {
+    /// An idle scratch unit off `chip` (of several, the one given fewer copies), or `None`
+    /// when every one has work queued or running at `now`.
+    fn idle_ring(&self, dev: &Device, chip: usize, now: u64) -> Option<usize> {
         let etas = dev.sched.etas();
+        (0..self.rings.len())
+            .filter(|&r| self.rings[r].chip != chip && etas[self.rings[r].unit] <= now)
+            .min_by_key(|&r| self.rings[r].given)
+    }
+
+    /// The next scratch slot of ring `r`; erases the block it enters if that was written
+    /// before, dropping the copies in it.
+    fn next_slot(&mut self, dev: &mut Device, r: usize) -> u32 {
         let now = dev.now();
-        let r = (0..self.rings.len())
-            .filter(|&r| self.rings[r].chip != chip)
-            .min_by_key(|&r| (etas[self.rings[r].unit].max(now), self.rings[r].given))
-            .expect("a scratch unit off the page's chip");
         let page = self.rings[r].next;
         let base = r as u32 * self.unit_pages;
         if page.is_multiple_of(self.ppb) && self.rings[r].wrapped {
@@ -374,21 +391,25 @@ impl Scheme for HotR {
         ent.count = ent.count.saturating_add(1);
         let ent = *ent;
         if conflict && ent.slot != NIL && !ent.copying {
-            // Served from the scratch space.
             let (unit, ptype) = self.slot_unit(ent.slot);
-            self.read.redirected += 1;
-            self.read.avoided += !dev.sched.conflicts(unit) as u64;
-            if self.versions.stale(lpn, ent.version) {
-                self.read.stale_reads += 1;
-            }
-            self.scratch_reads += 1;
-            dev.counters.host_page_reads += 1;
-            dev.add_part(pid);
-            let (read_ns, _) = dev.array_times();
-            let tr = read_ns[ptype % read_ns.len()];
             let now = dev.now();
-            dev.unit_op(unit, Kind::Read, tr, self.page_bytes, now, Token::Request(pid));
-            return Ok(());
+            if dev.sched.read_start(unit, now) < dev.sched.read_start(dev.unit_of_pun(pun), now) {
+                // Served from the scratch space.
+                self.read.redirected += 1;
+                self.read.avoided += !dev.sched.conflicts(unit) as u64;
+                if self.versions.stale(lpn, ent.version) {
+                    self.read.stale_reads += 1;
+                }
+                self.scratch_reads += 1;
+                dev.counters.host_page_reads += 1;
+                dev.add_part(pid);
+                let (read_ns, _) = dev.array_times();
+                let tr = read_ns[ptype % read_ns.len()];
+                dev.unit_op(unit, Kind::Read, tr, self.page_bytes, now, Token::Request(pid));
+                return Ok(());
+            }
+            // The copy's unit would start it no sooner: the read stays home.
+            self.copy_busy += 1;
         }
         if (conflict || self.migrate_on_hit)
             && ent.slot == NIL
@@ -432,8 +453,13 @@ impl Scheme for HotR {
             if ent.gen != gen || ent.slot != NIL {
                 continue;
             }
-            // The on-demand migrator: the page, in the controller now, goes to scratch.
-            let slot = self.next_slot(dev, ent.chip as usize);
+            // The on-demand migrator: the page, in the controller now, goes to an idle
+            // scratch unit, or nowhere.
+            let Some(r) = self.idle_ring(dev, ent.chip as usize, time) else {
+                self.copies_dropped += 1;
+                continue;
+            };
+            let slot = self.next_slot(dev, r);
             let ent = &mut self.entries[e as usize];
             ent.slot = slot;
             ent.copying = true;
@@ -471,6 +497,8 @@ impl Scheme for HotR {
             ("copies_invalidated", self.copies_invalidated),
             ("copies_evicted", self.copies_evicted),
             ("scratch_erases", self.scratch_erases),
+            ("copies_dropped", self.copies_dropped),
+            ("copy_busy", self.copy_busy),
         ])
     }
 
