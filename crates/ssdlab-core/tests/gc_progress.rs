@@ -147,7 +147,7 @@ write_buffer = "{buffer}"
 mode = "none"
 "#
     );
-    let logical = ((channels * per_die * bpp * ppb) as f64 / (1.0 + op)) as f64;
+    let logical = (channels * per_die * bpp * ppb) as f64 / (1.0 + op);
     let weight: u32 = jobs.iter().map(|j| j.2).sum();
     let mut offset = 0;
     for (i, &(pct, depth, w)) in jobs.iter().enumerate() {

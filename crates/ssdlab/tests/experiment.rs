@@ -436,13 +436,18 @@ fn hotr_quick_runs_every_scheme_back_end_and_cell() {
         "fig8-tail.svg",
         "fig9-cells.svg",
         "backend.svg",
+        "fig5-mean-reads.svg",
+        "fig1b-blocked.svg",
+        "fig1b-loss.svg",
+        "capacity.svg",
     ];
     let (out, stdout) = run_quick(dir.path(), "hotr", &files);
     let r: Value = serde_json::from_str(&std::fs::read_to_string(out.join("result.json")).unwrap()).unwrap();
     let runs = r["runs"].as_array().unwrap();
-    // 3 workloads × (2 back ends × 7 schemes + 3 cells × 2 schemes).
-    assert_eq!(runs.len(), 60);
-    assert!(stdout.contains("checks hold; 60 points × 2 seeds"), "{stdout}");
+    // 3 workloads × (2 back ends × 7 schemes + the ideal baseline + 3 more R-LRU capacities
+    // + 3 cells × 2 schemes).
+    assert_eq!(runs.len(), 72);
+    assert!(stdout.contains("checks hold; 72 points × 2 seeds"), "{stdout}");
     claims_judged_by_their_rules(&r, &stdout);
     let ssd = |id: &str| -> &Value {
         &runs.iter().find(|x| x["id"] == id).unwrap_or_else(|| panic!("{id}"))["result"]["ssd"]
@@ -492,13 +497,34 @@ fn hotr_quick_runs_every_scheme_back_end_and_cell() {
             assert!(red(&tt, "rebuild_reads") <= 4.0 * red(&tt, "rebuilds"), "{tt}");
         }
     }
-    // HPC 46: HotR serves conflicting reads from its copies, more when every hit copies.
-    let hit = red("hpc46/hotr/fcfs/tlc", "redirected_reads");
-    assert!(
-        hit > 100.0 && hit > 2.0 * red("hpc46/hotr-conflict/fcfs/tlc", "redirected_reads"),
-        "{hit}"
-    );
-    assert!(red("hpc46/hotr/fcfs/tlc", "conflicts_avoided") > 50.0);
+    let mean = |id: &str| -> f64 {
+        let j = &runs.iter().find(|x| x["id"] == id).unwrap()["result"]["jobs"][0];
+        let (r, w) = (&j["read"], &j["write"]);
+        let n = |o: &Value| o["total_ios"].as_f64().unwrap();
+        (n(r) * r["clat_ns"]["mean"].as_f64().unwrap() + n(w) * w["clat_ns"]["mean"].as_f64().unwrap()) / (n(r) + n(w))
+    };
+    for w in ["fin1", "msr-rw40", "hpc46"] {
+        // Each workload replayed at the speed that brings the baseline's blocked reads to the
+        // seed's 33 %.
+        let base = format!("{w}/baseline/fcfs/tlc");
+        let i = ssd(&base)["interference"]["conflicting_reads"].as_f64().unwrap();
+        let h = &ssd(&base)["host"];
+        let reads = ["read_units", "unmapped_read_units", "buffer_read_units"].map(|k| h[k].as_f64().unwrap());
+        let blocked = 100.0 * i / (reads[0] - reads[1] - reads[2]);
+        // fin1's first 3,000 requests jump from 26 % to 59 % between speeds 4.66 and 4.67 (a
+        // burst of writes tips into a queue): the closer side is kept.
+        let within = if w == "fin1" { 7.0 } else { 2.0 };
+        assert!((blocked - 33.0).abs() <= within, "{w}: {blocked}");
+        let speed = |id: &str| runs.iter().find(|x| x["id"] == id).unwrap()["labels"]["speed"].clone();
+        assert_eq!(speed(&base), speed(&format!("{w}/hotr/fcfs/tlc")));
+        // The ideal back end: reads first, suspension free; never slower than the baseline.
+        let ideal = format!("{w}/baseline/ideal/tlc");
+        assert_eq!(ssd(&ideal)["scheduler"]["policy"], "read-priority");
+        assert!(mean(&ideal) <= mean(&base), "{w}");
+    }
+    // HotR copies more pages as its R-LRU grows (HPC 46 re-reads its hot set).
+    let copies = |c: &str| red(&format!("hpc46/{c}/fcfs/tlc"), "migrations");
+    assert!(copies("hotr-1pc") < copies("hotr") && copies("hotr") < copies("hotr-20pc"));
     // The cells' runs: HotR and baseline at SLC, MLC and QLC.
     for c in ["slc", "mlc", "qlc"] {
         assert!(

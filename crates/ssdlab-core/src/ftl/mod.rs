@@ -1691,7 +1691,7 @@ gc_threshold = 2
             f.append_host(1, lpn).unwrap();
             lpn = if lpn == 169 { 100 } else { lpn + 1 };
         }
-        let worn = f.stats.retired_blocks as u64;
+        let worn = f.stats.retired_blocks;
         assert_eq!((f.host_limit(0), f.host_limit(1)), (88, 96 - 8 * worn));
         // More streams, or a larger reserve, keep more blocks out.
         f.set_streams(2);
