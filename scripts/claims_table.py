@@ -2,6 +2,8 @@
 """Print the Markdown table of every claim of the experiments' result.json files given.
 
     scripts/claims_table.py results/friendly/result.json results/plan/result.json ...
+    scripts/claims_table.py --totals results/*/result.json
+
 
 One row per claim: the experiment, the claim, its kind, the seed's own words it comes from
 (checks are ours and quote nothing), the seed's value, ours, the rule, what would fail it (derived from the rule) and
@@ -46,9 +48,34 @@ def cell(s):
     return str(s).replace("|", "\\|").replace("\n", " ")
 
 
+def totals(paths):
+    """One row per result: its summary's counts, and a row of their sums."""
+    keys = ["seed_claims", "seed_reproduced", "known_differences", "no_signal", "checks", "checks_holding"]
+    print("| experiment | seed claims reproduced | known differences | without signal | checks holding | points × seeds |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    sums = dict.fromkeys(keys, 0)
+    for p in paths:
+        with open(p) as f:
+            r = json.load(f)
+        s = r["summary"]
+        for k in keys:
+            sums[k] += s[k]
+        seeds = r["scale"]["seeds"]
+        print(
+            f"| {r['experiment']} | {s['seed_reproduced']} of {s['seed_claims']} | {s['known_differences']} | "
+            f"{s['no_signal']} | {s['checks_holding']} of {s['checks']} | {r['scale']['points']} × {seeds} |"
+        )
+    print(
+        f"| all | {sums['seed_reproduced']} of {sums['seed_claims']} | {sums['known_differences']} | "
+        f"{sums['no_signal']} | {sums['checks_holding']} of {sums['checks']} | |"
+    )
+
+
 def main(paths):
     if not paths:
         raise SystemExit(__doc__.strip().splitlines()[0])
+    if paths[0] == "--totals":
+        return totals(paths[1:])
     print("| experiment | claim | kind | seed's words | seed | ours | rule | fails if | verdict |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for p in paths:

@@ -43,3 +43,34 @@ def test_every_claim_is_a_row_with_its_failing_condition(cli, tmp_path):
 def test_no_file_is_one_line_of_usage():
     r = subprocess.run([sys.executable, str(ROOT / "scripts" / "claims_table.py")], capture_output=True, text=True)
     assert r.returncode == 1 and r.stderr.strip().startswith("Print the Markdown table")
+
+
+def test_totals_count_each_result_s_summary_and_sum_them(cli, tmp_path):
+    results = []
+    for name in ("openssd", "friendly"):
+        out = tmp_path / name
+        run = subprocess.run(
+            [cli, "experiment", name, "--quick", "--seeds", "1", "-q", "--out", str(out)],
+            capture_output=True, text=True,
+        )
+        assert run.returncode == 0, run.stderr
+        results.append(json.loads((out / "result.json").read_text()))
+    table = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "claims_table.py"), "--totals"]
+        + [str(tmp_path / n / "result.json") for n in ("openssd", "friendly")],
+        capture_output=True, text=True, check=True,
+    ).stdout.splitlines()
+    assert len(table) == 2 + 2 + 1
+    rows = [[x.strip() for x in row.strip("|").split(" | ")] for row in table[2:]]
+    for r, row in zip(results, rows):
+        s = r["summary"]
+        assert row[:5] == [
+            r["experiment"],
+            f"{s['seed_reproduced']} of {s['seed_claims']}",
+            str(s["known_differences"]),
+            str(s["no_signal"]),
+            f"{s['checks_holding']} of {s['checks']}",
+        ]
+        assert row[5] == f"{r['scale']['points']} × 1"
+    sums = [sum(r["summary"][k] for r in results) for k in ("seed_reproduced", "seed_claims")]
+    assert rows[2][0] == "all" and rows[2][1] == f"{sums[0]} of {sums[1]}"
