@@ -440,6 +440,10 @@ fn hotr_quick_runs_every_scheme_back_end_and_cell() {
         "fig1b-blocked.svg",
         "fig1b-loss.svg",
         "capacity.svg",
+        "fig8-tail-reads.svg",
+        "fig8-tail-reads-hpc46.svg",
+        "fig9-cells-reads.svg",
+        "backend-reads.svg",
     ];
     let (out, stdout) = run_quick(dir.path(), "hotr", &files);
     let r: Value = serde_json::from_str(&std::fs::read_to_string(out.join("result.json")).unwrap()).unwrap();

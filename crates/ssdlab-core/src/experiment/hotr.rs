@@ -398,9 +398,18 @@ pub fn mean_read_us(r: &PointResult) -> f64 {
 /// Completion latency percentiles of every request, reads and writes together, µs: from
 /// fio's log-linear histogram bins of both directions (within their 1/64 resolution).
 pub fn percentiles_us(r: &PointResult, ps: &[f64]) -> Vec<f64> {
+    tail_us(r, ps, false)
+}
+
+/// [`percentiles_us`] of the reads alone.
+pub fn read_percentiles_us(r: &PointResult, ps: &[f64]) -> Vec<f64> {
+    tail_us(r, ps, true)
+}
+
+fn tail_us(r: &PointResult, ps: &[f64], reads_only: bool) -> Vec<f64> {
     let mut bins: Vec<(u64, u64)> = Vec::new();
     for j in r.result.jobs() {
-        for o in [&j.read, &j.write] {
+        for o in [&j.read, &j.write].into_iter().take(if reads_only { 1 } else { 2 }) {
             if let Some(b) = &o.clat_ns.bins {
                 bins.extend(b.0.iter().filter_map(|(v, c)| v.parse::<u64>().ok().map(|v| (v, *c))));
             }
@@ -1079,39 +1088,19 @@ impl Experiment for HotR {
             }],
             categories: COMPARED.iter().map(|s| s.to_string()).collect(),
         });
-        figures.push(Figure {
-            id: "fig8-tail".into(),
-            title: "Tail latency normalised to baseline, averaged over the workloads (fcfs)".into(),
-            x_label: "percentile".into(),
-            y_label: "× baseline".into(),
-            log_x: false,
-            series: COMPARED
-                .iter()
-                .map(|s| Series {
-                    name: s.to_string(),
-                    points: PERCENTILES
-                        .iter()
-                        .map(|&p| {
-                            (
-                                p,
-                                avg(mix.iter().map(|w| {
-                                    percentiles_us(get(w.name, s, "fcfs"), &[p])[0]
-                                        / percentiles_us(get(w.name, "baseline", "fcfs"), &[p])[0]
-                                })),
-                            )
-                        })
-                        .collect(),
-                })
-                .collect(),
-            categories: vec![],
-        });
-        // Figure 8 per workload: the tail in milliseconds.
-        for w in &ws {
+        // Figures 8 and 9 and the back ends, of all requests (the seed's simulator's average)
+        // and of the reads alone.
+        type Tail = fn(&PointResult, &[f64]) -> Vec<f64>;
+        type Mean = fn(&PointResult) -> f64;
+        for (suffix, whose, tail, meanf) in [
+            ("", "all requests", percentiles_us as Tail, mean_us as Mean),
+            ("-reads", "reads", read_percentiles_us as Tail, mean_read_us as Mean),
+        ] {
             figures.push(Figure {
-                id: format!("fig8-tail-{}", w.name),
-                title: format!("{}: latency of all requests at the tail (fcfs)", w.text),
+                id: format!("fig8-tail{suffix}"),
+                title: format!("Tail latency of {whose} normalised to baseline, averaged over the workloads (fcfs)"),
                 x_label: "percentile".into(),
-                y_label: "ms".into(),
+                y_label: "× baseline".into(),
                 log_x: false,
                 series: COMPARED
                     .iter()
@@ -1119,46 +1108,75 @@ impl Experiment for HotR {
                         name: s.to_string(),
                         points: PERCENTILES
                             .iter()
-                            .zip(percentiles_us(get(w.name, s, "fcfs"), &PERCENTILES))
-                            .map(|(&p, v)| (p, v / 1e3))
+                            .map(|&p| {
+                                (
+                                    p,
+                                    avg(mix.iter().map(|w| {
+                                        tail(get(w.name, s, "fcfs"), &[p])[0]
+                                            / tail(get(w.name, "baseline", "fcfs"), &[p])[0]
+                                    })),
+                                )
+                            })
                             .collect(),
                     })
                     .collect(),
                 categories: vec![],
             });
-        }
-        figures.push(Figure {
-            id: "fig9-cells".into(),
-            title: "HotR's speed-up over baseline by cell type (fcfs)".into(),
-            x_label: "cell".into(),
-            y_label: "baseline mean / HotR mean".into(),
-            log_x: false,
-            series: ws
-                .iter()
-                .map(|w| Series {
-                    name: w.name.to_string(),
-                    points: CELLS
+            // Figure 8 per workload: the tail in milliseconds.
+            for w in &ws {
+                figures.push(Figure {
+                    id: format!("fig8-tail{suffix}-{}", w.name),
+                    title: format!("{}: latency of {whose} at the tail (fcfs)", w.text),
+                    x_label: "percentile".into(),
+                    y_label: "ms".into(),
+                    log_x: false,
+                    series: COMPARED
                         .iter()
-                        .enumerate()
-                        .map(|(i, c)| {
-                            (
-                                i as f64,
-                                mean_us(find(runs, w.name, "baseline", "fcfs", c))
-                                    / mean_us(find(runs, w.name, "hotr", "fcfs", c)),
-                            )
+                        .map(|s| Series {
+                            name: s.to_string(),
+                            points: PERCENTILES
+                                .iter()
+                                .zip(tail(get(w.name, s, "fcfs"), &PERCENTILES))
+                                .map(|(&p, v)| (p, v / 1e3))
+                                .collect(),
                         })
                         .collect(),
-                })
-                .collect(),
-            categories: CELLS.iter().map(|c| c.to_uppercase()).collect(),
-        });
-        figures.push(bars(
-            "backend",
-            "HotR's gain in mean response time with each back end",
-            "% below that back end's baseline",
-            &["fcfs", "rps"],
-            &|w, b| gain(w, "hotr", b),
-        ));
+                    categories: vec![],
+                });
+            }
+            figures.push(Figure {
+                id: format!("fig9-cells{suffix}"),
+                title: format!("HotR's speed-up over baseline by cell type, {whose} (fcfs)"),
+                x_label: "cell".into(),
+                y_label: "baseline mean / HotR mean".into(),
+                log_x: false,
+                series: ws
+                    .iter()
+                    .map(|w| Series {
+                        name: w.name.to_string(),
+                        points: CELLS
+                            .iter()
+                            .enumerate()
+                            .map(|(i, c)| {
+                                (
+                                    i as f64,
+                                    meanf(find(runs, w.name, "baseline", "fcfs", c))
+                                        / meanf(find(runs, w.name, "hotr", "fcfs", c)),
+                                )
+                            })
+                            .collect(),
+                    })
+                    .collect(),
+                categories: CELLS.iter().map(|c| c.to_uppercase()).collect(),
+            });
+            figures.push(bars(
+                &format!("backend{suffix}"),
+                &format!("HotR's gain in the mean response time of {whose} with each back end"),
+                "% below that back end's baseline",
+                &["fcfs", "rps"],
+                &|w, b| 100.0 * (1.0 - meanf(get(w, "hotr", b)) / meanf(get(w, "baseline", b))),
+            ));
+        }
         // Figure 1(c): page classes.
         if let Ok(base) = traces_base() {
             let cl: Vec<Option<AccessClasses>> = ws.iter().map(|w| classes(scale, &base, w).ok()).collect();
