@@ -11,7 +11,20 @@ pub struct Line {
     pub points: Vec<(f64, f64)>,
 }
 
-const COLOURS: [RGBColor; 4] = [BLUE, RED, GREEN, MAGENTA];
+/// Ten colours that stay apart (the Tableau 10 palette), so that a figure of up to ten lines
+/// or bars never gives two of them one colour.
+const COLOURS: [RGBColor; 10] = [
+    RGBColor(31, 119, 180),
+    RGBColor(255, 127, 14),
+    RGBColor(44, 160, 44),
+    RGBColor(214, 39, 40),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(127, 127, 127),
+    RGBColor(188, 189, 34),
+    RGBColor(23, 190, 207),
+];
 
 /// Draw with `draw` on an SVG canvas and write it to `path` whole (or not at all).
 fn svg_file(
@@ -81,7 +94,14 @@ pub fn bars(path: &str, title: &str, categories: &[String], y_label: &str, lines
         .iter()
         .flat_map(|l| l.points.iter().map(|p| p.1))
         .fold(0.0f64, f64::max);
-    let y1 = if y1 > 0.0 { y1 * 1.1 } else { 1.0 };
+    // Room above the tallest bar for the legend in the upper right corner (about 20 of the
+    // plot's 430 pixels per line), so that it never covers a bar.
+    let legend = (lines.len() as f64 * 20.0 + 20.0) / 430.0;
+    let y1 = if y1 > 0.0 {
+        y1 * 1.05 / (1.0 - legend).max(0.3)
+    } else {
+        1.0
+    };
     let n = categories.len().max(1);
     svg_file(path, |root| {
         root.fill(&WHITE).map_err(|e| fail(e.to_string()))?;
@@ -122,6 +142,7 @@ pub fn bars(path: &str, title: &str, categories: &[String], y_label: &str, lines
             .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], colour.filled()));
         }
         c.configure_series_labels()
+            .position(SeriesLabelPosition::UpperRight)
             .border_style(BLACK)
             .background_style(WHITE)
             .draw()
