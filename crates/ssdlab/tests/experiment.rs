@@ -201,7 +201,7 @@ fn friendly_quick_reproduces_the_seed_s_measurements() {
     assert_eq!(r["scale"]["scale"], "quick");
     let runs = r["runs"].as_array().unwrap();
     assert_eq!(runs.len(), r["scale"]["points"].as_u64().unwrap() as usize);
-    assert_eq!(runs.len(), 8 + 12 + 2 + 1 + 2 + 6);
+    assert_eq!(runs.len(), 8 + 12 + 2 + 4 + 1 + 2 + 6);
     // Each point carries its full run result.
     // Each point carries its full run result: the SSD's or the disk model's.
     for p in runs {
@@ -264,7 +264,30 @@ fn friendly_quick_reproduces_the_seed_s_measurements() {
         assert_eq!(claim(&r, id)["kind"], "check", "{id}");
     }
     assert_eq!(claim(&r, "threshold")["seed_value"], 64.0);
-    assert!(stdout.contains("checks hold; 31 points × 2 seeds"), "{stdout}");
+    assert!(stdout.contains("checks hold; 35 points × 2 seeds"), "{stdout}");
+    // The introduction's threads: the best of 2 to 16 threads against one, each in the note.
+    let c = claim(&r, "intro-threads");
+    let note = c["note"].as_str().unwrap();
+    for t in [2, 4, 8, 16] {
+        assert!(note.contains(&format!("{t} threads ")), "{note}");
+    }
+    let iops = |id: &str| {
+        let p = runs.iter().find(|p| p["id"] == id).unwrap_or_else(|| panic!("{id}"));
+        p["result"]["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| j["write"]["iops"].as_f64().unwrap())
+            .sum::<f64>()
+    };
+    let best = [2, 4, 8, 16]
+        .map(|t| iops(&format!("updates/randwrite/threads={t}")))
+        .into_iter()
+        .fold(f64::NEG_INFINITY, f64::max);
+    assert!(
+        (ours(&r, "intro-threads") - best / iops("updates/randwrite")).abs() < 1e-3 * best,
+        "{c}"
+    );
 }
 
 #[test]

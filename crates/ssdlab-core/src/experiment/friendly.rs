@@ -75,6 +75,10 @@ fn preset_point(id: &str, labels: &[(&str, String)], scale: Scale, fio: &str) ->
     })
 }
 
+/// Thread counts of the introduction's multi-threaded updates (the one-thread run is
+/// `updates/randwrite`).
+const INTRO_THREADS: [u32; 4] = [2, 4, 8, 16];
+
 fn timed_job(name: &str, rw: &str, bs: &str, threads: u32, scale: Scale) -> String {
     let (ramp, runtime) = durations(scale);
     format!(
@@ -227,6 +231,20 @@ impl Experiment for Friendly {
                 ],
                 scale,
                 &timed_job("updates", rw, "4k", 1, scale),
+            )?);
+        }
+        // The introduction's SSD-friendly design: the same 4 KiB random updates from several
+        // threads (the seed gives no count: each of INTRO_THREADS).
+        for t in INTRO_THREADS {
+            points.push(preset_point(
+                &format!("updates/randwrite/threads={t}"),
+                &[
+                    ("workload", "4 KiB updates, QD1 per thread".into()),
+                    ("scheme", "random".into()),
+                    ("threads", t.to_string()),
+                ],
+                scale,
+                &timed_job("updates", "randwrite", "4k", t, scale),
             )?);
         }
         // Principle 3: updates far smaller than a page (512 bytes, the smallest a block
@@ -457,6 +475,35 @@ impl Experiment for Friendly {
                 ),
             )
             .source("随机更新和就地更新的吞吐量大体相似,随机更新其实还稍微好些"),
+        );
+
+        // The introduction: "使用多个并发线程来执行 I/O" took the application from 20,000 to
+        // 100,000 QPS (5×; the seed's words say "4 倍"). It names no thread count: the claim
+        // takes the best of INTRO_THREADS, as a design tuned for throughput would, and the note
+        // gives each.
+        let by_threads: Vec<(u32, f64)> = INTRO_THREADS
+            .iter()
+            .map(|t| (*t, iops(&format!("updates/randwrite/threads={t}")) / random))
+            .collect();
+        let best = by_threads.iter().map(|b| b.1).fold(f64::NEG_INFINITY, f64::max);
+        claims.push(
+            Claim::new(
+                "intro-threads",
+                "several I/O threads raise the update rate from 20,000 to 100,000 QPS: 5× one thread",
+                5.0,
+                best,
+                "× one thread",
+                TOL,
+                format!(
+                    "4 KiB random updates, QD1 per thread, against one thread ({random:.0} QPS): {}; the best is taken",
+                    by_threads
+                        .iter()
+                        .map(|(t, r)| format!("{t} threads {r:.2}×"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            )
+            .source("而当迁移到具有相同应用程序的 SSD 时,吞吐量提高到了 20,000 QPS…我们对应用程序设计进行了优化,使其对 SSD 友好之后,应用程序吞吐量提高到 100,000QPS…这其中的秘密,就是使用多个并发线程来执行 I/O"),
         );
 
         let (d_inplace, d_random) = (iops("hdd-updates/write"), iops("hdd-updates/randwrite"));
