@@ -313,12 +313,10 @@ fn search_speed(scale: Scale, base: &Path, w: &Workload) -> Result<(f64, f64)> {
     Ok(best)
 }
 
-/// HotR's `hot_share` (a share of the device's host pages) for an R-LRU holding `capacity` of
-/// the workload's read-intensive pages.
-fn hot_share(classes: &AccessClasses, capacity: f64) -> Result<f64> {
-    let cfg = crate::config::load_config_with(PRESET, &[])?;
-    let host = crate::geometry::Geometry::from_config(&cfg.device, PRESET)?.host_units as f64;
-    Ok((capacity * classes.read_intensive.pages as f64 / host).clamp(1.0 / host, 1.0))
+/// HotR's `hot_share` (a share of the device's `host` pages) for an R-LRU holding `capacity`
+/// of the workload's read-intensive pages.
+fn hot_share(classes: &AccessClasses, capacity: f64, host: f64) -> f64 {
+    (capacity * classes.read_intensive.pages as f64 / host).clamp(1.0 / host, 1.0)
 }
 
 fn point(
@@ -545,21 +543,23 @@ impl Experiment for HotR {
             .par_iter()
             .map(|w| calibrate(scale, &base, w))
             .collect::<Result<_>>()?;
+        let preset = crate::config::load_config_with(PRESET, &[])?;
+        let host = crate::geometry::Geometry::from_config(&preset.device, PRESET)?.host_units as f64;
         let mut points = Vec::new();
         for (w, &(speed, _)) in ws.iter().zip(&speeds) {
             let job = (job(scale, w, speed), speed);
             let cl = classes(scale, &base, w)?;
             // HotR's bodies carry the R-LRU's capacity.
-            let body = |s: &str, capacity: f64| -> Result<String> {
-                Ok(if s.contains("\"hotr\"") {
-                    format!("{s}\nhot_share = {}", hot_share(&cl, capacity)?)
+            let body = |s: &str, capacity: f64| -> String {
+                if s.contains("\"hotr\"") {
+                    format!("{s}\nhot_share = {}", hot_share(&cl, capacity, host))
                 } else {
                     s.to_string()
-                })
+                }
             };
             for b in BACKENDS {
                 for s in SCHEMES {
-                    points.push(point(&base, w, &job, (s.0, &body(s.1, CAPACITY)?), b, "tlc")?);
+                    points.push(point(&base, w, &job, (s.0, &body(s.1, CAPACITY)), b, "tlc")?);
                 }
             }
             points.push(point(&base, w, &job, SCHEMES[0], IDEAL, "tlc")?);
@@ -570,7 +570,7 @@ impl Experiment for HotR {
                         &base,
                         w,
                         &job,
-                        (&name, &body(SCHEMES[1].1, *c)?),
+                        (&name, &body(SCHEMES[1].1, *c)),
                         BACKENDS[0],
                         "tlc",
                     )?);
@@ -578,7 +578,7 @@ impl Experiment for HotR {
             }
             for cell in CELLS.iter().filter(|c| **c != "tlc") {
                 for s in [SCHEMES[0], SCHEMES[1]] {
-                    points.push(point(&base, w, &job, (s.0, &body(s.1, CAPACITY)?), BACKENDS[0], cell)?);
+                    points.push(point(&base, w, &job, (s.0, &body(s.1, CAPACITY)), BACKENDS[0], cell)?);
                 }
             }
         }

@@ -368,7 +368,7 @@ pub struct Claim {
     pub text: String,
     /// The seed's own words the claim comes from, quoted from the seed document in its
     /// language (a sentence, a table cell or a figure caption; `…` joins the parts of a longer
-    /// passage). Empty for checks, which are ours.
+    /// passage). Every seed claim has one; a check may quote what it checks, or nothing.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub source: String,
     pub seed_value: f64,
