@@ -63,6 +63,14 @@ pub fn chart_with(path: &str, title: &str, x: (&str, bool), y_label: &str, lines
         x1 = x0 + 1.0;
     }
     let y1 = if y1 > 0.0 { y1 * 1.05 } else { 1.0 };
+    // A little room beyond the first and last x so that their marks are drawn whole (never
+    // below 0 for an axis that starts at or above it).
+    let (x0, x1) = if log_x && x0 > 0.0 {
+        (x0 / 1.05, x1 * 1.05)
+    } else {
+        let pad = (x1 - x0) * 0.02;
+        (if x0 >= 0.0 { (x0 - pad).max(0.0) } else { x0 - pad }, x1 + pad)
+    };
     svg_file(path, |root| {
         root.fill(&WHITE).map_err(|e| fail(e.to_string()))?;
         let mut builder = ChartBuilder::on(root);

@@ -1,6 +1,6 @@
 //! The command lines shown in the documentation run, and print what the documentation says.
 //!
-//! In README.md and docs/*.md, a ```console block holds `$ ssdlab ARGS` lines (run from the
+//! In README.md, docs/*.md and docs/experiments/*.md, a ```console block holds `$ ssdlab ARGS` lines (run from the
 //! project root), each followed by the output expected: every line must appear in the output
 //! (standard output, then standard error), in order; `...` stands for any number of lines and
 //! `[..]` inside a line for any text. A `? N` line right after the command expects exit status
@@ -171,8 +171,10 @@ fn wildcards_match_what_they_should() {
 #[test]
 fn documented_commands_print_what_the_documentation_shows() {
     let mut files = vec![root().join("README.md")];
-    let mut docs: Vec<PathBuf> = std::fs::read_dir(root().join("docs"))
-        .unwrap()
+    // docs/*.md and the experiments' pages under docs/experiments/.
+    let mut docs: Vec<PathBuf> = ["docs", "docs/experiments"]
+        .iter()
+        .flat_map(|d| std::fs::read_dir(root().join(d)).unwrap())
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|x| x == "md"))
         .collect();
