@@ -404,12 +404,21 @@ fn plan_quick_runs_every_policy_on_every_workload() {
     ];
     let victims: Vec<String> = workloads.iter().map(|w| format!("victims-{w}.svg")).collect();
     files.extend(victims.iter().map(|s| s.as_str()));
+    files.extend([
+        "waf-shared-gc.svg",
+        "erases-shared-gc.svg",
+        "waf-no-discard.svg",
+        "erases-no-discard.svg",
+    ]);
     let (out, stdout) = run_quick(dir.path(), "plan", &files);
     let r: Value = serde_json::from_str(&std::fs::read_to_string(out.join("result.json")).unwrap()).unwrap();
     assert_eq!(r["experiment"], "plan");
     let runs = r["runs"].as_array().unwrap();
-    assert_eq!(runs.len(), 40);
-    assert!(stdout.contains("checks hold; 40 points × 2 seeds"), "{stdout}");
+    // 5 workloads × 8 policies under the claims' condition (a GC superblock of its own,
+    // deleted files trimmed at once), again with FEMU's shared GC frontier, and the 3
+    // workloads that delete files without discard.
+    assert_eq!(runs.len(), 40 + 40 + 24);
+    assert!(stdout.contains("checks hold; 104 points × 2 seeds"), "{stdout}");
     claims_judged_by_their_rules(&r, &stdout);
     let ssd =
         |w: &str, p: &str| -> &Value { &runs.iter().find(|x| x["id"] == format!("{w}/{p}")).unwrap()["result"]["ssd"] };
@@ -460,6 +469,29 @@ fn plan_quick_runs_every_policy_on_every_workload() {
     );
     // GCC: builds die whole, every victim is empty.
     assert_eq!(mean_valid(ssd("gcc", "baseline")), 0.0);
+    // The other conditions: the same host writes; the GC rule and the discard as labelled;
+    // without discard the device never hears of a deleted file, so GCC's builds leave valid
+    // dead data that GC copies.
+    let point = |id: String| -> &Value { runs.iter().find(|x| x["id"] == id).unwrap() };
+    for w in workloads {
+        for p in ["baseline", "multi-stream", "plan-pred-1/4"] {
+            let claims = point(format!("{w}/{p}"));
+            let shared = point(format!("{w}/{p}/shared-gc"));
+            let units = |v: &Value, k: &str| v["result"]["ssd"]["host"][k].as_u64().unwrap();
+            assert_eq!(units(claims, "write_units"), units(shared, "write_units"), "{w}/{p}");
+            assert_eq!(claims["labels"]["gc_frontier"], "separate");
+            assert_eq!(shared["labels"]["gc_frontier"], "shared");
+            if ["ycsb", "fileserver", "gcc"].contains(&w) {
+                let none = point(format!("{w}/{p}/no-discard"));
+                assert_eq!(none["labels"]["discard"], "none");
+                assert_eq!(units(none, "trim_units"), 0, "{w}/{p}");
+                assert!(units(claims, "trim_units") > 0, "{w}/{p}");
+                assert_eq!(units(claims, "write_units"), units(none, "write_units"), "{w}/{p}");
+            }
+        }
+    }
+    let gcc_none = &point("gcc/baseline/no-discard".into())["result"]["ssd"];
+    assert!(mean_valid(gcc_none) > 0.0 && gcc_none["waf"].as_f64().unwrap() > 1.0);
 }
 
 #[test]

@@ -58,6 +58,48 @@ pub const WORKLOADS: [(&str, &str, &str); 5] = [
     ("gcc", "app = \"gcc\"\nfill = 0.25", "GCC Linux kernel builds"),
 ];
 
+/// The conditions the seed leaves open, each run both ways: where GC writes its survivors,
+/// and when the file system trims a deleted file's blocks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Condition {
+    /// GC survivors in a superblock of their own (`device.ftl.gc_frontier = "separate"`),
+    /// else through the host's first slot, as FEMU's single write pointer (`"shared"`).
+    pub separate_gc: bool,
+    /// `[job.fs] discard`: "immediate" (`-o discard`) or "none".
+    pub discard: &'static str,
+}
+
+/// The condition the claims use: the same GC destination for every policy (a superblock of
+/// GC's own: with the shared one, survivors land in slot 0, which is a different class under
+/// each policy: Multi-Stream's hottest stream, PLAN's large writes, all of baseline's), and
+/// deleted files trimmed at once (the seed's FEMU was customised to support TRIM, which only
+/// matters if the file system issues it during the run).
+pub const CLAIMS: Condition = Condition {
+    separate_gc: true,
+    discard: "immediate",
+};
+
+/// The other choices, each shown beside the claims' condition: FEMU's shared GC frontier on
+/// every workload, and no discard on the workloads that delete files.
+pub const OTHERS: [(&str, Condition, &[&str]); 2] = [
+    (
+        "shared-gc",
+        Condition {
+            separate_gc: false,
+            discard: "immediate",
+        },
+        &["fio", "tpcc", "ycsb", "fileserver", "gcc"],
+    ),
+    (
+        "no-discard",
+        Condition {
+            separate_gc: true,
+            discard: "none",
+        },
+        &["ycsb", "fileserver", "gcc"],
+    ),
+];
+
 /// Share of the logical space holding cold data from the start.
 const COLD: f64 = 0.25;
 
@@ -77,12 +119,18 @@ fn passes(scale: Scale) -> u64 {
     }
 }
 
-fn point(policy: &str, w: (&str, &str, &str), scale: Scale) -> Result<Point> {
+/// A point of `policy` on `w` under condition `c`, named `{w}/{policy}` under the claims'
+/// condition and `{w}/{policy}/{label}` under another.
+fn point(policy: &str, w: (&str, &str, &str), scale: Scale, c: Condition, label: Option<&str>) -> Result<Point> {
     let (blocks, pages) = geometry(scale);
     let o = vec![
         format!("device.geometry.blocks_per_plane={blocks}"),
         format!("device.geometry.pages_per_block={pages}"),
         format!("device.placement.policy=\"{policy}\""),
+        format!(
+            "device.ftl.gc_frontier=\"{}\"",
+            if c.separate_gc { "separate" } else { "shared" }
+        ),
         "precondition.mode=\"sequential\"".into(),
         format!("precondition.utilisation={COLD}"),
     ];
@@ -90,11 +138,12 @@ fn point(policy: &str, w: (&str, &str, &str), scale: Scale) -> Result<Point> {
     let logical = crate::geometry::Geometry::from_config(&config.device, PRESET)?.logical_bytes();
     let region = ((logical as f64 * (1.0 - COLD)) as u64) / 4096 * 4096;
     let text = format!(
-        "[device]\npreset = \"{PRESET}\"\n[[job]]\nname = \"{name}\"\noffset = \"{off}%\"\niodepth = 16\nio_size = {bytes}\n[job.fs]\n{fs}\n",
+        "[device]\npreset = \"{PRESET}\"\n[[job]]\nname = \"{name}\"\noffset = \"{off}%\"\niodepth = 16\nio_size = {bytes}\n[job.fs]\n{fs}\ndiscard = \"{discard}\"\n",
         name = w.0,
         off = (COLD * 100.0) as u32,
         bytes = region * passes(scale),
         fs = w.1,
+        discard = c.discard,
     );
     let jobs = crate::config::parse_config(
         &text,
@@ -104,11 +153,19 @@ fn point(policy: &str, w: (&str, &str, &str), scale: Scale) -> Result<Point> {
     config.job = jobs.job;
     config.validate()?;
     Ok(Point {
-        id: format!("{}/{policy}", w.0),
+        id: match label {
+            Some(l) => format!("{}/{policy}/{l}", w.0),
+            None => format!("{}/{policy}", w.0),
+        },
         labels: vec![
             ("device".into(), PRESET.into()),
             ("scheme".into(), policy.into()),
             ("workload".into(), w.0.into()),
+            (
+                "gc_frontier".into(),
+                if c.separate_gc { "separate" } else { "shared" }.into(),
+            ),
+            ("discard".into(), c.discard.into()),
         ],
         work: Work::Ssd(Box::new(config)),
     })
@@ -199,7 +256,14 @@ impl Experiment for Plan {
         let mut points = Vec::new();
         for w in WORKLOADS {
             for p in POLICIES {
-                points.push(point(p, w, scale)?);
+                points.push(point(p, w, scale, CLAIMS, None)?);
+            }
+        }
+        for (label, c, workloads) in OTHERS {
+            for w in WORKLOADS.iter().filter(|w| workloads.contains(&w.0)) {
+                for p in POLICIES {
+                    points.push(point(p, *w, scale, c, Some(label))?);
+                }
             }
         }
         Ok(points)
@@ -456,6 +520,55 @@ impl Experiment for Plan {
                     .collect(),
                 categories: cats.clone(),
             });
+        }
+        // The other conditions: WAF and erases (normalised to baseline under the same
+        // condition) per workload and policy.
+        for (label, c, workloads) in OTHERS {
+            let at = |w: &str, p: &str| {
+                let id = format!("{w}/{p}/{label}");
+                runs.iter()
+                    .find(|r| r.id == id)
+                    .unwrap_or_else(|| panic!("point {id} declared"))
+            };
+            let what = if c.separate_gc {
+                format!("deleted files never trimmed (discard = \"{}\")", c.discard)
+            } else {
+                "GC through the host's first slot (FEMU's shared write pointer)".to_string()
+            };
+            for (id, title, y, f) in [
+                (
+                    "waf",
+                    "Write amplification",
+                    "WAF",
+                    (|_: &PointResult, r: &PointResult| r.metric("waf")) as fn(&PointResult, &PointResult) -> f64,
+                ),
+                (
+                    "erases",
+                    "Erased blocks, normalised to baseline",
+                    "× baseline",
+                    |b, r| erases(r) / erases(b),
+                ),
+            ] {
+                figures.push(Figure {
+                    id: format!("{id}-{label}"),
+                    title: format!("{title}, {what}"),
+                    x_label: "workload".into(),
+                    y_label: y.into(),
+                    log_x: false,
+                    series: POLICIES
+                        .iter()
+                        .map(|p| Series {
+                            name: p.to_string(),
+                            points: workloads
+                                .iter()
+                                .enumerate()
+                                .map(|(i, w)| (i as f64, f(at(w, "baseline"), at(w, p))))
+                                .collect(),
+                        })
+                        .collect(),
+                    categories: workloads.iter().map(|w| w.to_string()).collect(),
+                });
+            }
         }
         Analysis { claims, figures }
     }

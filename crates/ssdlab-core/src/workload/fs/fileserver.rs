@@ -50,7 +50,7 @@ impl FileServer {
         let high = (target + target / 4).min(target + (p.len - target) / 2) / BLOCK * BLOCK;
         let gamma = |m: u64| rand_distr::Gamma::new(SHAPE, m as f64 / SHAPE).expect("positive parameters");
         Ok(Box::new(FileServer {
-            fs: p.file_system(),
+            fs: p.file_system()?,
             rng: p.rng(),
             file_size: gamma(mean),
             append_size: gamma(append),

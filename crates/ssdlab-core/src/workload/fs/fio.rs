@@ -46,7 +46,7 @@ impl Fio {
             ));
         }
         Ok(Box::new(Fio {
-            fs: p.file_system(),
+            fs: p.file_system()?,
             rng: p.rng(),
             sizes,
             files: Vec::with_capacity(4),

@@ -64,7 +64,7 @@ impl Gcc {
         let sigma = 1.0f64;
         let mu = (mean as f64).ln() - sigma * sigma / 2.0;
         Ok(Box::new(Gcc {
-            fs: p.file_system(),
+            fs: p.file_system()?,
             rng: p.rng(),
             size: rand_distr::LogNormal::new(mu, sigma).expect("finite parameters"),
             cap,

@@ -84,11 +84,33 @@ pub struct FsJob {
     /// All: the file system's journal and metadata writes (default true).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<bool>,
+    /// All: when a deleted file's blocks are trimmed (default immediate).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub discard: Option<Discard>,
+    /// All, with `discard = "periodic"`: bytes of new file data between two fstrims (default:
+    /// the file system's size).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fstrim_every: Option<Size>,
+}
+
+/// When the file system tells the device that a deleted file's blocks are free.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Discard {
+    /// At the delete, a TRIM of each of the file's extents (ext4's `-o discard`).
+    #[default]
+    Immediate,
+    /// Every `fstrim_every` bytes of new file data, a TRIM of every free extent (`fstrim`
+    /// run periodically, as a timer does).
+    Periodic,
+    /// Never: the device learns a block is free only when the file system writes it again
+    /// (ext4's default `nodiscard` without `fstrim`).
+    None,
 }
 
 impl FsJob {
     /// The keys of the table.
-    pub const KEYS: [&'static str; 15] = [
+    pub const KEYS: [&'static str; 17] = [
         "app",
         "fill",
         "bs",
@@ -104,10 +126,12 @@ impl FsJob {
         "instances",
         "binaries",
         "metadata",
+        "discard",
+        "fstrim_every",
     ];
 
     /// The keys of the table other than `app`, with whether each is set.
-    fn keys(&self) -> [(&'static str, bool); 14] {
+    fn keys(&self) -> [(&'static str, bool); 16] {
         [
             ("fill", self.fill.is_some()),
             ("bs", self.bs.is_some()),
@@ -123,6 +147,8 @@ impl FsJob {
             ("instances", self.instances.is_some()),
             ("binaries", self.binaries.is_some()),
             ("metadata", self.metadata.is_some()),
+            ("discard", self.discard.is_some()),
+            ("fstrim_every", self.fstrim_every.is_some()),
         ]
     }
 }
@@ -277,14 +303,33 @@ impl Params<'_> {
     }
 
     /// An empty file system over the region, with its journal and metadata writes unless
-    /// `metadata = false`.
-    pub fn file_system(&mut self) -> FileSystem {
-        self.used.push("metadata");
-        if self.fs.metadata.unwrap_or(true) {
+    /// `metadata = false`, trimming deleted files as `discard` says.
+    pub fn file_system(&mut self) -> std::result::Result<FileSystem, BadKey> {
+        self.used.extend(["metadata", "discard", "fstrim_every"]);
+        let mut fs = if self.fs.metadata.unwrap_or(true) {
             FileSystem::with_metadata(self.start, self.len)
         } else {
             FileSystem::new(self.start, self.len)
-        }
+        };
+        let discard = self.fs.discard.unwrap_or_default();
+        let every = match (discard, self.fs.fstrim_every) {
+            (Discard::Periodic, Some(Size(0))) => {
+                return Err(BadKey::new(
+                    "fs.fstrim_every",
+                    "got 0; expected a positive size of new file data between two fstrims",
+                ))
+            }
+            (Discard::Periodic, e) => e.map_or(fs.capacity().max(BLOCK), |e| e.0),
+            (_, Some(_)) => {
+                return Err(BadKey::new(
+                    "fs.fstrim_every",
+                    "set without discard = \"periodic\"; expected discard = \"periodic\" or no fstrim_every",
+                ))
+            }
+            (_, None) => 0,
+        };
+        fs.set_discard(discard, every);
+        Ok(fs)
     }
 
     /// `share` of the region, in whole blocks.
@@ -473,6 +518,13 @@ pub struct FileSystem {
     live: usize,
     /// The file system's own journal and metadata writes (None: data only).
     meta: Option<meta::Metadata>,
+    discard: Discard,
+    /// With [`Discard::Periodic`]: new file data between two fstrims, and since the last.
+    fstrim_every: u64,
+    appended_since_fstrim: u64,
+    /// TRIM requests queued so far (deletes' or fstrims'), and fstrims run.
+    pub trims: u64,
+    pub fstrims: u64,
 }
 
 /// Bytes a file takes at most in the file table (its entry, an extent, a free extent beside
@@ -499,6 +551,11 @@ impl FileSystem {
             unused_ids: Vec::new(),
             live: 0,
             meta: None,
+            discard: Discard::Immediate,
+            fstrim_every: 0,
+            appended_since_fstrim: 0,
+            trims: 0,
+            fstrims: 0,
         }
     }
 
@@ -522,6 +579,28 @@ impl FileSystem {
 
     pub fn capacity(&self) -> u64 {
         self.len
+    }
+
+    /// Trim deleted files as `discard` says; with [`Discard::Periodic`], an fstrim after
+    /// every `every` bytes of new file data (positive).
+    pub fn set_discard(&mut self, discard: Discard, every: u64) {
+        self.discard = discard;
+        self.fstrim_every = every;
+    }
+
+    /// fstrim: queue a TRIM of every free extent.
+    fn fstrim(&mut self, out: &mut VecDeque<Request>) {
+        self.fstrims += 1;
+        for (&offset, &len) in &self.free {
+            out.push_back(Request {
+                time_ns: 0,
+                op: Op::Trim,
+                offset,
+                len,
+                stream: 0,
+            });
+        }
+        self.trims += self.free.len() as u64;
     }
     pub fn free_bytes(&self) -> u64 {
         self.free_bytes
@@ -642,6 +721,13 @@ impl FileSystem {
         if let Some(m) = self.meta.as_mut() {
             m.maybe_commit(out);
         }
+        if self.discard == Discard::Periodic {
+            self.appended_since_fstrim += bytes;
+            if self.appended_since_fstrim >= self.fstrim_every {
+                self.appended_since_fstrim = 0;
+                self.fstrim(out);
+            }
+        }
         Ok(())
     }
 
@@ -684,19 +770,23 @@ impl FileSystem {
         self.io(Op::Write, id, off, len, max_io, out)
     }
 
-    /// Delete file `id`: queue a TRIM of each of its extents and free them.
+    /// Delete file `id`: free its extents, with a TRIM of each queued if `discard` is
+    /// immediate.
     pub fn delete(&mut self, id: FileId, out: &mut VecDeque<Request>) {
         let f = self.files[id.0 as usize].take().expect("a live file");
         self.live -= 1;
         self.unused_ids.push(id.0);
         for e in &f.extents {
-            out.push_back(Request {
-                time_ns: 0,
-                op: Op::Trim,
-                offset: e.offset,
-                len: e.len,
-                stream: f.stream,
-            });
+            if self.discard == Discard::Immediate {
+                out.push_back(Request {
+                    time_ns: 0,
+                    op: Op::Trim,
+                    offset: e.offset,
+                    len: e.len,
+                    stream: f.stream,
+                });
+                self.trims += 1;
+            }
             self.release(*e);
         }
         if let Some(m) = self.meta.as_mut() {
@@ -860,6 +950,62 @@ pub(crate) mod tests {
         let e = fs.append(c, 7 * BLOCK, SEQ_IO, &mut q).unwrap_err().to_string();
         assert!(e.contains("is full") && e.contains("expected"), "{e}");
         fs.check().unwrap();
+    }
+
+    #[test]
+    fn discard_decides_when_deleted_blocks_are_trimmed() {
+        // Four files of 4 blocks, the second and third deleted: immediate trims their extents
+        // at once; none never; periodic trims every free extent once 16 new blocks were
+        // written since the last fstrim.
+        let run = |d: Discard| {
+            let mut fs = FileSystem::new(0, 64 * BLOCK);
+            fs.set_discard(d, 16 * BLOCK);
+            let mut q = VecDeque::new();
+            let ids: Vec<FileId> = (0..4).map(|i| fs.create(i + 1)).collect();
+            for &id in &ids {
+                fs.append(id, 4 * BLOCK, SEQ_IO, &mut q).unwrap();
+            }
+            let first = drain(&mut q);
+            fs.delete(ids[1], &mut q);
+            fs.delete(ids[2], &mut q);
+            let deletes = drain(&mut q);
+            let id = fs.create(9);
+            fs.append(id, BLOCK, SEQ_IO, &mut q).unwrap();
+            let after = drain(&mut q);
+            (fs, first, deletes, after)
+        };
+        let trims = |v: &[Request]| -> Vec<(u64, u64)> {
+            v.iter()
+                .filter(|r| r.op == Op::Trim)
+                .map(|r| (r.offset / BLOCK, r.len / BLOCK))
+                .collect()
+        };
+        let (fs, first, deletes, after) = run(Discard::Immediate);
+        assert!(trims(&first).is_empty() && trims(&after).is_empty());
+        assert_eq!(trims(&deletes), [(4, 4), (8, 4)]);
+        assert_eq!((fs.trims, fs.fstrims), (2, 0));
+        let (fs, first, deletes, after) = run(Discard::None);
+        assert!(trims(&first).is_empty() && trims(&deletes).is_empty() && trims(&after).is_empty());
+        assert_eq!((fs.trims, fs.fstrims), (0, 0));
+        // The freed blocks are reused without a trim: next fit goes on from block 16.
+        assert_eq!(after.iter().find(|r| r.op == Op::Write).unwrap().offset, 16 * BLOCK);
+        // Periodic: the 16th block written (the fourth file's last) runs an fstrim of the free
+        // space then (blocks 16..64); the deletes trim nothing; the next fstrim is 16 blocks
+        // away.
+        let (fs, first, deletes, after) = run(Discard::Periodic);
+        assert_eq!(trims(&first), [(16, 48)]);
+        assert!(trims(&deletes).is_empty() && trims(&after).is_empty());
+        assert_eq!((fs.trims, fs.fstrims), (1, 1));
+        // 15 more blocks reach the period again: the free space, now with the deleted files'
+        // blocks, is trimmed extent by extent.
+        let (mut fs, ..) = run(Discard::Periodic);
+        let mut q = VecDeque::new();
+        let id = fs.create(7);
+        fs.append(id, 14 * BLOCK, SEQ_IO, &mut q).unwrap();
+        assert!(trims(&drain(&mut q)).is_empty());
+        fs.append(id, BLOCK, SEQ_IO, &mut q).unwrap();
+        assert_eq!(trims(&drain(&mut q)), [(4, 8), (32, 32)]);
+        assert_eq!(fs.fstrims, 2);
     }
 
     #[test]
@@ -1062,6 +1208,7 @@ pub(crate) mod tests {
             "app" => "app = \"fio\"".to_string(),
             k if ["fill", "read_share", "theta"].contains(&k) => format!("{k} = 0.5"),
             "metadata" => "metadata = true".to_string(),
+            "discard" => "discard = \"periodic\"".to_string(),
             k => format!("{k} = 4096"),
         });
         let fs: FsJob = toml::from_str(&all.collect::<Vec<_>>().join("\n")).unwrap();
@@ -1099,6 +1246,15 @@ pub(crate) mod tests {
         assert!(e.msg.contains("; expected"), "{}", e.msg);
         let e = bad("app = \"fio\"\nbs = 1000", "1GiB");
         assert_eq!(e.key, "fs.bs");
+        let e = bad("app = \"gcc\"\nfstrim_every = \"1GiB\"", "1GiB");
+        assert_eq!(e.key, "fs.fstrim_every");
+        assert!(e.msg.contains("without discard = \"periodic\"; expected"), "{}", e.msg);
+        let e = bad("app = \"gcc\"\ndiscard = \"periodic\"\nfstrim_every = 0", "1GiB");
+        assert_eq!(e.key, "fs.fstrim_every");
+        for d in ["immediate", "periodic", "none"] {
+            let j = job(&format!("app = \"gcc\"\ndiscard = \"{d}\""), "1GiB", "");
+            assert_eq!(check(&j, j.fs.as_ref().unwrap(), 1 << 30), Ok(()), "{d}");
+        }
         let e = bad("app = \"ycsb\"", "128KiB");
         assert_eq!(e.key, "size");
         assert!(e.msg.contains("too small") && e.msg.contains("; expected"), "{}", e.msg);

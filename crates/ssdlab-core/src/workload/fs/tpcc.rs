@@ -81,7 +81,7 @@ impl Tpcc {
         }
         let zipf = rand_distr::Zipf::new(starts[8], theta).map_err(|e| BadKey::new("fs.theta", e.to_string()))?;
         Ok(Box::new(Tpcc {
-            fs: p.file_system(),
+            fs: p.file_system()?,
             rng: p.rng(),
             zipf,
             read_share,

@@ -123,7 +123,7 @@ impl Ycsb {
             ));
         }
         let zipf = rand_distr::Zipf::new(keys, theta).map_err(|e| BadKey::new("fs.theta", e.to_string()))?;
-        let mut fs = p.file_system();
+        let mut fs = p.file_system()?;
         let wal = fs.create(WAL_STREAM);
         Ok(Ycsb {
             fs,
