@@ -479,79 +479,48 @@ impl Experiment for Plan {
                 "no garbage collection under the baseline or PLAN-Pred-1/4 on FIO or GCC (WAF 1.000)",
             ),
         );
-        // Bars: WAF, erases and bandwidth (normalised to baseline) per workload and policy.
-        let cats: Vec<String> = WORKLOADS.iter().map(|w| w.0.to_string()).collect();
-        for (id, title, y, f) in [
-            (
-                "waf",
-                "Write amplification",
-                "WAF",
-                (|_: &PointResult, r: &PointResult| r.metric("waf")) as fn(&PointResult, &PointResult) -> f64,
-            ),
-            (
-                "erases",
-                "Erased blocks, normalised to baseline",
-                "× baseline",
-                |b, r| erases(r) / erases(b),
-            ),
-            (
-                "bandwidth",
-                "Host bandwidth, normalised to baseline",
-                "× baseline",
-                |b, r| bandwidth(r) / bandwidth(b),
-            ),
-        ] {
-            figures.push(Figure {
-                id: id.into(),
-                title: title.into(),
-                x_label: "workload".into(),
-                y_label: y.into(),
-                log_x: false,
-                series: POLICIES
-                    .iter()
-                    .map(|p| Series {
-                        name: p.to_string(),
-                        points: WORKLOADS
-                            .iter()
-                            .enumerate()
-                            .map(|(i, w)| (i as f64, f(find(runs, w.0, "baseline"), find(runs, w.0, p))))
-                            .collect(),
-                    })
-                    .collect(),
-                categories: cats.clone(),
-            });
-        }
-        // The other conditions: WAF and erases (normalised to baseline under the same
-        // condition) per workload and policy.
-        for (label, c, workloads) in OTHERS {
+        // Bars: WAF, erases and bandwidth (normalised to baseline) per workload and policy,
+        // under the claims' condition and (WAF and erases) under the others.
+        let all: Vec<&str> = WORKLOADS.iter().map(|w| w.0).collect();
+        let conditions = std::iter::once((None, String::new(), &all[..])).chain(OTHERS.iter().map(|(label, c, ws)| {
+            let what = if c.separate_gc {
+                format!(", deleted files never trimmed (discard = \"{}\")", c.discard)
+            } else {
+                ", GC through the host's first slot (FEMU's shared write pointer)".to_string()
+            };
+            (Some(*label), what, *ws)
+        }));
+        for (label, what, workloads) in conditions {
             let at = |w: &str, p: &str| {
-                let id = format!("{w}/{p}/{label}");
+                let id = match label {
+                    Some(l) => format!("{w}/{p}/{l}"),
+                    None => format!("{w}/{p}"),
+                };
                 runs.iter()
                     .find(|r| r.id == id)
                     .unwrap_or_else(|| panic!("point {id} declared"))
             };
-            let what = if c.separate_gc {
-                format!("deleted files never trimmed (discard = \"{}\")", c.discard)
-            } else {
-                "GC through the host's first slot (FEMU's shared write pointer)".to_string()
-            };
-            for (id, title, y, f) in [
-                (
-                    "waf",
-                    "Write amplification",
-                    "WAF",
-                    (|_: &PointResult, r: &PointResult| r.metric("waf")) as fn(&PointResult, &PointResult) -> f64,
-                ),
+            let charts: [(&str, &str, &str, fn(&PointResult, &PointResult) -> f64); 3] = [
+                ("waf", "Write amplification", "WAF", |_, r| r.metric("waf")),
                 (
                     "erases",
                     "Erased blocks, normalised to baseline",
                     "× baseline",
                     |b, r| erases(r) / erases(b),
                 ),
-            ] {
+                (
+                    "bandwidth",
+                    "Host bandwidth, normalised to baseline",
+                    "× baseline",
+                    |b, r| bandwidth(r) / bandwidth(b),
+                ),
+            ];
+            // Bandwidth under the claims' condition only.
+            let n = if label.is_some() { 2 } else { 3 };
+            for (id, title, y, f) in charts.into_iter().take(n) {
                 figures.push(Figure {
-                    id: format!("{id}-{label}"),
-                    title: format!("{title}, {what}"),
+                    id: label.map_or(id.to_string(), |l| format!("{id}-{l}")),
+                    title: format!("{title}{what}"),
                     x_label: "workload".into(),
                     y_label: y.into(),
                     log_x: false,
