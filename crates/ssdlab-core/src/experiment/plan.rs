@@ -196,6 +196,9 @@ pub fn mean_victim_valid(hist: &[u64]) -> f64 {
     hist.iter().enumerate().map(|(i, &c)| i as f64 * c as f64).sum::<f64>() / n as f64
 }
 
+/// A bar chart's value of a point, given its workload's baseline point.
+type Metric = fn(&PointResult, &PointResult) -> f64;
+
 /// Host bandwidth, MB/s, reads and writes.
 fn bandwidth(r: &PointResult) -> f64 {
     r.metric("read_mb_s") + r.metric("write_mb_s")
@@ -500,7 +503,7 @@ impl Experiment for Plan {
                     .find(|r| r.id == id)
                     .unwrap_or_else(|| panic!("point {id} declared"))
             };
-            let charts: [(&str, &str, &str, fn(&PointResult, &PointResult) -> f64); 3] = [
+            let charts: [(&str, &str, &str, Metric); 3] = [
                 ("waf", "Write amplification", "WAF", |_, r| r.metric("waf")),
                 (
                     "erases",
