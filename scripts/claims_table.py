@@ -39,6 +39,8 @@ def fails_if(c):
         return f"ours above {num(seed)}"
     if k == "above":
         return f"ours − {num(seed)} not above the noise ({num(r['margin'])}), a tie included"
+    if k == "not_below":
+        return f"{num(seed)} − ours above the noise ({num(r['margin'])})"
     if k == "below":
         return f"{num(seed)} − ours not above the noise ({num(r['margin'])}), a tie included"
     raise SystemExit(f"claims_table: unknown rule {k}")

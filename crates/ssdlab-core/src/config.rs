@@ -519,9 +519,9 @@ pub struct PlacementConfig {
     /// AutoStream: the LBA chunk whose history assigns a stream.
     #[serde(default = "default_autostream_chunk")]
     pub chunk: Size,
-    /// AutoStream: decay period, in host data written as a share of the logical capacity.
+    /// AutoStream: decay period, in simulated time (an access count halves per period).
     #[serde(default = "default_decay")]
-    pub decay: f64,
+    pub decay: Duration,
     /// PLAN-Pred: the LBA chunk whose write history predicts a lifetime.
     #[serde(default = "default_lifetime_chunk")]
     pub lifetime_chunk: Size,
@@ -544,8 +544,9 @@ fn default_large_write() -> Size {
 fn default_autostream_chunk() -> Size {
     Size(2 << 20)
 }
-fn default_decay() -> f64 {
-    0.1
+fn default_decay() -> Duration {
+    // zhxq/AutoStream's example (`…:2097152:10:16`: 2 MiB chunks, 10 s, 16 streams).
+    Duration(10_000_000_000)
 }
 fn default_lifetime_chunk() -> Size {
     Size(16 << 10)
@@ -1069,6 +1070,7 @@ pub const UNSET_KEYS: &[(&str, &str)] = &[
     ("job.ramp_time", "0"),
     ("job.seed", "derived from the run's seed"),
     ("job.rate_iops", "closed loop"),
+    ("job.thinktime", "0: the next I/O at once"),
     ("job.bssplit", "bs only"),
     ("job.trace", "generated requests; its keys are in docs/traces.md"),
     (

@@ -1454,6 +1454,7 @@ impl Device {
                 len: req.len,
                 stream: req.stream,
                 clock: self.counters.host_write_units,
+                now_ns: self.now,
             }),
         }
     }

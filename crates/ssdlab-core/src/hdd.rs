@@ -606,6 +606,9 @@ fn check_job(job: &JobConfig, i: usize, capacity: u64) -> Result<()> {
     if job.stonewall {
         return refuse("stonewall", "jobs on the hard disk all start at 0");
     }
+    if job.thinktime.is_some() {
+        return refuse("thinktime", "think time is not modelled on the hard disk");
+    }
     if matches!(job.rw, Rw::Trim | Rw::RandTrim) {
         return refuse("rw", "a hard disk has no trim");
     }

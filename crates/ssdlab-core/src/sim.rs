@@ -816,7 +816,12 @@ impl Simulation {
                     }
                     js.last_lat.push_back(lat);
                 } else {
-                    host.push(Reverse((c, seq, is.stream)));
+                    // fio's thinktime: the slot waits before its next I/O.
+                    let next = match job.thinktime {
+                        Some(t) => check_time(c.saturating_add(t.0), "the next I/O after a think time")?,
+                        None => c,
+                    };
+                    host.push(Reverse((next, seq, is.stream)));
                     seq += 1;
                     live[phase_of[s.job]] += 1;
                 }

@@ -944,3 +944,38 @@ fn default_run_meets_its_targets_and_repeats_exactly() {
     );
     assert!(a.ssd.warnings.is_empty(), "{:?}", a.ssd.warnings);
 }
+
+#[test]
+fn thinktime_delays_each_next_io_by_exactly_its_length() {
+    // One outstanding 4 KiB read at a time over a filled device: each read finds the device
+    // idle and takes the same time, so with fio's thinktime the run lasts (n − 1) think
+    // times longer, and the reads' latencies do not change.
+    let run = |think: &str| {
+        let text = exact()
+            + "[precondition]\nmode = \"sequential\"\nutilisation = 1.0\n"
+            + "[[job]]\nrw = \"randread\"\nbs = \"4k\"\niodepth = 1\nnumber_ios = 200\n"
+            + think;
+        let c = cfg(&text);
+        let mut sim = Simulation::new(&c).unwrap();
+        sim.run(&mut |_| {}).unwrap()
+    };
+    let (plain, thinking) = (run(""), run("thinktime = \"1ms\"\n"));
+    let lat = |r: &ssdlab_core::RunResult| r.jobs[0].read.clat_ns.mean;
+    assert_eq!(lat(&plain), lat(&thinking));
+    assert_eq!(thinking.ssd.sim_time_ns - plain.ssd.sim_time_ns, 199 * 1_000_000);
+    // fio's job-file key: a bare number is microseconds.
+    let mut c = cfg(&exact());
+    c.set_jobs_from_fio(
+        "t.fio",
+        "[a]\nrw=randread\nthinktime=250\n[b]\nrw=read\nthinktime=2ms\n",
+    )
+    .unwrap();
+    assert_eq!(c.job[0].thinktime.map(|d| d.0), Some(250_000));
+    assert_eq!(c.job[1].thinktime.map(|d| d.0), Some(2_000_000));
+    // Open-loop jobs have no think time.
+    let text = exact() + "[[job]]\nrw = \"randread\"\nrate_iops = 1000\nthinktime = \"1ms\"\nnumber_ios = 10\n";
+    let e = ssdlab_core::config::parse_config(&text, "t.toml", std::path::Path::new("."))
+        .and_then(|c| c.validate().map(|_| c))
+        .expect_err("refused");
+    assert!(e.to_string().contains("thinktime: set on an open-loop job"), "{e}");
+}

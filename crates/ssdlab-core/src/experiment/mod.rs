@@ -293,6 +293,9 @@ pub enum Rule {
     Above { margin: f64 },
     /// seed − ours > margin: a direction downwards, beyond the noise margin.
     Below { margin: f64 },
+    /// seed − ours ≤ margin: "kept" (not lower), failing only when ours is lower than the
+    /// seed's by more than the noise margin the experiment measured.
+    NotBelow { margin: f64 },
 }
 
 impl Rule {
@@ -307,6 +310,7 @@ impl Rule {
             Rule::AtMost => ours <= seed,
             Rule::Above { margin } => margin.is_finite() && ours - seed > margin.max(0.0),
             Rule::Below { margin } => margin.is_finite() && seed - ours > margin.max(0.0),
+            Rule::NotBelow { margin } => seed - ours <= margin.max(0.0),
         }
     }
     /// The rule as the claims table prints it.
@@ -318,12 +322,15 @@ impl Rule {
             Rule::AtMost => "at most the seed's".into(),
             Rule::Above { margin } => format!("above the seed's by more than the noise {}", fmt_num(margin)),
             Rule::Below { margin } => format!("below the seed's by more than the noise {}", fmt_num(margin)),
+            Rule::NotBelow { margin } => format!("not below the seed's by more than the noise {}", fmt_num(margin)),
         }
     }
     /// A direction upwards; its margin is the noise the experiment measures.
     pub const ABOVE: Rule = Rule::Above { margin: 0.0 };
     /// A direction downwards; its margin is the noise the experiment measures.
     pub const BELOW: Rule = Rule::Below { margin: 0.0 };
+    /// Kept (not lower); its margin is the noise the experiment measures.
+    pub const NOT_BELOW: Rule = Rule::NotBelow { margin: 0.0 };
     /// A direction rule (its pass needs a difference beyond the noise margin).
     pub fn is_direction(self) -> bool {
         matches!(self, Rule::Above { .. } | Rule::Below { .. })
@@ -468,6 +475,9 @@ impl Claim {
                 margin: margin.max(noise),
             },
             Rule::Below { margin } => Rule::Below {
+                margin: margin.max(noise),
+            },
+            Rule::NotBelow { margin } => Rule::NotBelow {
                 margin: margin.max(noise),
             },
             r => r,
@@ -1002,9 +1012,14 @@ mod tests {
         assert!(down.holds(1.0, 0.74) && !down.holds(1.0, 0.75) && !down.holds(1.0, 1.2));
         assert!(!Rule::BELOW.holds(1.0, 1.0) && Rule::BELOW.holds(1.0, 0.999));
         assert!(!Rule::Above { margin: f64::INFINITY }.holds(0.0, 1e300));
+        // Kept: a tie and anything above pass; lower passes only within the noise.
+        let kept = Rule::NotBelow { margin: 0.01 };
+        assert!(kept.holds(1.0, 1.0) && kept.holds(1.0, 1.2) && kept.holds(1.0, 0.99) && !kept.holds(1.0, 0.989));
+        assert!(Rule::NOT_BELOW.holds(1.0, 1.0) && !Rule::NOT_BELOW.holds(1.0, 0.9999) && !kept.is_direction());
+        assert_eq!(kept.describe(), "not below the seed's by more than the noise 0.01000");
         assert!(up.is_direction() && down.is_direction() && !rel.is_direction() && !Rule::AtLeast.is_direction());
         assert_eq!(up.describe(), "above the seed's by more than the noise 0.2500");
-        for r in [rel, abs, Rule::AtLeast, Rule::AtMost, up, down] {
+        for r in [rel, abs, Rule::AtLeast, Rule::AtMost, up, down, kept] {
             assert!(!r.holds(1.0, f64::NAN) && !r.holds(f64::INFINITY, 1.0));
         }
     }

@@ -67,6 +67,38 @@ pub struct Condition {
     pub separate_gc: bool,
     /// `[job.fs] discard`: "immediate" (`-o discard`) or "none".
     pub discard: &'static str,
+    /// The applications the seed calls CPU-bound ([`APP_BOUND`]) run with a think time
+    /// ([`think_time`]); else every workload issues back to back (device-bound).
+    pub app_bound: bool,
+}
+
+/// The workloads the seed calls CPU-bound: "对于CPU受限的工作负载,如TPC-C、YCSB和GCC".
+pub const APP_BOUND: [&str; 3] = ["tpcc", "ycsb", "gcc"];
+
+/// Outstanding requests of every workload (each slot a thread of the application).
+const IODEPTH: u64 = 16;
+
+/// The think time that makes an application bound by its own work: its 16 slots together
+/// offer at most half of what the narrowest small superblock programs (PLAN's 1/8 width:
+/// 8 chips × 4 KiB per 200 µs tPROG = 164 MB/s, so 82 MB/s), reads and writes counted, so
+/// that no policy's superblock width can be the bottleneck: `16 × S / 82 MB/s`, with S the
+/// application's mean request size over its first 100,000 requests (trims aside).
+pub fn think_time(job: &crate::workload::job::JobConfig, capacity: u64) -> Result<u64> {
+    let fs = job.fs.as_ref().expect("a file-system job");
+    let mut src = crate::workload::fs::make_source(job, fs, capacity, 0)?;
+    let (mut bytes, mut n) = (0u64, 0u64);
+    while n < 100_000 {
+        match src.next_request(0)? {
+            Some(r) if r.op != crate::request::Op::Trim => {
+                bytes += r.len;
+                n += 1;
+            }
+            Some(_) => {}
+            None => break,
+        }
+    }
+    let mean = bytes as f64 / n.max(1) as f64;
+    Ok((IODEPTH as f64 * mean / 82e6 * 1e9).round() as u64)
 }
 
 /// The condition the claims use: the same GC destination for every policy (a superblock of
@@ -77,26 +109,42 @@ pub struct Condition {
 pub const CLAIMS: Condition = Condition {
     separate_gc: true,
     discard: "immediate",
+    app_bound: true,
 };
 
 /// The other choices, each shown beside the claims' condition: FEMU's shared GC frontier on
-/// every workload, and no discard on the workloads that delete files.
-pub const OTHERS: [(&str, Condition, &[&str]); 2] = [
+/// every workload, no discard on the workloads that delete files, and the CPU-bound
+/// applications issuing back to back.
+pub const OTHERS: [(&str, &str, Condition, &[&str]); 3] = [
     (
         "shared-gc",
+        "GC through the host's first slot (FEMU's shared write pointer)",
         Condition {
             separate_gc: false,
             discard: "immediate",
+            app_bound: true,
         },
         &["fio", "tpcc", "ycsb", "fileserver", "gcc"],
     ),
     (
         "no-discard",
+        "deleted files never trimmed (discard = \"none\")",
         Condition {
             separate_gc: true,
             discard: "none",
+            app_bound: true,
         },
         &["ycsb", "fileserver", "gcc"],
+    ),
+    (
+        "device-bound",
+        "TPC-C, YCSB and GCC issuing back to back (device-bound)",
+        Condition {
+            separate_gc: true,
+            discard: "immediate",
+            app_bound: false,
+        },
+        &APP_BOUND,
     ),
 ];
 
@@ -138,7 +186,7 @@ fn point(policy: &str, w: (&str, &str, &str), scale: Scale, c: Condition, label:
     let logical = crate::geometry::Geometry::from_config(&config.device, PRESET)?.logical_bytes();
     let region = ((logical as f64 * (1.0 - COLD)) as u64) / 4096 * 4096;
     let text = format!(
-        "[device]\npreset = \"{PRESET}\"\n[[job]]\nname = \"{name}\"\noffset = \"{off}%\"\niodepth = 16\nio_size = {bytes}\n[job.fs]\n{fs}\ndiscard = \"{discard}\"\n",
+        "[device]\npreset = \"{PRESET}\"\n[[job]]\nname = \"{name}\"\noffset = \"{off}%\"\niodepth = {IODEPTH}\nio_size = {bytes}\n[job.fs]\n{fs}\ndiscard = \"{discard}\"\n",
         name = w.0,
         off = (COLD * 100.0) as u32,
         bytes = region * passes(scale),
@@ -151,6 +199,10 @@ fn point(policy: &str, w: (&str, &str, &str), scale: Scale, c: Condition, label:
         std::path::Path::new("."),
     )?;
     config.job = jobs.job;
+    let bound = c.app_bound && APP_BOUND.contains(&w.0);
+    if bound {
+        config.job[0].thinktime = Some(crate::units::Duration(think_time(&config.job[0], logical)?));
+    }
     config.validate()?;
     Ok(Point {
         id: match label {
@@ -166,6 +218,7 @@ fn point(policy: &str, w: (&str, &str, &str), scale: Scale, c: Condition, label:
                 if c.separate_gc { "separate" } else { "shared" }.into(),
             ),
             ("discard".into(), c.discard.into()),
+            ("bound".into(), if bound { "application" } else { "device" }.into()),
         ],
         work: Work::Ssd(Box::new(config)),
     })
@@ -262,7 +315,7 @@ impl Experiment for Plan {
                 points.push(point(p, w, scale, CLAIMS, None)?);
             }
         }
-        for (label, c, workloads) in OTHERS {
+        for (label, _, c, workloads) in OTHERS {
             for w in WORKLOADS.iter().filter(|w| workloads.contains(&w.0)) {
                 for p in POLICIES {
                     points.push(point(p, *w, scale, c, Some(label))?);
@@ -404,7 +457,7 @@ impl Experiment for Plan {
                         1.0,
                         bw,
                         "× baseline",
-                        Rule::AtLeast,
+                        Rule::NOT_BELOW,
                         note.clone(),
                     )
                     .source(bandwidth_source(w)),
@@ -485,14 +538,11 @@ impl Experiment for Plan {
         // Bars: WAF, erases and bandwidth (normalised to baseline) per workload and policy,
         // under the claims' condition and (WAF and erases) under the others.
         let all: Vec<&str> = WORKLOADS.iter().map(|w| w.0).collect();
-        let conditions = std::iter::once((None, String::new(), &all[..])).chain(OTHERS.iter().map(|(label, c, ws)| {
-            let what = if c.separate_gc {
-                format!(", deleted files never trimmed (discard = \"{}\")", c.discard)
-            } else {
-                ", GC through the host's first slot (FEMU's shared write pointer)".to_string()
-            };
-            (Some(*label), what, *ws)
-        }));
+        let conditions = std::iter::once((None, String::new(), &all[..])).chain(
+            OTHERS
+                .iter()
+                .map(|(label, what, _, ws)| (Some(*label), format!(", {what}"), *ws)),
+        );
         for (label, what, workloads) in conditions {
             let at = |w: &str, p: &str| {
                 let id = match label {
@@ -518,8 +568,12 @@ impl Experiment for Plan {
                     |b, r| bandwidth(r) / bandwidth(b),
                 ),
             ];
-            // Bandwidth under the claims' condition only.
-            let n = if label.is_some() { 2 } else { 3 };
+            // Bandwidth under the claims' condition and device-bound, where it differs.
+            let n = if matches!(label, None | Some("device-bound")) {
+                3
+            } else {
+                2
+            };
             for (id, title, y, f) in charts.into_iter().take(n) {
                 figures.push(Figure {
                     id: label.map_or(id.to_string(), |l| format!("{id}-{l}")),

@@ -28,6 +28,8 @@ pub struct Write {
     pub stream: u32,
     /// Host mapping units written before this write (the device's write clock).
     pub clock: u64,
+    /// Simulated time of the write, ns.
+    pub now_ns: u64,
 }
 
 /// A placement policy: routes host writes to write classes (slots).
@@ -182,11 +184,8 @@ pub fn check(cfg: &DeviceConfig) -> std::result::Result<(), (String, String)> {
             ));
         }
     }
-    if !(p.decay.is_finite() && p.decay > 0.0) {
-        return Err((
-            key("decay"),
-            format!("got {}; expected a positive share of the logical capacity", p.decay),
-        ));
+    if p.decay.0 == 0 {
+        return Err((key("decay"), "got 0; expected a positive duration".into()));
     }
     let b = &p.lifetime_bounds;
     if b.iter().any(|x| !(x.is_finite() && *x > 0.0)) || b.windows(2).any(|w| w[0] >= w[1]) {

@@ -35,6 +35,7 @@ mod tests {
             len: 4096,
             stream,
             clock: 0,
+            now_ns: 0,
         };
         let got: Vec<usize> = [0, 1, 2, 3, 4, 5, 9].iter().map(|&s| m.route(&w(s))).collect();
         assert_eq!(got, vec![0, 0, 1, 2, 3, 0, 0]);

@@ -179,6 +179,7 @@ mod tests {
             len,
             stream: 0,
             clock,
+            now_ns: 0,
         }
     }
 

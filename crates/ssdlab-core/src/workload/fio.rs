@@ -85,6 +85,21 @@ fn fio_msec(val: &str) -> std::result::Result<u64, String> {
     }
 }
 
+/// fio's durations whose bare numbers have a unit (`runtime`, `ramp_time`: s; `thinktime`:
+/// µs): `unit_ns` nanoseconds per unit, named `unit` in errors.
+fn fio_time(val: &str, unit_ns: u64, unit: &str) -> std::result::Result<Duration, String> {
+    let v = val.trim();
+    let ns = if v.chars().all(|c| c.is_ascii_digit()) {
+        v.parse::<u64>()
+            .map_err(|_| format!("got '{val}'; expected a whole number"))?
+            .checked_mul(unit_ns)
+            .ok_or_else(|| format!("got {val} {unit}; expected at most 2^64 ns"))?
+    } else {
+        parse_duration_ns(v)?
+    };
+    Ok(Duration(ns))
+}
+
 /// fio's boolean options: no value or 1 is true, 0 false.
 fn fio_bool(val: &str) -> std::result::Result<bool, String> {
     match val.trim() {
@@ -161,27 +176,9 @@ fn apply(job: &mut JobConfig, key: &str, val: &str, kb_base: u64) -> std::result
         "size" | "filesize" => job.size = Some(size_or_share(val, kb_base)?),
         "io_size" | "io_limit" => job.io_size = Some(Size(fio_size(val, kb_base)?)),
         "number_ios" => job.number_ios = Some(num(val)?),
-        "runtime" => {
-            // fio's runtime defaults to seconds.
-            let ns = if val.trim().chars().all(|c| c.is_ascii_digit()) {
-                num(val)?
-                    .checked_mul(1_000_000_000)
-                    .ok_or_else(|| format!("got {val} s; expected at most 2^64 ns"))?
-            } else {
-                parse_duration_ns(val)?
-            };
-            job.runtime = Some(Duration(ns))
-        }
-        "ramp_time" => {
-            let ns = if val.trim().chars().all(|c| c.is_ascii_digit()) {
-                num(val)?
-                    .checked_mul(1_000_000_000)
-                    .ok_or_else(|| format!("got {val} s; expected at most 2^64 ns"))?
-            } else {
-                parse_duration_ns(val)?
-            };
-            job.ramp_time = Some(Duration(ns))
-        }
+        // fio's runtime and ramp_time default to seconds, its thinktime to microseconds.
+        "runtime" => job.runtime = Some(fio_time(val, 1_000_000_000, "s")?),
+        "ramp_time" => job.ramp_time = Some(fio_time(val, 1_000_000_000, "s")?),
         "time_based" => {
             job.time_based = match val.trim() {
                 "" | "1" => true,
@@ -195,6 +192,7 @@ fn apply(job: &mut JobConfig, key: &str, val: &str, kb_base: u64) -> std::result
         }
         "randseed" | "seed" => job.seed = Some(num(val)?),
         "rate_iops" => job.rate_iops = Some(num(val)?),
+        "thinktime" => job.thinktime = Some(fio_time(val, 1_000, "us")?),
         "stream" => job.stream = num32(val)?,
         _ if IGNORED.contains(&key) => {}
         _ => {

@@ -151,6 +151,10 @@ pub struct JobConfig {
     /// Open loop: issue at this rate (per clone) regardless of completions.
     #[serde(default)]
     pub rate_iops: Option<u64>,
+    /// fio's `thinktime`: once an I/O completes, its queue slot waits this long before the
+    /// clone issues the next one (an application's own work between I/Os). Closed loop only.
+    #[serde(default)]
+    pub thinktime: Option<Duration>,
     /// Stream id for placement schemes.
     #[serde(default)]
     pub stream: u32,
@@ -481,6 +485,25 @@ impl JobConfig {
                         d.unwrap().0,
                         crate::sim::HORIZON_NS / 4
                     ),
+                ));
+            }
+        }
+        if let Some(t) = self.thinktime {
+            if t.0 > crate::sim::HORIZON_NS / 4 {
+                return Err(e(
+                    "thinktime",
+                    format!(
+                        "got {} ns; expected at most {} ns (a quarter of the simulated-time horizon)",
+                        t.0,
+                        crate::sim::HORIZON_NS / 4
+                    ),
+                ));
+            }
+            let open_replay = self.trace.is_some() && self.replay.as_deref() != Some("closed");
+            if self.open_loop() || open_replay {
+                return Err(e(
+                    "thinktime",
+                    "set on an open-loop job (rate_iops, [job.hpc] or a trace replayed at its timestamps); expected a closed-loop job (iodepth requests outstanding)".into(),
                 ));
             }
         }
