@@ -16,6 +16,8 @@
 //! model itself matches the mean-field greedy WAF on uniform writes, and the engine matches
 //! it there with GC's survivors in a write point of their own or in the host's.
 
+mod common;
+
 use ssdlab_core::config::Config;
 use ssdlab_core::sim::Simulation;
 
@@ -126,40 +128,13 @@ fn model_waf(classes: &[(u64, f64)], route: &[usize], gc_shared: bool, blocks: u
     flash as f64 / host as f64
 }
 
-/// A drive of `channels` × `ways` single-plane SLC chips, `blocks` × `pages` each, spare
+/// A drive of `channels` × `ways` single-plane SLC chips (the tests' SLC timing), `blocks` × `pages` each, spare
 /// share `op`, GC into its own write point; `placement` a superblock policy or "plane" with
 /// `streams` per-plane frontiers.
 fn drive(channels: u32, ways: u32, blocks: u32, pages: u32, op: f64, placement: &str, streams: u32) -> String {
     format!(
-        r#"
-[device]
-name = "separation"
-[device.geometry]
-channels = {channels}
-ways = {ways}
-blocks_per_plane = {blocks}
-pages_per_block = {pages}
-page_size = "4KiB"
-overprovisioning = {op}
-[device.nand]
-cell = "slc"
-read = "25us"
-program = "200us"
-erase = "1.5ms"
-channel_rate = "400MB/s"
-endurance = 1000000
-[device.host]
-interface = "nvme-gen3x4"
-command_overhead = "0ns"
-[device.ftl]
-gc_policy = "greedy"
-gc_threshold = 2
-gc_frontier = "separate"
-streams = {streams}
-[device.placement]
-policy = "{placement}"
-open_superblocks = 4
-"#
+        "[device]\nname = \"separation\"\n[device.geometry]\nchannels = {channels}\nways = {ways}\nblocks_per_plane = {blocks}\npages_per_block = {pages}\npage_size = \"4KiB\"\noverprovisioning = {op}\n{}gc_policy = \"greedy\"\ngc_frontier = \"separate\"\nstreams = {streams}\n[device.placement]\npolicy = \"{placement}\"\nopen_superblocks = 4\n",
+        common::SLC_TIMING
     )
 }
 
