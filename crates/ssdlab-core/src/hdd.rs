@@ -1150,5 +1150,17 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(e.contains("job[0].hpc: open-loop jobs"), "{e}");
+        // A think time is not modelled: refused rather than ignored.
+        let e = run_jobs(
+            &cfg,
+            &[JobConfig {
+                thinktime: Some(crate::units::Duration(1_000_000)),
+                ..job(Rw::Read, 1, 1)
+            }],
+            3,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("job[0].thinktime: think time is not modelled"), "{e}");
     }
 }

@@ -167,9 +167,25 @@ fn passes(scale: Scale) -> u64 {
     }
 }
 
-/// A point of `policy` on `w` under condition `c`, named `{w}/{policy}` under the claims'
-/// condition and `{w}/{policy}/{label}` under another.
-fn point(policy: &str, w: (&str, &str, &str), scale: Scale, c: Condition, label: Option<&str>) -> Result<Point> {
+/// A point's id: `{w}/{policy}` under the claims' condition, `{w}/{policy}/{label}` under
+/// another.
+fn point_id(w: &str, policy: &str, label: Option<&str>) -> String {
+    match label {
+        Some(l) => format!("{w}/{policy}/{l}"),
+        None => format!("{w}/{policy}"),
+    }
+}
+
+/// A point of `policy` on `w` under condition `c` ([`point_id`]). `thinks` keeps each
+/// workload's think time once computed: it depends on the workload alone.
+fn point(
+    policy: &str,
+    w: (&'static str, &'static str, &'static str),
+    scale: Scale,
+    c: Condition,
+    label: Option<&str>,
+    thinks: &mut std::collections::BTreeMap<&'static str, u64>,
+) -> Result<Point> {
     let (blocks, pages) = geometry(scale);
     let o = vec![
         format!("device.geometry.blocks_per_plane={blocks}"),
@@ -201,14 +217,19 @@ fn point(policy: &str, w: (&str, &str, &str), scale: Scale, c: Condition, label:
     config.job = jobs.job;
     let bound = c.app_bound && APP_BOUND.contains(&w.0);
     if bound {
-        config.job[0].thinktime = Some(crate::units::Duration(think_time(&config.job[0], logical)?));
+        let t = match thinks.get(w.0) {
+            Some(&t) => t,
+            None => {
+                let t = think_time(&config.job[0], logical)?;
+                thinks.insert(w.0, t);
+                t
+            }
+        };
+        config.job[0].thinktime = Some(crate::units::Duration(t));
     }
     config.validate()?;
     Ok(Point {
-        id: match label {
-            Some(l) => format!("{}/{policy}/{l}", w.0),
-            None => format!("{}/{policy}", w.0),
-        },
+        id: point_id(w.0, policy, label),
         labels: vec![
             ("device".into(), PRESET.into()),
             ("scheme".into(), policy.into()),
@@ -225,7 +246,12 @@ fn point(policy: &str, w: (&str, &str, &str), scale: Scale, c: Condition, label:
 }
 
 fn find<'a>(runs: &'a [PointResult], w: &str, policy: &str) -> &'a PointResult {
-    let id = format!("{w}/{policy}");
+    find_in(runs, w, policy, None)
+}
+
+/// The point of `policy` on `w` under the condition `label` (None: the claims').
+fn find_in<'a>(runs: &'a [PointResult], w: &str, policy: &str, label: Option<&str>) -> &'a PointResult {
+    let id = point_id(w, policy, label);
     runs.iter()
         .find(|r| r.id == id)
         .unwrap_or_else(|| panic!("point {id} declared"))
@@ -310,15 +336,16 @@ impl Experiment for Plan {
     }
     fn points(&self, scale: Scale) -> Result<Vec<Point>> {
         let mut points = Vec::new();
+        let mut thinks = std::collections::BTreeMap::new();
         for w in WORKLOADS {
             for p in POLICIES {
-                points.push(point(p, w, scale, CLAIMS, None)?);
+                points.push(point(p, w, scale, CLAIMS, None, &mut thinks)?);
             }
         }
         for (label, _, c, workloads) in OTHERS {
             for w in WORKLOADS.iter().filter(|w| workloads.contains(&w.0)) {
                 for p in POLICIES {
-                    points.push(point(p, *w, scale, c, Some(label))?);
+                    points.push(point(p, *w, scale, c, Some(label), &mut thinks)?);
                 }
             }
         }
@@ -544,15 +571,7 @@ impl Experiment for Plan {
                 .map(|(label, what, _, ws)| (Some(*label), format!(", {what}"), *ws)),
         );
         for (label, what, workloads) in conditions {
-            let at = |w: &str, p: &str| {
-                let id = match label {
-                    Some(l) => format!("{w}/{p}/{l}"),
-                    None => format!("{w}/{p}"),
-                };
-                runs.iter()
-                    .find(|r| r.id == id)
-                    .unwrap_or_else(|| panic!("point {id} declared"))
-            };
+            let at = |w: &str, p: &str| find_in(runs, w, p, label);
             let charts: [(&str, &str, &str, Metric); 3] = [
                 ("waf", "Write amplification", "WAF", |_, r| r.metric("waf")),
                 (
