@@ -530,6 +530,10 @@ pub struct PlacementConfig {
     /// the small superblocks).
     #[serde(default = "default_lifetime_bounds")]
     pub lifetime_bounds: Vec<f64>,
+    /// Superblock width of every host slot as a share of the chips per channel ("1", "1/2",
+    /// "1/4", "1/8"; empty: the policy's own). Not for PLAN, whose name says its width.
+    #[serde(default)]
+    pub width: String,
 }
 
 fn default_placement() -> String {

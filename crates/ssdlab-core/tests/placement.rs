@@ -202,9 +202,48 @@ fn bad_placement_settings_are_refused_with_the_key() {
         "[device.ftl]\ndesign = \"openssd\"\nwrite_buffer = \"1MiB\"\n",
     );
     assert!(e.contains("device.placement.policy") && e.contains("design"), "{e}");
+    let e = error("multi-stream", "width = \"1/3\"\n");
+    assert!(e.contains("device.placement.width") && e.contains("\"1/8\""), "{e}");
+    let e = error("plan-pred-1/4", "width = \"1/8\"\n");
+    assert!(e.contains("device.placement.width") && e.contains("name gives"), "{e}");
+    let e = error("baseline", "width = \"1/8\"\n[device.geometry]\nways = 4\n");
+    assert!(e.contains("device.geometry.ways") && e.contains("multiple of 8"), "{e}");
     // The located line of the key at fault.
     let e = error("nope", "");
     assert!(e.starts_with("bad.toml:4:"), "{e}");
+}
+
+#[test]
+fn a_width_narrows_every_host_superblock_and_keeps_the_invariants() {
+    let geo = |c: &Config| ssdlab_core::geometry::Geometry::from_config(&c.device, "x").unwrap();
+    let widths = |policy: &str, extra: &str| {
+        let c = config(policy, extra);
+        ssdlab_core::placement::make(&c.device, &geo(&c)).unwrap().1.widths
+    };
+    // femu-bbssd: 8 chips per channel, 4 open superblocks.
+    assert_eq!(widths("multi-stream", ""), vec![8; 4]);
+    assert_eq!(widths("multi-stream", "width = \"1/4\""), vec![2; 4]);
+    assert_eq!(widths("baseline", "width = \"1/8\""), vec![1; 4]);
+    assert_eq!(widths("autostream", "width = \"1/2\""), vec![4; 4]);
+    assert_eq!(widths("partial-gc", "width = \"1\""), vec![8; 4]);
+    assert_eq!(widths("plan-nopred-1/4", ""), vec![8, 2, 2, 2]);
+    assert_eq!(widths("plan-pred-1/8", ""), vec![8, 1, 1, 1]);
+    for policy in ["baseline", "multi-stream"] {
+        let cfg = config(policy, "width = \"1/8\"");
+        let (sim, r) = run(&cfg);
+        sim.device()
+            .check_invariants()
+            .unwrap_or_else(|e| panic!("{policy}: {e}"));
+        // A 1/8 superblock is 8 blocks (one chip on each of 8 channels) and is collected
+        // whole: more than 8 GC runs per victim would mean wider victims.
+        let p = r.ssd.placement.unwrap();
+        let victims = p["victims"].as_u64().unwrap();
+        let runs = sim.device().ftl.stats.gc_runs();
+        assert!(
+            victims > 0 && runs <= 8 * victims && runs > 4 * victims,
+            "{policy}: {victims} victims, {runs} runs"
+        );
+    }
 }
 
 #[test]

@@ -641,8 +641,43 @@ impl Ftl {
             self.close_block(plane, f.block);
             self.hosts[hi] = NO_FRONTIER;
         }
+        let threshold = self.params.gc_threshold as usize;
+        let shared = self.params.gc_shared_frontier;
+        // With a separate GC frontier, collect before the new block is taken. With a shared
+        // one, FEMU's order: the host takes its block (collecting only if the plane has
+        // none), then GC collects into it, one victim at a time, until the plane has its
+        // reserve again, so that GC's survivors and host data share blocks.
+        self.collect_until(plane, if shared { 1 } else { threshold })?;
+        for _ in 0..self.geo.blocks_per_plane {
+            // With a shared frontier, GC may have opened (and page-aligned) a host block.
+            let cur = self.hosts[hi];
+            if cur.block != NONE && cur.next < self.geo.units_per_block as u32 {
+                return Ok(cur);
+            }
+            if cur.block != NONE {
+                self.close_block(plane, cur.block);
+            }
+            let b = self.take_free(plane)?;
+            self.hosts[hi] = Frontier { block: b, next: 0 };
+            self.maybe_wear_level()?;
+            if shared {
+                self.collect_until(plane, threshold)?;
+            }
+        }
+        let cur = self.hosts[hi];
+        if cur.block != NONE && cur.next < self.geo.units_per_block as u32 {
+            Ok(cur)
+        } else {
+            Err(Error::Invalid(format!(
+                "plane {plane}: garbage collection fills every block it frees"
+            )))
+        }
+    }
+
+    /// Foreground GC in `plane` until it has `free` free blocks.
+    fn collect_until(&mut self, plane: usize, free: usize) -> Result<()> {
         let mut guard = 0;
-        while self.planes[plane].free.len() < self.params.gc_threshold as usize {
+        while self.planes[plane].free.len() < free {
             self.collect(plane, Pick::Policy, false)?;
             guard += 1;
             if guard > 4 * self.geo.blocks_per_plane + 16 {
@@ -651,19 +686,7 @@ impl Ftl {
                 )));
             }
         }
-        // With a shared frontier, GC may have opened (and page-aligned) a host block already.
-        let cur = self.hosts[hi];
-        if cur.block != NONE && cur.next < self.geo.units_per_block as u32 {
-            return Ok(cur);
-        }
-        if cur.block != NONE {
-            self.close_block(plane, cur.block);
-        }
-        let b = self.take_free(plane)?;
-        let nf = Frontier { block: b, next: 0 };
-        self.hosts[hi] = nf;
-        self.maybe_wear_level()?;
-        Ok(self.hosts[hi])
+        Ok(())
     }
 
     /// Close the partially filled host page of `plane`, stream 0 (write-through of a sub-page
@@ -1616,19 +1639,21 @@ gc_threshold = 2
         assert_eq!((f.stats.padded_units, f.stats.gc_pages_programmed), (0, 1));
         assert_eq!([f.lookup(0), f.lookup(1)], [f.lookup(8) + 4, f.lookup(8) + 5]);
         f.check_invariants().unwrap();
-        // Plane 0's 16 blocks: 15 filled with units 0..120, block A (units 0..8) then trimmed
-        // whole. The next unit closes the full host block, leaving no host frontier, and with
-        // one free block foreground GC takes A: nothing to copy, nothing to pad, an erase.
+        // Plane 0's 16 blocks: 14 filled with units 0..112, block A (units 0..8) then trimmed
+        // whole. The next unit closes the full host block and takes a new one (FEMU's order),
+        // leaving one free block: foreground GC then takes A: nothing to copy, nothing to
+        // pad, an erase.
         let mut f = mlc();
-        for lpn in 0..120 {
+        for lpn in 0..112 {
             f.append_host(0, lpn).unwrap();
         }
         for lpn in 0..8 {
             f.trim(lpn);
         }
         f.gc_ops.clear();
-        assert_eq!(f.free_blocks(0), 1);
-        f.append_host(0, 120).unwrap();
+        assert_eq!(f.free_blocks(0), 2);
+        f.append_host(0, 112).unwrap();
+        assert_eq!(f.free_blocks(0), 2);
         assert_eq!(f.gc_ops, [op(GcOpKind::Erase, 0, 1_500_000, 0)]);
         assert_eq!((f.stats.gc_runs_foreground, f.stats.padded_units), (1, 0));
         assert_eq!(f.open_page_fill(0), 1);

@@ -16,7 +16,9 @@
 //! victim's plane, a program on the destination's); a GC superblock takes a block on every
 //! plane that has a free one, without collecting first. With `gc_frontier = "shared"` (FEMU's
 //! one write pointer) GC writes into slot 0's open superblock instead, and pads the page it
-//! leaves partly filled when a collection ends. Whole-superblock GC picks, among the
+//! leaves partly filled when a collection ends; it then collects as FEMU does, after the host
+//! has taken its new superblock, a victim at a time, so survivors and host data share
+//! superblocks. Whole-superblock GC picks, among the
 //! full superblocks that hold a block of the plane short of free blocks, the one with the
 //! lowest share of valid units (blocks written before superblocks were on count as
 //! superblocks of one), and collects every block of it; block GC (`whole = false`) collects
@@ -146,9 +148,17 @@ impl Ftl {
         if let Some(p) = self.pick_member(slot, &cost) {
             return Ok(p);
         }
-        self.open_superblock(slot, for_gc)?;
-        self.pick_member(slot, &cost)
-            .ok_or_else(|| Error::Invalid(format!("slot {slot}: a superblock just opened has no room")))
+        // With a shared GC frontier, the collections after opening may fill slot 0's
+        // superblock: open another.
+        for _ in 0..self.geo.blocks_per_plane {
+            self.open_superblock(slot, for_gc)?;
+            if let Some(p) = self.pick_member(slot, &cost) {
+                return Ok(p);
+            }
+        }
+        Err(Error::Invalid(format!(
+            "slot {slot}: a superblock just opened has no room"
+        )))
     }
 
     /// Block `b`, of the slot's open superblock, has room for a page: it is still its
@@ -257,18 +267,18 @@ impl Ftl {
         }
         // Foreground GC until every plane has its reserve: the superblock takes a block from
         // each plane of its group, and GC's superblocks take theirs from every plane without
-        // collecting first.
-        let threshold = if gc { 0 } else { self.params.gc_threshold as usize };
-        let mut guard = 0;
-        while let Some(p) = (0..self.geo.planes).find(|&p| self.planes[p].free.len() < threshold) {
-            self.reclaim(p, false)?;
-            guard += 1;
-            if guard > 4 * self.geo.blocks + 16 {
-                return Err(Error::Invalid(format!(
-                    "garbage collection in plane {p} makes no progress"
-                )));
-            }
-        }
+        // collecting first. With a shared GC frontier, FEMU's order: the host's superblock is
+        // taken first (collecting only where a plane has no free block), then GC collects
+        // into slot 0's superblock, a victim at a time, until every plane has its reserve.
+        let shared = self.params.gc_shared_frontier;
+        let threshold = self.params.gc_threshold as usize;
+        self.reclaim_until(if gc {
+            0
+        } else if shared {
+            1
+        } else {
+            threshold
+        })?;
         // With a shared GC frontier, the collections may have opened the slot's next
         // superblock already.
         if !gc && self.has_room(slot) {
@@ -306,7 +316,26 @@ impl Ftl {
             let hi = self.host_idx(p, slot);
             self.hosts[hi] = Frontier { block: b, next: 0 };
         }
-        self.maybe_wear_level()
+        self.maybe_wear_level()?;
+        if shared && !gc {
+            self.reclaim_until(threshold)?;
+        }
+        Ok(())
+    }
+
+    /// Foreground GC until every plane has `free` free blocks.
+    fn reclaim_until(&mut self, free: usize) -> Result<()> {
+        let mut guard = 0;
+        while let Some(p) = (0..self.geo.planes).find(|&p| self.planes[p].free.len() < free) {
+            self.reclaim(p, false)?;
+            guard += 1;
+            if guard > 4 * self.geo.blocks + 16 {
+                return Err(Error::Invalid(format!(
+                    "garbage collection in plane {p} makes no progress"
+                )));
+            }
+        }
+        Ok(())
     }
 
     /// The destination of GC's next unit: the plane of the GC page being filled, or a

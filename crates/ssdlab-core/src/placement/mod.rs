@@ -162,12 +162,30 @@ pub fn check(cfg: &DeviceConfig) -> std::result::Result<(), (String, String)> {
         ));
     }
     let ways = cfg.geometry.ways as usize;
-    if !ways.is_multiple_of(r.2) {
+    let n = match (p.width.as_str(), p.policy.starts_with("plan-")) {
+        ("", _) => r.2,
+        (_, true) => {
+            return Err((
+                key("width"),
+                format!(
+                "got \"{}\" with \"{}\", whose name gives its width; expected no width, or a plan-*-1/4 or -1/8 policy",
+                p.width, p.policy
+            ),
+            ))
+        }
+        (w, false) => width_fraction(w).ok_or_else(|| {
+            (
+                key("width"),
+                format!("got \"{w}\"; expected \"1\", \"1/2\", \"1/4\" or \"1/8\" of the chips per channel"),
+            )
+        })?,
+    };
+    if !ways.is_multiple_of(n) {
         return Err((
             "device.geometry.ways".into(),
             format!(
-                "got {ways} chips per channel; expected a multiple of {} for the 1/{} superblocks of \"{}\"",
-                r.2, r.2, p.policy
+                "got {ways} chips per channel; expected a multiple of {n} for the 1/{n} superblocks of \"{}\"",
+                p.policy
             ),
         ));
     }
@@ -208,16 +226,30 @@ pub fn check(cfg: &DeviceConfig) -> std::result::Result<(), (String, String)> {
     Ok(())
 }
 
+/// `"1/n"` (or `"1"`) as n, for n of 1, 2, 4 or 8.
+fn width_fraction(w: &str) -> Option<usize> {
+    match w {
+        "1" | "1/1" => Some(1),
+        "1/2" => Some(2),
+        "1/4" => Some(4),
+        "1/8" => Some(8),
+        _ => None,
+    }
+}
+
 /// The placement policy of a device and the superblocks it needs (None: per-plane frontiers).
 pub fn make(cfg: &DeviceConfig, geo: &Geometry) -> Option<(Box<dyn Placement>, Layout)> {
     let p = &cfg.placement;
     let r = REGISTRY.iter().find(|r| r.0 == p.policy)?;
     let slots = p.open_superblocks as usize;
-    let small = geo.ways / r.2;
-    // PLAN: slot 0 takes large sequential writes at full width, the others are small.
-    let widths = (0..slots)
-        .map(|s| if s == 0 || r.2 == 1 { geo.ways } else { small })
-        .collect();
+    let widths = match width_fraction(&p.width) {
+        // Every host slot at the chosen width.
+        Some(n) => vec![geo.ways / n; slots],
+        // PLAN: slot 0 takes large sequential writes at full width, the others are small.
+        None => (0..slots)
+            .map(|s| if s == 0 || r.2 == 1 { geo.ways } else { geo.ways / r.2 })
+            .collect(),
+    };
     Some(((r.4)(p, geo), Layout { widths, whole: r.3 }))
 }
 
