@@ -332,7 +332,9 @@ pub struct FtlConfig {
     #[serde(default = "default_gc_threshold")]
     pub gc_threshold: u32,
     /// Where GC survivors are written: "separate" (a GC frontier per plane, the default) or
-    /// "shared" (appended at the host write frontier, as the analytic WAF models assume).
+    /// "shared" (appended at the host write frontier, as the analytic WAF models assume and
+    /// FEMU does, collecting in FEMU's order: the host's new block is taken first, then GC
+    /// copies into it until the plane has its reserve again).
     #[serde(default = "default_frontier")]
     pub gc_frontier: String,
     /// Background GC runs on an idle plane with fewer free blocks than this (0 = off).

@@ -410,8 +410,8 @@ fn plan_quick_runs_every_policy_on_every_workload() {
     let victims: Vec<String> = workloads.iter().map(|w| format!("victims-{w}.svg")).collect();
     files.extend(victims.iter().map(|s| s.as_str()));
     files.extend([
-        "waf-shared-gc.svg",
-        "erases-shared-gc.svg",
+        "waf-separate-gc.svg",
+        "erases-separate-gc.svg",
         "waf-no-discard.svg",
         "erases-no-discard.svg",
         "waf-device-bound.svg",
@@ -478,8 +478,11 @@ fn plan_quick_runs_every_policy_on_every_workload() {
             assert!(narrow < 0.9 * wide, "{w}");
         }
         if ["tpcc", "ycsb", "gcc"].contains(&w) {
+            // Each request's latency still counts against its slot's think time: GCC's small
+            // writes on 1/8 of the chips wait a little longer (1.6 % here, 1.1 % on the full
+            // run).
             let r = bw(w, "plan-nopred-1/8") / bw(w, "baseline");
-            assert!((r - 1.0).abs() < 0.01, "{w}: {r}");
+            assert!((r - 1.0).abs() < 0.02, "{w}: {r}");
             // The think time lets the 16 slots offer 82 MB/s at most (at zero latency); the
             // device's latency takes a little of it.
             let b = bw(w, "baseline");
@@ -507,11 +510,11 @@ fn plan_quick_runs_every_policy_on_every_workload() {
     for w in workloads {
         for p in ["baseline", "multi-stream", "plan-pred-1/4"] {
             let claims = point(format!("{w}/{p}"));
-            let shared = point(format!("{w}/{p}/shared-gc"));
+            let separate = point(format!("{w}/{p}/separate-gc"));
             let units = |v: &Value, k: &str| v["result"]["ssd"]["host"][k].as_u64().unwrap();
-            assert_eq!(units(claims, "write_units"), units(shared, "write_units"), "{w}/{p}");
-            assert_eq!(claims["labels"]["gc_frontier"], "separate");
-            assert_eq!(shared["labels"]["gc_frontier"], "shared");
+            assert_eq!(units(claims, "write_units"), units(separate, "write_units"), "{w}/{p}");
+            assert_eq!(claims["labels"]["gc_frontier"], "shared");
+            assert_eq!(separate["labels"]["gc_frontier"], "separate");
             if ["ycsb", "fileserver", "gcc"].contains(&w) {
                 let none = point(format!("{w}/{p}/no-discard"));
                 assert_eq!(none["labels"]["discard"], "none");
