@@ -227,6 +227,13 @@ fn model_waf(
             Some(a)
         })
         .collect();
+    // A separate GC frontier collects before the host's next superblock opens, a shared
+    // one (FEMU's order) once it is open.
+    let collect = |m: &mut Model, flash: &mut u64, reserve: usize| {
+        while let Some(p) = (0..planes).find(|&p| m.free[p].len() < reserve) {
+            *flash += m.reclaim(p, gc_point);
+        }
+    };
     for i in 0..logical + settle + measure {
         if i == logical + settle {
             host = 0;
@@ -242,13 +249,6 @@ fn model_waf(
                 c += 1;
             }
             (route[c], (starts[c] + rng.below(classes[c].0)) as usize)
-        };
-        // A separate GC frontier collects before the host's next superblock opens, a shared
-        // one (FEMU's order) once it is open.
-        let collect = |m: &mut Model, flash: &mut u64, reserve: usize| {
-            while let Some(p) = (0..planes).find(|&p| m.free[p].len() < reserve) {
-                *flash += m.reclaim(p, gc_point);
-            }
         };
         if !gc_shared && m.open[point].is_none() {
             collect(&mut m, &mut flash, d.threshold);

@@ -648,8 +648,10 @@ impl Ftl {
         // none), then GC collects into it, one victim at a time, until the plane has its
         // reserve again, so that GC's survivors and host data share blocks.
         self.collect_until(plane, if shared { 1 } else { threshold })?;
-        for _ in 0..self.geo.blocks_per_plane {
-            // With a shared frontier, GC may have opened (and page-aligned) a host block.
+        // A separate frontier takes its block on the first pass and returns on the second;
+        // with a shared one, GC may have opened (and page-aligned) a host block, or filled
+        // the one just taken.
+        for _ in 0..=self.geo.blocks_per_plane {
             let cur = self.hosts[hi];
             if cur.block != NONE && cur.next < self.geo.units_per_block as u32 {
                 return Ok(cur);
@@ -664,14 +666,9 @@ impl Ftl {
                 self.collect_until(plane, threshold)?;
             }
         }
-        let cur = self.hosts[hi];
-        if cur.block != NONE && cur.next < self.geo.units_per_block as u32 {
-            Ok(cur)
-        } else {
-            Err(Error::Invalid(format!(
-                "plane {plane}: garbage collection fills every block it frees"
-            )))
-        }
+        Err(Error::Invalid(format!(
+            "plane {plane}: garbage collection fills every block it frees"
+        )))
     }
 
     /// Foreground GC in `plane` until it has `free` free blocks.

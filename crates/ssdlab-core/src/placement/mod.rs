@@ -168,7 +168,7 @@ pub fn check(cfg: &DeviceConfig) -> std::result::Result<(), (String, String)> {
             return Err((
                 key("width"),
                 format!(
-                "got \"{}\" with \"{}\", whose name gives its width; expected no width, or a plan-*-1/4 or -1/8 policy",
+                "got \"{}\" with \"{}\", whose name gives its width; expected no width with a plan-* policy (plan-*-1/8 for 1/8 superblocks)",
                 p.width, p.policy
             ),
             ))
