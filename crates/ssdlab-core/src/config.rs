@@ -23,6 +23,7 @@ pub const PRESETS: &[(&str, &str)] = &[
     ("samsung-850pro", include_str!("../../../configs/samsung-850pro.toml")),
     ("ocz-vector150", include_str!("../../../configs/ocz-vector150.toml")),
     ("intel-530", include_str!("../../../configs/intel-530.toml")),
+    ("intel-750", include_str!("../../../configs/intel-750.toml")),
 ];
 
 /// Longest NAND array operation or page transfer accepted (operation times are kept in 32

@@ -100,6 +100,15 @@ use std::collections::{BinaryHeap, VecDeque};
 /// The built-in 7200 rpm drive (see the sources in the file).
 pub const PRESET_TEXT: &str = include_str!("../../../configs/hdd-7200.toml");
 
+/// The built-in hard disks: (name, config text).
+pub const PRESETS: &[(&str, &str)] = &[
+    ("hdd-7200", PRESET_TEXT),
+    (
+        "hdd-7200-enterprise",
+        include_str!("../../../configs/hdd-7200-enterprise.toml"),
+    ),
+];
+
 /// The datasheet's three seek figures (without command overhead, including settling).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -166,6 +175,12 @@ impl HddConfig {
     /// The built-in 7200 rpm drive, [`PRESET_TEXT`].
     pub fn preset() -> HddConfig {
         HddConfig::parse(PRESET_TEXT, "preset hdd-7200").expect("the built-in hard-disk preset is valid")
+    }
+
+    /// The built-in hard disk `name` of [`PRESETS`].
+    pub fn named(name: &str) -> Option<HddConfig> {
+        let (n, text) = PRESETS.iter().find(|(n, _)| *n == name)?;
+        Some(HddConfig::parse(text, &format!("preset {n}")).expect("the built-in hard-disk presets are valid"))
     }
 }
 
@@ -859,6 +874,18 @@ mod tests {
         // 1 ms at 7200 rpm is 117.12 sectors of 976: a skew of 118.
         assert_eq!(p.track_skew(), 118);
         assert_eq!(p.capacity(), 320_072_933_376);
+    }
+
+    #[test]
+    fn the_enterprise_preset_by_hand() {
+        // 175 MB/s over 8.333 ms is 2,848.3 sectors: 2,848 a track; 7,814,037,168 sectors
+        // over them is 2,743,692.8 tracks: 2,743,693.
+        let cfg = HddConfig::named("hdd-7200-enterprise").unwrap();
+        let p = Disk::new(&cfg).unwrap();
+        assert_eq!((p.sectors_per_track(), p.tracks()), (2848, 2_743_693));
+        assert_eq!(p.capacity(), 4_000_787_030_016);
+        assert_eq!(cfg.seek.average.0, 8_200_000);
+        assert!(HddConfig::named("hdd-9000").is_none());
     }
 
     #[test]

@@ -129,6 +129,61 @@ fn with_queue_depth_one_a_command_starts_when_the_previous_one_completes() {
     assert_eq!(c, vec![T + 12_000 + one, T + 12_000 + R + CH + CH + LINK]);
 }
 
+/// Command concurrency: a drive that works on at most `queue_depth` commands at once (link
+/// and flash of those overlapped) while the host keeps more queued. Four channels, one page
+/// written on each, then four one-page reads arriving together.
+#[test]
+fn with_queue_depth_two_at_most_two_commands_overlap_their_flash_and_link_work() {
+    let four = |ctl: &str| {
+        let text = text(&format!("allocation = \"round-robin\"\n[device.controller]\n{ctl}"))
+            .replace("channels = 1", "channels = 4");
+        let cfg = parse_config(&text, "ctl4.toml", Path::new(".")).unwrap_or_else(|e| panic!("{e}"));
+        let mut d = Device::new(&cfg.device, 1).unwrap();
+        run(
+            &mut d,
+            &[
+                (0, Op::Write, 0, 1),
+                (1, Op::Write, 1, 1),
+                (2, Op::Write, 2, 1),
+                (3, Op::Write, 3, 1),
+            ],
+        );
+        let c = run(
+            &mut d,
+            &[
+                (T, Op::Read, 0, 1),
+                (T, Op::Read, 1, 1),
+                (T, Op::Read, 2, 1),
+                (T, Op::Read, 3, 1),
+            ],
+        );
+        // The four pages sit on four channels: each read's tR and transfer run alone.
+        assert_eq!(d.snapshot(d.now()).channel_busy.iter().filter(|&&b| b > 0).count(), 4);
+        c
+    };
+    let one = R + CH + LINK;
+    // No limit: the four tR and channel transfers overlap; the link takes the data in turn.
+    assert_eq!(
+        four("cpus = 1\n"),
+        vec![
+            T + R + CH + LINK,
+            T + R + CH + 2 * LINK,
+            T + R + CH + 3 * LINK,
+            T + R + CH + 4 * LINK
+        ]
+    );
+    // Two in service: reads 0 and 1 overlap; read 2 starts when read 0 completes, read 3 when
+    // read 1 does, each then paying its own tR, transfer and link.
+    let c0 = T + R + CH + LINK;
+    let c1 = T + R + CH + 2 * LINK;
+    assert_eq!(four("queue_depth = 2\n"), vec![c0, c1, c0 + one, c1 + one]);
+    // One in service: every read waits for the previous one.
+    assert_eq!(
+        four("queue_depth = 1\n"),
+        vec![T + one, T + 2 * one, T + 3 * one, T + 4 * one]
+    );
+}
+
 #[test]
 fn host_dma_speed_is_interpolated_from_the_table_by_transfer_size() {
     let text = r#"

@@ -47,6 +47,12 @@ pub struct ArrayConfig {
     /// in 64 KiB).
     #[serde(default = "default_stripe_unit")]
     pub stripe_unit: Size,
+    /// Whether the pieces of one volume request that a member gets from consecutive stripes
+    /// travel as one member request (true), or as one member request per stripe unit
+    /// (false). How Windows' software RAID 0 issues them is not documented; the rodi
+    /// experiment runs both.
+    #[serde(default = "yes")]
+    pub merge_parts: bool,
     /// `rodi`: besides the ranges of jobs with `readonly = true`, the extents (of
     /// `readonly_extent` bytes) that the jobs' traces read and never write are read-only.
     #[serde(default)]
@@ -194,6 +200,9 @@ fn member_cycle(mut stack: Vec<std::path::PathBuf>, next: &Path) -> Option<Vec<s
 fn default_layout() -> String {
     "raid0".into()
 }
+fn yes() -> bool {
+    true
+}
 fn default_stripe_unit() -> Size {
     Size(64 * 1024)
 }
@@ -298,6 +307,20 @@ pub const MAX_MEMBERS: usize = 64;
 /// The layout of an array run over members of `member_bytes` each (the smallest), with the
 /// volume's read-only extents for `rodi`.
 pub fn layout_of(cfg: &Config, member_bytes: u64) -> Result<Box<dyn Layout>> {
+    let a = cfg.array.as_ref().expect("an array run");
+    let l = merged_layout_of(cfg, member_bytes)?;
+    Ok(if a.merge_parts {
+        l
+    } else {
+        Box::new(PerUnit {
+            inner: l,
+            unit: a.stripe_unit.0,
+        })
+    })
+}
+
+/// [`layout_of`] with the pieces a member gets from consecutive stripes merged.
+fn merged_layout_of(cfg: &Config, member_bytes: u64) -> Result<Box<dyn Layout>> {
     let a = cfg.array.as_ref().expect("an array run");
     let f = cfg.file.as_str();
     let n = a.member.len();
@@ -414,6 +437,47 @@ impl Layout for Single {
             len,
             phase: 0,
         });
+    }
+}
+
+/// A layout whose member requests are cut at the member's stripe-unit boundaries: one member
+/// request per stripe unit (`array.merge_parts = false`). `rodi`'s read-only members are not
+/// cut: in the seed they are drives of their own, each read by its own Iometer worker.
+pub struct PerUnit {
+    pub inner: Box<dyn Layout>,
+    pub unit: u64,
+}
+
+impl Layout for PerUnit {
+    fn name(&self) -> &'static str {
+        self.inner.name()
+    }
+    fn members(&self) -> usize {
+        self.inner.members()
+    }
+    fn capacity(&self, member_bytes: u64) -> u64 {
+        self.inner.capacity(member_bytes)
+    }
+    fn split(&self, op: Op, offset: u64, len: u64, out: &mut Vec<Part>) {
+        let from = out.len();
+        self.inner.split(op, offset, len, out);
+        let merged: Vec<Part> = out.drain(from..).collect();
+        for p in merged {
+            if self.inner.readonly_members().contains(&p.member) {
+                out.push(p);
+                continue;
+            }
+            for (c, within, l) in raid0::chunks(p.offset, p.len, self.unit) {
+                out.push(Part {
+                    offset: c * self.unit + within,
+                    len: l,
+                    ..p
+                });
+            }
+        }
+    }
+    fn readonly_members(&self) -> &[usize] {
+        self.inner.readonly_members()
     }
 }
 
@@ -535,6 +599,41 @@ mod tests {
                 };
                 prop_assert_eq!(data, len, "{}", name);
             }
+        }
+    }
+
+    /// One member request per stripe unit: a 2 MiB read at 32 KiB into a 3-member RAID 0 of
+    /// 64 KiB units gives member 0 the unit pieces 32 KiB..64 KiB, 192..256, ... (by hand:
+    /// chunks 0..32 with chunk 0 half-read and chunk 32 reaching 32 KiB in), where the
+    /// merged layout gives each member one request.
+    #[test]
+    fn per_unit_cuts_member_requests_at_stripe_units() {
+        let k = 1024;
+        let (merged, cut) = (
+            make("raid0", 3, 64 * k).unwrap(),
+            PerUnit {
+                inner: make("raid0", 3, 64 * k).unwrap(),
+                unit: 64 * k,
+            },
+        );
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        merged.split(Op::Read, 32 * k, 2048 * k, &mut a);
+        cut.split(Op::Read, 32 * k, 2048 * k, &mut b);
+        assert_eq!(a.len(), 3);
+        // Chunks 0..=32 (33 chunks): member 0 gets 0, 3, ..., 30 (11), member 1 gets 1, ..., 31
+        // (11), member 2 gets 2, ..., 32 (11).
+        assert_eq!(b.len(), 33);
+        assert_eq!(b.iter().map(|p| p.len).sum::<u64>(), 2048 * k);
+        assert_eq!((b[0].member, b[0].offset, b[0].len), (0, 32 * k, 32 * k));
+        assert_eq!((b[1].member, b[1].offset, b[1].len), (0, 64 * k, 64 * k));
+        let last = b.last().unwrap();
+        assert_eq!((last.member, last.offset, last.len), (2, 10 * 64 * k, 32 * k));
+        assert!(b
+            .iter()
+            .all(|p| p.len <= 64 * k && p.offset / (64 * k) == (p.offset + p.len - 1) / (64 * k)));
+        for m in 0..3 {
+            let total = |v: &[Part]| v.iter().filter(|p| p.member == m).map(|p| p.len).sum::<u64>();
+            assert_eq!(total(&a), total(&b), "member {m} moves the same bytes");
         }
     }
 

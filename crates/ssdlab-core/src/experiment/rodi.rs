@@ -202,9 +202,13 @@ fn mixed_share(r: u32, n: usize) -> u32 {
 }
 
 /// The run file of an array point.
-fn array_config(ro: &[&str], pattern: Pattern, bs: u64, r: u32, scale: Scale) -> String {
+///
+/// `merge`: whether a member's pieces of one request travel as one member request (the claims'
+/// choice) or one per 64 KiB stripe unit (`array.merge_parts`); how Windows' software RAID
+/// issues them is not documented, so the 35 % points run both.
+fn array_config(ro: &[&str], pattern: Pattern, bs: u64, r: u32, scale: Scale, merge: bool) -> String {
     let mut t = format!(
-        "[array]\nlayout = \"{}\"\nstripe_unit = \"64KiB\"\n",
+        "[array]\nlayout = \"{}\"\nstripe_unit = \"64KiB\"\nmerge_parts = {merge}\n",
         if ro.is_empty() { "raid0" } else { "rodi" }
     );
     for d in ARRAY {
@@ -289,9 +293,21 @@ impl Experiment for Rodi {
             });
         }
         for (pattern, bs) in panels(scale) {
-            for (layout, ro) in LAYOUTS {
-                for r in shares(scale, ro.len()) {
-                    let text = array_config(ro, pattern, bs, r, scale);
+            // The other reading of Windows' striping at the headline share: one member request
+            // per stripe unit (`-per-unit`).
+            let per_unit = LAYOUTS[..2].iter().map(|&(l, ro)| (l, ro, 35, false));
+            let all = LAYOUTS
+                .iter()
+                .flat_map(|&(l, ro)| shares(scale, ro.len()).into_iter().map(move |r| (l, ro, r, true)));
+            for (layout, ro, r, merge) in all.chain(per_unit) {
+                {
+                    let text = array_config(ro, pattern, bs, r, scale, merge);
+                    let layout = if merge {
+                        layout.to_string()
+                    } else {
+                        format!("{layout}-per-unit")
+                    };
+                    let layout = layout.as_str();
                     let cfg = crate::config::parse_config(&text, &format!("experiment rodi {layout}"), Path::new("."))?;
                     let mut labels = vec![
                         ("layout".to_string(), layout.to_string()),
@@ -736,7 +752,7 @@ mod tests {
         assert_eq!(mixed_share(100, 2), 100);
         assert_eq!(mixed_share(45, 1), 18);
         assert_eq!(mixed_share(40, 1), 10);
-        let t = array_config(&["OCZ"], Pattern::Random, 8 * MIB, 60, Scale::Quick);
+        let t = array_config(&["OCZ"], Pattern::Random, 8 * MIB, 60, Scale::Quick, true);
         let cfg = crate::config::parse_config(&t, "t", Path::new(".")).unwrap();
         let a = cfg.array.as_ref().unwrap();
         assert_eq!(a.member.iter().filter(|m| m.readonly).count(), 1);

@@ -23,10 +23,10 @@
 //! A 4 KiB random write into a page that holds data therefore takes, on an idle board, the
 //! sum of: the command's CPU time; tR and 8 KiB over the channel (the old page in); the link
 //! (the 4 KiB DMA); 8 KiB over the channel (the page out); tPROG. With the `cosmos-openssd`
-//! preset's numbers (60 µs of firmware for a one-unit command, tR 75 µs, 100 MB/s channels:
-//! 81.92 µs per page, 4 KiB DMA at the seed's 60 MB/s: 68.27 µs, no further command
-//! overhead, tPROG 1,450 µs) that is 1,817.1 µs, 550.3 IOPS; into a page never written (no
-//! read) 1,660.2 µs, 602.3 IOPS. The seed measures 602 IOPS on the fresh board (single
+//! preset's numbers (68 µs of firmware per command, tR 75 µs, 100 MB/s channels: 81.92 µs per
+//! page, 4 KiB DMA at the seed's 60 MB/s: 68.27 µs, no further command overhead, tPROG
+//! 1,450 µs) that is 1,825.1 µs, 547.9 IOPS; into a page never written (no read) 1,668.2 µs,
+//! 599.5 IOPS. The seed measures 602 IOPS on the fresh board (single
 //! thread, no GC). None of these numbers was chosen for this design: the firmware time comes
 //! from the seed's remark on its optimised FTL, the rest from the board and its NAND.
 //!
