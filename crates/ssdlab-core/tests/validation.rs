@@ -432,11 +432,16 @@ fn presets_load_and_run_briefly() {
         let mut c = ssdlab_core::load_config(name).unwrap();
         c.precondition.mode = ssdlab_core::config::PreconditionMode::Sequential;
         c.precondition.utilisation = 0.05;
+        // 2,000 requests per job clone, with no time limit or ramp cutting them short.
         for j in &mut c.job {
             j.number_ios = Some(2000);
+            j.runtime = None;
+            j.ramp_time = None;
+            j.time_based = false;
         }
+        let clones: u64 = c.job.iter().map(|j| j.numjobs as u64).sum();
         let r = run_config(&c).unwrap_or_else(|e| panic!("{name}: {e}"));
-        assert_eq!(r.ssd.requests, 2000 * c.job.len() as u64, "{name}");
+        assert_eq!(r.ssd.requests, 2000 * clones, "{name}");
     }
 }
 
