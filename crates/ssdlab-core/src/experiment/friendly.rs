@@ -481,6 +481,10 @@ impl Experiment for Friendly {
             categories: vec![],
             series: vec![
                 series("ssdlab", &small),
+                Series {
+                    name: "ssdlab, host reads first".into(),
+                    points: vec![(1.0, rp(1)), (8.0, rp(8))],
+                },
                 series("seed (approx.)", &[115.0, 230.0, 460.0, 500.0]),
             ],
         });
