@@ -763,7 +763,18 @@ mod tests {
         assert_eq!(cfg.job[1].rwmixread, 40);
         assert!(cfg.job[0].readonly);
         let points = Rodi.points(Scale::Quick).unwrap();
-        // 4 characterizations; raid0 and rodi-1 at 35, 85, 100 %; rodi-2 twice at 70, 85, 100 %.
-        assert_eq!(points.len(), 4 + 3 + 3 + 3 + 3);
+        // 4 characterizations; raid0 and rodi-1 at 35, 85, 100 %; rodi-2 twice at 70, 85, 100 %;
+        // raid0 and rodi-1 at 35 % with one member request per stripe unit.
+        assert_eq!(points.len(), 4 + 3 + 3 + 3 + 3 + 2);
+        let per_unit: Vec<&Point> = points.iter().filter(|p| p.id.contains("-per-unit/")).collect();
+        assert_eq!(per_unit.len(), 2);
+        for p in per_unit {
+            let Work::Ssd(cfg) = &p.work else {
+                panic!("an array point")
+            };
+            assert!(!cfg.array.as_ref().unwrap().merge_parts, "{}", p.id);
+        }
+        let t = array_config(&[], Pattern::Sequential, 2 * MIB, 35, Scale::Quick, false);
+        assert!(t.contains("merge_parts = false"));
     }
 }
