@@ -25,6 +25,7 @@ pub mod lint;
 pub mod live;
 pub mod metrics;
 pub mod output;
+pub mod parallel;
 pub mod placement;
 pub mod precondition;
 pub mod pslc;

@@ -173,7 +173,7 @@ pub fn characterize(base: &Config, sweep: &Sweep, progress: &(dyn Fn(usize, usiz
     // The FTL's victim policy is not shareable between threads: copies are taken in turn.
     let ftl = std::sync::Mutex::new(dev.ftl);
     let points = sweep.points();
-    let results = crate::experiment::run_points(&points, progress, |&(pattern, bs, depth, share)| {
+    let results = crate::parallel::run_points(&points, progress, |&(pattern, bs, depth, share)| {
         // An interrupt stops the points not yet started as well as the running ones.
         crate::sim::check_interrupt()?;
         let mut c = cfg.clone();

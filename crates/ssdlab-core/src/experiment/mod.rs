@@ -14,11 +14,10 @@ pub mod plan;
 pub mod rodi;
 
 use crate::metrics::RunResult;
+pub use crate::parallel::{run_points, thread_pool};
 use crate::workload::job::JobConfig;
 use crate::{Config, Error, Result};
-use rayon::prelude::*;
 use serde::Serialize;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Every experiment, by name.
 pub const REGISTRY: &[&dyn Experiment] = &[
@@ -831,39 +830,6 @@ pub fn assemble(
     }
 }
 
-/// Run `f` on every point in parallel on the current thread pool, calling `progress(done,
-/// total)` first with 0 and then as points finish; the results come back in the points'
-/// order, so they do not depend on the thread count.
-pub fn run_points<T: Sync, R: Send>(
-    points: &[T],
-    progress: &(dyn Fn(usize, usize) + Sync),
-    f: impl Fn(&T) -> R + Sync,
-) -> Vec<R> {
-    let done = AtomicUsize::new(0);
-    let total = points.len();
-    progress(0, total);
-    points
-        .par_iter()
-        .map(|p| {
-            let r = f(p);
-            progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
-            r
-        })
-        .collect()
-}
-
-/// A pool of `threads` threads (0: one per core) for points run at once.
-pub fn thread_pool(threads: usize) -> Result<rayon::ThreadPool> {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(|e| {
-            Error::Invalid(format!(
-                "--threads: cannot start {threads} threads ({e}); expected fewer"
-            ))
-        })
-}
-
 /// Label names in first-seen order over all points (the table's label columns).
 fn label_names(runs: &[PointResult]) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
@@ -991,6 +957,7 @@ pub fn claims_md(claims: &[Claim]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
 
     #[test]
     fn rules_judge_by_their_tolerance() {

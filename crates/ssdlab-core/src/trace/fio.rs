@@ -9,7 +9,7 @@
 
 use super::input::LineDecoder;
 use super::parse::{show, uint, unknown_op, Fields, LineError, LineResult, Sep};
-use super::write::TraceWriter;
+use super::writer::TraceWriter;
 use super::{text_opener, Format, FormatInfo, TraceRecord};
 use crate::{Error, Op, Result};
 use std::io::Write;

@@ -26,6 +26,7 @@ mod sim;
 mod spc;
 pub mod stats;
 pub mod write;
+pub mod writer;
 
 pub use input::Compression;
 pub use replay::{AddressMode, OpsFilter, ReplayConfig, ReplayCounters, TraceSource};

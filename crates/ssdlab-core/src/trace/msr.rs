@@ -96,7 +96,7 @@ impl MsrWriter {
     }
 }
 
-impl super::write::TraceWriter for MsrWriter {
+impl super::writer::TraceWriter for MsrWriter {
     fn write_record(&mut self, r: &TraceRecord) -> crate::Result<bool> {
         use std::io::Write;
         let ty = match r.op {

@@ -17,7 +17,7 @@
 //! file; a partial record is an error.
 
 use super::input::{Input, RecordStream, StreamError};
-use super::write::TraceWriter;
+use super::writer::TraceWriter;
 use super::{Format, FormatInfo, TraceRecord};
 use crate::{Error, Op, Result};
 use std::io::{self, Read, Write};

@@ -145,7 +145,7 @@ impl MqsimWriter {
     }
 }
 
-impl super::write::TraceWriter for MqsimWriter {
+impl super::writer::TraceWriter for MqsimWriter {
     fn write_record(&mut self, r: &TraceRecord) -> crate::Result<bool> {
         use std::io::Write;
         let ty = match r.op {

@@ -1,22 +1,11 @@
-//! Trace writers and conversion.
+//! The trace writers' registry (`OutputFormat`) and conversion; the writers implement
+//! [`TraceWriter`] from `writer.rs`, which imports none of them.
 
-use super::{Devices, TraceReader, TraceRecord};
+use super::{Devices, TraceReader};
 use crate::{Error, Result};
 use std::io::Write;
 
-/// Writes records in one output format.
-pub trait TraceWriter {
-    /// Write one record. `Ok(false)` if the format cannot represent it (e.g. a trim in a format
-    /// without trims) and it was dropped.
-    fn write_record(&mut self, r: &TraceRecord) -> Result<bool>;
-    /// Write any trailer and flush.
-    fn finish(&mut self) -> Result<()>;
-    /// Hand the records written so far, whole, to the output (a trace still being written,
-    /// read meanwhile). Writers that pass records straight through need nothing.
-    fn flush(&mut self) -> Result<()> {
-        Ok(())
-    }
-}
+pub use super::writer::TraceWriter;
 
 /// Formats `ssdlab trace convert` can write.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
