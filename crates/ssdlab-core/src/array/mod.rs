@@ -461,8 +461,10 @@ impl Layout for PerUnit {
     fn split(&self, op: Op, offset: u64, len: u64, out: &mut Vec<Part>) {
         let from = out.len();
         self.inner.split(op, offset, len, out);
-        let merged: Vec<Part> = out.drain(from..).collect();
-        for p in merged {
+        // The cut pieces go after the merged parts, which are then removed: no allocation.
+        let end = out.len();
+        for k in from..end {
+            let p = out[k];
             if self.inner.readonly_members().contains(&p.member) {
                 out.push(p);
                 continue;
@@ -475,6 +477,7 @@ impl Layout for PerUnit {
                 });
             }
         }
+        out.drain(from..end);
     }
     fn readonly_members(&self) -> &[usize] {
         self.inner.readonly_members()

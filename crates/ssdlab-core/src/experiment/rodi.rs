@@ -300,30 +300,28 @@ impl Experiment for Rodi {
                 .iter()
                 .flat_map(|&(l, ro)| shares(scale, ro.len()).into_iter().map(move |r| (l, ro, r, true)));
             for (layout, ro, r, merge) in all.chain(per_unit) {
-                {
-                    let text = array_config(ro, pattern, bs, r, scale, merge);
-                    let layout = if merge {
-                        layout.to_string()
-                    } else {
-                        format!("{layout}-per-unit")
-                    };
-                    let layout = layout.as_str();
-                    let cfg = crate::config::parse_config(&text, &format!("experiment rodi {layout}"), Path::new("."))?;
-                    let mut labels = vec![
-                        ("layout".to_string(), layout.to_string()),
-                        ("pattern".into(), pattern_name(pattern).into()),
-                        ("bs".into(), size_name(bs)),
-                        ("read_share".into(), r.to_string()),
-                    ];
-                    if !ro.is_empty() {
-                        labels.push(("mixed_read_share".into(), mixed_share(r, ro.len()).to_string()));
-                    }
-                    points.push(Point {
-                        id: point_id(layout, pattern, bs, r),
-                        labels,
-                        work: Work::Ssd(Box::new(cfg)),
-                    });
+                let text = array_config(ro, pattern, bs, r, scale, merge);
+                let layout = if merge {
+                    layout.to_string()
+                } else {
+                    format!("{layout}-per-unit")
+                };
+                let layout = layout.as_str();
+                let cfg = crate::config::parse_config(&text, &format!("experiment rodi {layout}"), Path::new("."))?;
+                let mut labels = vec![
+                    ("layout".to_string(), layout.to_string()),
+                    ("pattern".into(), pattern_name(pattern).into()),
+                    ("bs".into(), size_name(bs)),
+                    ("read_share".into(), r.to_string()),
+                ];
+                if !ro.is_empty() {
+                    labels.push(("mixed_read_share".into(), mixed_share(r, ro.len()).to_string()));
                 }
+                points.push(Point {
+                    id: point_id(layout, pattern, bs, r),
+                    labels,
+                    work: Work::Ssd(Box::new(cfg)),
+                });
             }
         }
         Ok(points)
