@@ -9,7 +9,7 @@
 //! uncompressed units, so the space compression saves (more effective spare area, lower
 //! write amplification) is not modelled, nor are GC copies made cheaper.
 
-use crate::config::DeviceConfig;
+use crate::device_config::DeviceConfig;
 
 /// `(array ns, transfer bytes)` of a host flash operation of `array_ns` and `bytes` under
 /// `ratio` (each rounded up, at least 1).

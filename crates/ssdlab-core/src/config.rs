@@ -4,7 +4,16 @@
 //! `[precondition]` table and one or more `[[job]]` tables. Every table rejects unknown keys;
 //! every error names the file and the key (and, for syntax errors, the line).
 
-use crate::units::{Duration, Rate, Size};
+pub use crate::controller::ControllerConfig;
+pub use crate::device_config::DeviceConfig;
+pub use crate::ftl::config::{Allocation, FtlConfig, MAX_STREAMS};
+pub use crate::geometry::GeometryConfig;
+pub use crate::host::{HostConfig, Interface};
+pub use crate::nand::{CellType, NandConfig, PerPageType, CELL_TIMING_KEYS, MAX_NAND_NS};
+pub use crate::placement::config::PlacementConfig;
+pub use crate::precondition::{PreconditionConfig, PreconditionMode};
+pub use crate::scheduler::{SchedulerConfig, Suspendable};
+use crate::units::{Rate, Size};
 use crate::workload::job::JobConfig;
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
@@ -26,588 +35,8 @@ pub const PRESETS: &[(&str, &str)] = &[
     ("intel-750", include_str!("../../../configs/intel-750.toml")),
 ];
 
-/// Longest NAND array operation or page transfer accepted (operation times are kept in 32
-/// bits of nanoseconds by the flash scheduler).
-pub const MAX_NAND_NS: u64 = 1_000_000_000;
-
-/// Most host write frontiers per plane (`device.ftl.streams`).
-pub const MAX_STREAMS: u32 = 256;
-
 /// The preset used by `ssdlab run` without arguments.
 pub const DEFAULT_PRESET: &str = "tlc-nvme";
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum CellType {
-    Slc,
-    Mlc,
-    Tlc,
-    Qlc,
-}
-
-impl CellType {
-    pub fn bits(self) -> usize {
-        match self {
-            CellType::Slc => 1,
-            CellType::Mlc => 2,
-            CellType::Tlc => 3,
-            CellType::Qlc => 4,
-        }
-    }
-
-    /// The typical array timing of the cell type, `(read, program, erase)`: what
-    /// `[device.nand]` takes for each of `read`, `program` and `erase` it does not set. One
-    /// value per cell type (every page type alike), as the HotR paper's Figure 1(a) gives one
-    /// read and one write latency per cell type. "White paper" is the vendor white paper row
-    /// of the design notes' NAND timing references (DESIGN.md, "NAND timing references":
-    /// SLC / MLC / TLC read 25 / 50 / ~75 us, program 200-300 / 600-900 / ~900-1350 us, erase
-    /// 1.5-2 / 3 / ~4.5 ms).
-    ///
-    /// - SLC: read 25 us, program 200 us, erase 1.5 ms: the white paper's figures (the low
-    ///   end of its program and erase ranges), which are also the DiskSim SSD extension's SLC
-    ///   parameters (Agrawal et al., USENIX ATC'08).
-    /// - MLC: read 50 us and erase 3 ms: the white paper's; program 750 us, the middle of its
-    ///   600-900 us.
-    /// - TLC: read 75 us and erase 4.5 ms: the white paper's; program 1125 us, the middle of
-    ///   its ~900-1350 us.
-    /// - QLC: read 130 us, 1.75x TLC's 75 us rounded (the middle of the design notes' "reads
-    ///   roughly 1.5-2x TLC"); program 2800 us, 2.5x TLC's 1125 us rounded (the middle of
-    ///   "programs 2-3x TLC"); erase 4.5 ms, TLC's: no source we cite gives a QLC erase time.
-    pub fn typical(self) -> (Duration, Duration, Duration) {
-        const US: u64 = 1_000;
-        let (read, program, erase) = match self {
-            CellType::Slc => (25 * US, 200 * US, 1_500 * US),
-            CellType::Mlc => (50 * US, 750 * US, 3_000 * US),
-            CellType::Tlc => (75 * US, 1_125 * US, 4_500 * US),
-            CellType::Qlc => (130 * US, 2_800 * US, 4_500 * US),
-        };
-        (Duration(read), Duration(program), Duration(erase))
-    }
-
-    /// The name used in config files (`"tlc"`).
-    pub fn name(self) -> &'static str {
-        match self {
-            CellType::Slc => "slc",
-            CellType::Mlc => "mlc",
-            CellType::Tlc => "tlc",
-            CellType::Qlc => "qlc",
-        }
-    }
-}
-
-/// One duration, or one per page type (LSB, CSB, MSB, TSB) for multi-level cells.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(untagged)]
-pub enum PerPageType {
-    One(Duration),
-    PerType(Vec<Duration>),
-}
-
-impl<'de> Deserialize<'de> for PerPageType {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        use serde::de::{IntoDeserializer, SeqAccess, Visitor};
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = PerPageType;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a duration such as \"75us\", or a list of durations, one per page type")
-            }
-            fn visit_u64<E: serde::de::Error>(self, v: u64) -> std::result::Result<PerPageType, E> {
-                Ok(PerPageType::One(Duration(v)))
-            }
-            fn visit_i64<E: serde::de::Error>(self, v: i64) -> std::result::Result<PerPageType, E> {
-                Duration::deserialize(v.into_deserializer()).map(PerPageType::One)
-            }
-            fn visit_f64<E: serde::de::Error>(self, v: f64) -> std::result::Result<PerPageType, E> {
-                Duration::deserialize(v.into_deserializer()).map(PerPageType::One)
-            }
-            fn visit_str<E: serde::de::Error>(self, v: &str) -> std::result::Result<PerPageType, E> {
-                Duration::deserialize(v.into_deserializer()).map(PerPageType::One)
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<PerPageType, A::Error> {
-                let mut out = Vec::new();
-                while let Some(d) = seq.next_element::<Duration>()? {
-                    out.push(d);
-                }
-                Ok(PerPageType::PerType(out))
-            }
-        }
-        d.deserialize_any(V)
-    }
-}
-
-impl PerPageType {
-    fn resolve(&self, bits: usize, file: &str, key: &str) -> Result<Vec<u64>> {
-        let v: Vec<u64> = match self {
-            PerPageType::One(d) => vec![d.0; bits],
-            PerPageType::PerType(v) => v.iter().map(|d| d.0).collect(),
-        };
-        if v.len() != bits {
-            return Err(Error::config(
-                file,
-                key,
-                format!(
-                    "got {} durations; expected one, or {bits} (one per page type of a {}-bit cell)",
-                    v.len(),
-                    bits
-                ),
-            ));
-        }
-        if v.contains(&0) {
-            return Err(Error::config(
-                file,
-                key,
-                "got a zero duration; expected positive durations",
-            ));
-        }
-        if v.iter().any(|&d| d > MAX_NAND_NS) {
-            return Err(Error::config(
-                file,
-                key,
-                "got a duration above 1s; expected at most 1s per operation",
-            ));
-        }
-        Ok(v)
-    }
-}
-
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct GeometryConfig {
-    pub channels: u32,
-    /// Chips (ways) per channel.
-    pub ways: u32,
-    #[serde(default = "one")]
-    pub dies_per_chip: u32,
-    #[serde(default = "one")]
-    pub planes_per_die: u32,
-    pub blocks_per_plane: u32,
-    pub pages_per_block: u32,
-    pub page_size: Size,
-    /// Mapping unit of the FTL (sub-page mapping when smaller than the page).
-    #[serde(default = "default_unit")]
-    pub mapping_unit: Size,
-    /// Over-provisioning: (physical − logical) / logical. α = 1 + overprovisioning.
-    pub overprovisioning: f64,
-}
-
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct NandConfig {
-    pub cell: CellType,
-    /// Array read time tR, one value or one per page type; unset: the cell type's typical
-    /// value ([`CellType::typical`]), which follows `cell` when an override changes it.
-    #[serde(default)]
-    pub read: Option<PerPageType>,
-    /// Program time tPROG, one value or one per page type; unset: as `read`.
-    #[serde(default)]
-    pub program: Option<PerPageType>,
-    /// Block erase time tBERS; unset: as `read`.
-    #[serde(default)]
-    pub erase: Option<Duration>,
-    /// Channel (flash bus) transfer rate.
-    pub channel_rate: Rate,
-    /// Program/erase cycles before a block is retired.
-    pub endurance: u32,
-    /// Planes of a die work in parallel (multi-plane operation); otherwise the die is the unit.
-    #[serde(default = "yes")]
-    pub plane_parallel: bool,
-    /// Garbage collection copies pages inside the die (copyback) instead of through the
-    /// controller over the channel.
-    #[serde(default)]
-    pub copyback: bool,
-    /// Pseudo-SLC performance mode (`crate::pslc`): host pages are programmed one bit per
-    /// cell, and once this share of the logical capacity holds data they are folded into the
-    /// cell's own mode as well (0: off).
-    #[serde(default)]
-    pub pslc_fold: f64,
-    /// Where the numbers come from.
-    #[serde(default)]
-    pub source: String,
-}
-
-/// The timing keys of `[device.nand]` that may be left to the cell type.
-pub const CELL_TIMING_KEYS: [&str; 3] = ["read", "program", "erase"];
-
-impl NandConfig {
-    /// The array timing in force, `(read, program, erase)`: each as written, or, unset, the
-    /// cell type's typical value ([`CellType::typical`]). Resolved here, at use, so a value
-    /// a file or preset left to the cell follows a `cell` changed by a run file or `--set`,
-    /// while one written explicitly stays.
-    pub fn timing(&self) -> (PerPageType, PerPageType, Duration) {
-        let (read, program, erase) = self.cell.typical();
-        (
-            self.read.clone().unwrap_or(PerPageType::One(read)),
-            self.program.clone().unwrap_or(PerPageType::One(program)),
-            self.erase.unwrap_or(erase),
-        )
-    }
-
-    /// Which of [`CELL_TIMING_KEYS`] are unset and so take the cell type's typical value.
-    pub fn typical_keys(&self) -> Vec<&'static str> {
-        let unset = [self.read.is_none(), self.program.is_none(), self.erase.is_none()];
-        CELL_TIMING_KEYS
-            .iter()
-            .zip(unset)
-            .filter(|(_, u)| *u)
-            .map(|(k, _)| *k)
-            .collect()
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Interface {
-    #[serde(rename = "sata3")]
-    Sata3,
-    #[serde(rename = "nvme-gen3x4")]
-    NvmeGen3x4,
-    #[serde(rename = "nvme-gen4x4")]
-    NvmeGen4x4,
-    #[serde(rename = "pcie-gen2x8")]
-    PcieGen2x8,
-}
-
-impl Interface {
-    /// Usable link bandwidth in bytes/s (after line encoding).
-    pub fn bandwidth(self) -> u64 {
-        match self {
-            Interface::Sata3 => 600_000_000,
-            Interface::NvmeGen3x4 => 3_938_000_000,
-            Interface::NvmeGen4x4 => 7_877_000_000,
-            Interface::PcieGen2x8 => 4_000_000_000,
-        }
-    }
-    pub fn full_duplex(self) -> bool {
-        !matches!(self, Interface::Sata3)
-    }
-}
-
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct HostConfig {
-    pub interface: Interface,
-    /// Overrides the interface's bandwidth.
-    #[serde(default)]
-    pub bandwidth: Option<Rate>,
-    /// Link time taken by each command besides its data.
-    pub command_overhead: Duration,
-    /// Host DMA speed by transfer size, as `[size, rate]` points in increasing size: a
-    /// transfer's rate is interpolated linearly in size between the two points around it
-    /// (the first or last point's rate outside them). Empty: the link's bandwidth for every
-    /// size.
-    #[serde(default)]
-    pub dma: Vec<(Size, Rate)>,
-    /// A request's data crosses the link piece by piece: a read's per flash page as each
-    /// reaches the controller, a write's in order with each page programmable once its own
-    /// data is in (false: a request's data crosses whole, after a read's last page and before
-    /// a write's first program).
-    #[serde(default)]
-    pub streaming: bool,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Allocation {
-    RoundRobin,
-    LeastBusy,
-}
-
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FtlConfig {
-    #[serde(default = "default_alloc")]
-    pub allocation: Allocation,
-    /// Least-busy allocation: how many pages a plane may get ahead of the plane that received
-    /// the fewest (default: a quarter of a block); keeps the long-run spread of writes even
-    /// (and so write amplification as with round robin) while short-term choices avoid busy
-    /// planes.
-    #[serde(default)]
-    pub allocation_slack: Option<u32>,
-    /// Victim policy: greedy, fifo, random, cost-benefit, d-choices.
-    #[serde(default = "default_gc")]
-    pub gc_policy: String,
-    /// Sample size of the d-choices policy.
-    #[serde(default = "default_d")]
-    pub gc_d: u32,
-    /// Foreground GC runs while a plane has fewer free blocks than this.
-    #[serde(default = "default_gc_threshold")]
-    pub gc_threshold: u32,
-    /// Where GC survivors are written: "separate" (a GC frontier per plane, the default) or
-    /// "shared" (appended at the host write frontier, as the analytic WAF models assume and
-    /// FEMU does, collecting in FEMU's order: the host's new block is taken first, then GC
-    /// copies into it until the plane has its reserve again).
-    #[serde(default = "default_frontier")]
-    pub gc_frontier: String,
-    /// Background GC runs on an idle plane with fewer free blocks than this (0 = off).
-    #[serde(default)]
-    pub bg_gc_threshold: u32,
-    /// How long a plane must be idle before background GC starts.
-    #[serde(default = "default_bg_idle")]
-    pub bg_gc_idle: Duration,
-    /// Static wear leveling: migrate cold data when max − min erase count exceeds this (0 = off).
-    #[serde(default)]
-    pub static_wl_threshold: u32,
-    /// DRAM write buffer (0 = write-through: a write completes when programmed).
-    #[serde(default)]
-    pub write_buffer: Size,
-    /// Host write frontiers per plane: a write of stream id `s` (the job's `stream`, or the
-    /// one a source gives its requests) fills blocks of frontier `s mod streams`, so streams
-    /// never share a block. 1: every write shares one frontier.
-    #[serde(default = "one")]
-    pub streams: u32,
-    /// Firmware design (`crate::firmware::REGISTRY`): "page" (the engine's page-mapped FTL
-    /// with its write buffer, the default), "cosmos-original", "openssd", "scheme-one".
-    #[serde(default = "default_design")]
-    pub design: String,
-    /// Read cache of the designs that keep one (page-sized units; 0 = none).
-    #[serde(default)]
-    pub read_cache: Size,
-    /// Designs with a read cache: on a read, how many logical units on each side of it to
-    /// prefetch when their page sits on an idle channel (0 = no prefetch).
-    #[serde(default)]
-    pub prefetch: u32,
-    /// Write-buffer replacement of the designs that choose one: "lru", "cflru", "bplru".
-    #[serde(default = "default_buffer_policy")]
-    pub buffer_policy: String,
-    /// When one plane needs foreground GC, every plane with a candidate collects one block
-    /// at the same time (seed 002's parallel GC).
-    #[serde(default)]
-    pub parallel_gc: bool,
-    /// Inline compression of host writes (`crate::compression`): flash bytes per host byte,
-    /// above 0 and at most 1 (1: off).
-    #[serde(default = "one_f")]
-    pub compression: f64,
-}
-
-fn default_design() -> String {
-    "page".into()
-}
-
-fn default_buffer_policy() -> String {
-    "lru".into()
-}
-
-/// The controller's embedded CPU(s) running the firmware, and how many host commands the
-/// firmware takes at once. All zero (the default): firmware time is not modelled.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ControllerConfig {
-    /// CPUs running firmware code; each piece of work goes to the one free first.
-    #[serde(default = "one")]
-    pub cpus: u32,
-    /// CPU time per host command (fetch, decode, completion), before its flash work is issued.
-    #[serde(default)]
-    pub command_time: Duration,
-    /// CPU time per mapping unit of a command (map lookups and updates, buffer bookkeeping).
-    #[serde(default)]
-    pub unit_time: Duration,
-    /// CPU time per flash operation issued (host, GC, prefetch).
-    #[serde(default)]
-    pub flash_op_time: Duration,
-    /// Speed of a copy inside the controller's DRAM (`memcpy`), for designs that copy from the
-    /// DMA area into their buffer; unset: such designs are refused.
-    #[serde(default)]
-    pub memcpy_rate: Option<Rate>,
-    /// Host commands the firmware works on at once (0 = no limit): with 1, a command starts
-    /// only when the previous one has completed (a host interface without command queueing).
-    #[serde(default)]
-    pub queue_depth: u32,
-    /// Where the numbers come from.
-    #[serde(default)]
-    pub source: String,
-}
-
-impl Default for ControllerConfig {
-    fn default() -> Self {
-        toml::from_str("").expect("defaults")
-    }
-}
-
-impl ControllerConfig {
-    /// Whether any of it changes a run (otherwise the device takes its direct path).
-    pub fn active(&self) -> bool {
-        self.command_time.0 > 0 || self.unit_time.0 > 0 || self.flash_op_time.0 > 0 || self.queue_depth > 0
-    }
-}
-
-impl Default for FtlConfig {
-    fn default() -> Self {
-        toml::from_str("").expect("defaults")
-    }
-}
-
-/// Operations a host read may suspend.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Suspendable {
-    Program,
-    Erase,
-}
-
-/// The flash scheduler: per-unit queues, dispatch policy, suspension.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SchedulerConfig {
-    /// `read-priority` (queued host reads before programs, erases and GC work) or `fcfs`.
-    #[serde(default = "default_policy")]
-    pub policy: crate::scheduler::Policy,
-    /// A program or erase that has waited this long at the head of its queue (or suspended)
-    /// goes before queued reads.
-    #[serde(default = "default_max_write_wait")]
-    pub max_write_wait: Duration,
-    /// Operations a host read may suspend: `[]`, `["program"]`, `["erase"]` or both.
-    #[serde(default)]
-    pub suspend: Vec<Suspendable>,
-    /// Time from a suspend command until the die can read, for a program.
-    #[serde(default = "default_program_suspend")]
-    pub program_suspend_time: Duration,
-    /// Likewise for an erase.
-    #[serde(default = "default_erase_suspend")]
-    pub erase_suspend_time: Duration,
-    /// Extra time to resume a suspended operation.
-    #[serde(default)]
-    pub resume_time: Duration,
-    /// Most suspensions of one operation.
-    #[serde(default = "default_max_suspensions")]
-    pub max_suspensions: u32,
-    /// Where the choices come from.
-    #[serde(default)]
-    pub source: String,
-}
-
-impl Default for SchedulerConfig {
-    fn default() -> Self {
-        toml::from_str("").expect("defaults")
-    }
-}
-
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct DeviceConfig {
-    #[serde(default)]
-    pub name: String,
-    #[serde(default)]
-    pub description: String,
-    pub geometry: GeometryConfig,
-    pub nand: NandConfig,
-    pub host: HostConfig,
-    #[serde(default)]
-    pub ftl: FtlConfig,
-    #[serde(default)]
-    pub scheduler: SchedulerConfig,
-    #[serde(default)]
-    pub controller: ControllerConfig,
-    #[serde(default)]
-    pub placement: PlacementConfig,
-    #[serde(default)]
-    pub redundancy: crate::redundancy::RedundancyConfig,
-}
-
-/// Data placement (`crate::placement`): which open superblock a host write goes to. The
-/// default, "plane", is the engine's per-plane frontiers (no superblocks).
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PlacementConfig {
-    /// "plane" (per-plane frontiers), or a superblock policy of `crate::placement::REGISTRY`:
-    /// baseline, partial-gc, multi-stream, autostream, plan-nopred-1/4, plan-nopred-1/8,
-    /// plan-pred-1/4, plan-pred-1/8.
-    #[serde(default = "default_placement")]
-    pub policy: String,
-    /// Host superblocks open at once (write classes), the same for every policy.
-    #[serde(default = "default_open_superblocks")]
-    pub open_superblocks: u32,
-    /// PLAN: a write request this large is "large sequential" (smaller ones are small random).
-    #[serde(default = "default_large_write")]
-    pub large_write: Size,
-    /// AutoStream: the LBA chunk whose history assigns a stream.
-    #[serde(default = "default_autostream_chunk")]
-    pub chunk: Size,
-    /// AutoStream: decay period, in simulated time (an access count halves per period).
-    #[serde(default = "default_decay")]
-    pub decay: Duration,
-    /// PLAN-Pred: the LBA chunk whose write history predicts a lifetime.
-    #[serde(default = "default_lifetime_chunk")]
-    pub lifetime_chunk: Size,
-    /// PLAN-Pred: lifetime class boundaries, in host data written between a chunk's write and
-    /// its next write or trim, as shares of the logical capacity (increasing; one fewer than
-    /// the small superblocks).
-    #[serde(default = "default_lifetime_bounds")]
-    pub lifetime_bounds: Vec<f64>,
-    /// Superblock width of every host slot as a share of the chips per channel ("1", "1/2",
-    /// "1/4", "1/8"; empty: the policy's own). Not for PLAN, whose name says its width.
-    #[serde(default)]
-    pub width: String,
-}
-
-fn default_placement() -> String {
-    "plane".into()
-}
-fn default_open_superblocks() -> u32 {
-    4
-}
-fn default_large_write() -> Size {
-    Size(128 << 10)
-}
-fn default_autostream_chunk() -> Size {
-    Size(2 << 20)
-}
-fn default_decay() -> Duration {
-    // zhxq/AutoStream's example (`…:2097152:10:16`: 2 MiB chunks, 10 s, 16 streams).
-    Duration(10_000_000_000)
-}
-fn default_lifetime_chunk() -> Size {
-    Size(16 << 10)
-}
-fn default_lifetime_bounds() -> Vec<f64> {
-    vec![0.125, 0.5]
-}
-
-impl Default for PlacementConfig {
-    fn default() -> Self {
-        toml::from_str("").expect("defaults")
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "lowercase")]
-pub enum PreconditionMode {
-    /// A fresh device.
-    #[default]
-    None,
-    /// Sequential fill of `utilisation` × logical capacity.
-    Sequential,
-    /// Sequential fill, then uniform random overwrites until write amplification settles.
-    Steady,
-}
-
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PreconditionConfig {
-    #[serde(default)]
-    pub mode: PreconditionMode,
-    /// Share of the logical capacity that holds data (the rest stays trimmed).
-    #[serde(default = "one_f")]
-    pub utilisation: f64,
-    /// Cap on random overwrites in multiples of the data written by the fill.
-    #[serde(default = "default_max_overwrites")]
-    pub max_overwrites: f64,
-    /// Overwrite at least this much (in multiples of the filled data) before judging steady
-    /// state.
-    #[serde(default = "one_f")]
-    pub min_overwrites: f64,
-    #[serde(default = "default_seed")]
-    pub seed: u64,
-    /// Why the run starts from this state (printed with the result), e.g. why a preset's job
-    /// runs on a fresh device.
-    #[serde(default)]
-    pub note: String,
-}
-
-impl Default for PreconditionConfig {
-    fn default() -> Self {
-        toml::from_str("").expect("defaults")
-    }
-}
 
 /// A whole run: one device, its preconditioning, and the jobs that drive it.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -630,58 +59,6 @@ pub struct Config {
     /// Where each key was written, for error messages.
     #[serde(skip)]
     pub origins: KeyOrigins,
-}
-
-fn one() -> u32 {
-    1
-}
-fn one_f() -> f64 {
-    1.0
-}
-fn yes() -> bool {
-    true
-}
-fn default_unit() -> Size {
-    Size(4096)
-}
-fn default_alloc() -> Allocation {
-    Allocation::LeastBusy
-}
-fn default_policy() -> crate::scheduler::Policy {
-    crate::scheduler::Policy::ReadPriority
-}
-fn default_max_write_wait() -> Duration {
-    Duration(5_000_000)
-}
-fn default_program_suspend() -> Duration {
-    Duration(100_000)
-}
-fn default_erase_suspend() -> Duration {
-    Duration(700_000)
-}
-fn default_max_suspensions() -> u32 {
-    4
-}
-fn default_gc() -> String {
-    "greedy".into()
-}
-fn default_frontier() -> String {
-    "separate".into()
-}
-fn default_d() -> u32 {
-    8
-}
-fn default_gc_threshold() -> u32 {
-    3
-}
-fn default_bg_idle() -> Duration {
-    Duration(1_000_000)
-}
-fn default_max_overwrites() -> f64 {
-    4.0
-}
-fn default_seed() -> u64 {
-    1
 }
 
 /// The text of a built-in preset.
@@ -1229,8 +606,8 @@ impl Config {
 
     fn validate_keys(&self) -> Result<()> {
         let f = self.file.as_str();
-        let geo = crate::geometry::Geometry::from_config(&self.device, f)?;
-        self.device.validate(f)?;
+        let geo = crate::redundancy::geometry_of(&self.device, f)?;
+        validate_device(&self.device, f)?;
         let scheme = self.device.redundancy.scheme();
         if scheme != "none" && self.precondition.mode == PreconditionMode::Steady {
             return Err(Error::config(
@@ -1332,273 +709,242 @@ impl Config {
     }
 }
 
-impl DeviceConfig {
-    pub fn validate(&self, f: &str) -> Result<()> {
-        crate::pslc::validate(self, f)?;
-        crate::compression::validate(self, f)?;
-        let n = &self.nand;
-        let bits = n.cell.bits();
-        let (read, program, erase) = n.timing();
-        read.resolve(bits, f, "device.nand.read")?;
-        program.resolve(bits, f, "device.nand.program")?;
-        if erase.0 == 0 || erase.0 > MAX_NAND_NS {
-            return Err(Error::config(
-                f,
-                "device.nand.erase",
-                format!("got {} ns; expected a positive duration of at most 1s", erase.0),
-            ));
-        }
-        let page = self.geometry.page_size.0 as u128;
-        if n.channel_rate.0 == 0 || page * 1_000_000_000 > MAX_NAND_NS as u128 * n.channel_rate.0 as u128 {
-            return Err(Error::config(
-                f,
-                "device.nand.channel_rate",
-                format!(
-                    "got {} bytes/s; expected a rate at which a {page}-byte page crosses the channel in at most 1s",
-                    n.channel_rate.0
-                ),
-            ));
-        }
-        if n.endurance == 0 {
-            return Err(Error::config(
-                f,
-                "device.nand.endurance",
-                "got 0; expected at least 1 P/E cycle",
-            ));
-        }
-        if self.host.command_overhead.0 > MAX_NAND_NS {
-            return Err(Error::config(
-                f,
-                "device.host.command_overhead",
-                format!(
-                    "got {} ns; expected at most 1s per command",
-                    self.host.command_overhead.0
-                ),
-            ));
-        }
-        if self.ftl.bg_gc_idle.0 > 3_600_000_000_000 {
-            return Err(Error::config(
-                f,
-                "device.ftl.bg_gc_idle",
-                format!("got {} ns; expected at most one hour", self.ftl.bg_gc_idle.0),
-            ));
-        }
-        if self.scheduler.max_write_wait.0 > MAX_NAND_NS {
-            return Err(Error::config(
-                f,
-                "device.scheduler.max_write_wait",
-                format!("got {} ns; expected at most 1s", self.scheduler.max_write_wait.0),
-            ));
-        }
-        if let Some(Rate(r)) = self.host.bandwidth {
-            if r < 1_000_000 {
-                return Err(Error::config(
-                    f,
-                    "device.host.bandwidth",
-                    format!("got {r} bytes/s; expected at least 1MB/s"),
-                ));
-            }
-        }
-        if let Some(Rate(0)) = self.host.bandwidth {
+/// Check the `[device]` table: each layer's section with its own check, then the sections
+/// against each other. `d` is the device, `f` the file it came from.
+pub fn validate_device(d: &DeviceConfig, f: &str) -> Result<()> {
+    crate::pslc::validate(d, f)?;
+    crate::compression::validate(d, f)?;
+    let n = &d.nand;
+    let bits = n.cell.bits();
+    let (read, program, erase) = n.timing();
+    read.resolve(bits, f, "device.nand.read")?;
+    program.resolve(bits, f, "device.nand.program")?;
+    if erase.0 == 0 || erase.0 > MAX_NAND_NS {
+        return Err(Error::config(
+            f,
+            "device.nand.erase",
+            format!("got {} ns; expected a positive duration of at most 1s", erase.0),
+        ));
+    }
+    let page = d.geometry.page_size.0 as u128;
+    if n.channel_rate.0 == 0 || page * 1_000_000_000 > MAX_NAND_NS as u128 * n.channel_rate.0 as u128 {
+        return Err(Error::config(
+            f,
+            "device.nand.channel_rate",
+            format!(
+                "got {} bytes/s; expected a rate at which a {page}-byte page crosses the channel in at most 1s",
+                n.channel_rate.0
+            ),
+        ));
+    }
+    if n.endurance == 0 {
+        return Err(Error::config(
+            f,
+            "device.nand.endurance",
+            "got 0; expected at least 1 P/E cycle",
+        ));
+    }
+    if d.host.command_overhead.0 > MAX_NAND_NS {
+        return Err(Error::config(
+            f,
+            "device.host.command_overhead",
+            format!("got {} ns; expected at most 1s per command", d.host.command_overhead.0),
+        ));
+    }
+    if d.ftl.bg_gc_idle.0 > 3_600_000_000_000 {
+        return Err(Error::config(
+            f,
+            "device.ftl.bg_gc_idle",
+            format!("got {} ns; expected at most one hour", d.ftl.bg_gc_idle.0),
+        ));
+    }
+    if d.scheduler.max_write_wait.0 > MAX_NAND_NS {
+        return Err(Error::config(
+            f,
+            "device.scheduler.max_write_wait",
+            format!("got {} ns; expected at most 1s", d.scheduler.max_write_wait.0),
+        ));
+    }
+    if let Some(Rate(r)) = d.host.bandwidth {
+        if r < 1_000_000 {
             return Err(Error::config(
                 f,
                 "device.host.bandwidth",
-                "got 0; expected a positive rate",
+                format!("got {r} bytes/s; expected at least 1MB/s"),
             ));
         }
-        let mut last = 0u64;
-        for (i, &(Size(sz), Rate(r))) in self.host.dma.iter().enumerate() {
-            if sz == 0 || sz <= last || r < 1_000_000 {
-                return Err(Error::config(
-                    f,
-                    &format!("device.host.dma[{i}]"),
-                    format!(
-                        "got [{sz} bytes, {r} bytes/s]; expected sizes above 0 in increasing order and rates of at least 1MB/s"
-                    ),
-                ));
-            }
-            last = sz;
-        }
-        let c = &self.controller;
-        if c.cpus == 0 || c.cpus > 64 {
+    }
+    if let Some(Rate(0)) = d.host.bandwidth {
+        return Err(Error::config(
+            f,
+            "device.host.bandwidth",
+            "got 0; expected a positive rate",
+        ));
+    }
+    let mut last = 0u64;
+    for (i, &(Size(sz), Rate(r))) in d.host.dma.iter().enumerate() {
+        if sz == 0 || sz <= last || r < 1_000_000 {
             return Err(Error::config(
                 f,
-                "device.controller.cpus",
-                format!("got {}; expected 1 to 64", c.cpus),
-            ));
-        }
-        for (key, d) in [
-            ("command_time", c.command_time),
-            ("unit_time", c.unit_time),
-            ("flash_op_time", c.flash_op_time),
-        ] {
-            if d.0 > 10_000_000 {
-                return Err(Error::config(
-                    f,
-                    &format!("device.controller.{key}"),
-                    format!("got {} ns; expected at most 10ms", d.0),
-                ));
-            }
-        }
-        if let Some(Rate(r)) = c.memcpy_rate {
-            if r < 1_000_000 {
-                return Err(Error::config(
-                    f,
-                    "device.controller.memcpy_rate",
-                    format!("got {r} bytes/s; expected at least 1MB/s"),
-                ));
-            }
-        }
-        let t = &self.ftl;
-        crate::firmware::check(self).map_err(|(key, m)| Error::config(f, &format!("device.ftl.{key}"), m))?;
-        crate::placement::check(self).map_err(|(key, m)| Error::config(f, &key, m))?;
-        crate::redundancy::check(self).map_err(|(key, m)| Error::config(f, &key, m))?;
-        crate::ftl::gc::check_policy_name(&t.gc_policy).map_err(|m| Error::config(f, "device.ftl.gc_policy", m))?;
-        if t.gc_frontier != "separate" && t.gc_frontier != "shared" {
-            return Err(Error::config(
-                f,
-                "device.ftl.gc_frontier",
-                format!("got \"{}\"; expected \"separate\" or \"shared\"", t.gc_frontier),
-            ));
-        }
-        if t.gc_frontier == "shared" && t.write_buffer.0 > 0 && self.geometry.mapping_unit.0 < self.geometry.page_size.0
-        {
-            return Err(Error::config(
-                f,
-                "device.ftl.gc_frontier",
-                "\"shared\" with a write buffer and sub-page mapping units would let GC fill pages whose host data still sits in the buffer; expected write_buffer = 0 or mapping_unit = page_size",
-            ));
-        }
-        let wb = t.write_buffer.0;
-        if wb > 0 && wb < self.geometry.page_size.0 {
-            return Err(Error::config(
-                f,
-                "device.ftl.write_buffer",
+                &format!("device.host.dma[{i}]"),
                 format!(
-                    "got {wb} bytes; expected 0 (write-through) or at least one page ({} bytes)",
-                    self.geometry.page_size.0
+                    "got [{sz} bytes, {r} bytes/s]; expected sizes above 0 in increasing order and rates of at least 1MB/s"
                 ),
             ));
         }
-        if t.gc_d == 0 {
-            return Err(Error::config(
-                f,
-                "device.ftl.gc_d",
-                "got 0; expected a sample of at least 1 block",
-            ));
-        }
-        if t.gc_threshold < 2 {
-            return Err(Error::config(
-                f,
-                "device.ftl.gc_threshold",
-                format!(
-                    "got {}; expected at least 2 free blocks (one is the GC destination)",
-                    t.gc_threshold
-                ),
-            ));
-        }
-        if t.bg_gc_threshold != 0 && t.bg_gc_threshold <= t.gc_threshold {
-            return Err(Error::config(
-                f,
-                "device.ftl.bg_gc_threshold",
-                format!(
-                    "got {} with gc_threshold {}; expected 0 (off) or above gc_threshold",
-                    t.bg_gc_threshold, t.gc_threshold
-                ),
-            ));
-        }
-        if !(1..=MAX_STREAMS).contains(&t.streams) {
-            return Err(Error::config(
-                f,
-                "device.ftl.streams",
-                format!(
-                    "got {}; expected 1 to {MAX_STREAMS} host write frontiers per plane",
-                    t.streams
-                ),
-            ));
-        }
-        if t.allocation_slack == Some(0) {
-            return Err(Error::config(
-                f,
-                "device.ftl.allocation_slack",
-                "got 0; expected at least 1 page (1 = strict rounds over the planes)",
-            ));
-        }
-        let sc = &self.scheduler;
-        if sc.max_write_wait.0 == 0 {
-            return Err(Error::config(
-                f,
-                "device.scheduler.max_write_wait",
-                "got 0; expected a positive duration (how long a program or erase may wait behind reads)",
-            ));
-        }
-        for (key, d) in [
-            ("program_suspend_time", sc.program_suspend_time),
-            ("erase_suspend_time", sc.erase_suspend_time),
-            ("resume_time", sc.resume_time),
-        ] {
-            if d.0 > 1_000_000_000 {
-                return Err(Error::config(
-                    f,
-                    &format!("device.scheduler.{key}"),
-                    format!("got {} ns; expected at most 1s", d.0),
-                ));
-            }
-        }
-        if sc.max_suspensions > 255 {
-            return Err(Error::config(
-                f,
-                "device.scheduler.max_suspensions",
-                format!("got {}; expected at most 255", sc.max_suspensions),
-            ));
-        }
-        if !sc.suspend.is_empty() && sc.max_suspensions == 0 {
-            return Err(Error::config(
-                f,
-                "device.scheduler.max_suspensions",
-                "got 0 while `suspend` names operations; expected at least 1 (or `suspend = []`)",
-            ));
-        }
-        if self.geometry.blocks_per_plane as u64 <= t.gc_threshold.max(t.bg_gc_threshold) as u64 + 2 {
-            return Err(Error::config(
-                f,
-                "device.geometry.blocks_per_plane",
-                format!(
-                    "got {}; expected more than the GC thresholds + 2 ({})",
-                    self.geometry.blocks_per_plane,
-                    t.gc_threshold.max(t.bg_gc_threshold) as u64 + 2
-                ),
-            ));
-        }
-        Ok(())
+        last = sz;
     }
-
-    /// Read times per page type (ns), as written or the cell type's typical value.
-    pub fn read_ns(&self) -> Vec<u64> {
-        self.nand
-            .timing()
-            .0
-            .resolve(self.nand.cell.bits(), "", "")
-            .unwrap_or_default()
+    let c = &d.controller;
+    if c.cpus == 0 || c.cpus > 64 {
+        return Err(Error::config(
+            f,
+            "device.controller.cpus",
+            format!("got {}; expected 1 to 64", c.cpus),
+        ));
     }
-    /// Program times per page type (ns), as written or the cell type's typical value.
-    pub fn program_ns(&self) -> Vec<u64> {
-        self.nand
-            .timing()
-            .1
-            .resolve(self.nand.cell.bits(), "", "")
-            .unwrap_or_default()
+    for (key, d) in [
+        ("command_time", c.command_time),
+        ("unit_time", c.unit_time),
+        ("flash_op_time", c.flash_op_time),
+    ] {
+        if d.0 > 10_000_000 {
+            return Err(Error::config(
+                f,
+                &format!("device.controller.{key}"),
+                format!("got {} ns; expected at most 10ms", d.0),
+            ));
+        }
     }
-    /// Block erase time (ns), as written or the cell type's typical value.
-    pub fn erase_ns(&self) -> u64 {
-        self.nand.timing().2 .0
+    if let Some(Rate(r)) = c.memcpy_rate {
+        if r < 1_000_000 {
+            return Err(Error::config(
+                f,
+                "device.controller.memcpy_rate",
+                format!("got {r} bytes/s; expected at least 1MB/s"),
+            ));
+        }
     }
-    pub fn link_bandwidth(&self) -> u64 {
-        self.host
-            .bandwidth
-            .map(|r| r.0)
-            .unwrap_or_else(|| self.host.interface.bandwidth())
+    let t = &d.ftl;
+    crate::firmware::check(d).map_err(|(key, m)| Error::config(f, &format!("device.ftl.{key}"), m))?;
+    crate::placement::check(d).map_err(|(key, m)| Error::config(f, &key, m))?;
+    crate::redundancy::check(d).map_err(|(key, m)| Error::config(f, &key, m))?;
+    crate::ftl::gc::check_policy_name(&t.gc_policy).map_err(|m| Error::config(f, "device.ftl.gc_policy", m))?;
+    if t.gc_frontier != "separate" && t.gc_frontier != "shared" {
+        return Err(Error::config(
+            f,
+            "device.ftl.gc_frontier",
+            format!("got \"{}\"; expected \"separate\" or \"shared\"", t.gc_frontier),
+        ));
     }
+    if t.gc_frontier == "shared" && t.write_buffer.0 > 0 && d.geometry.mapping_unit.0 < d.geometry.page_size.0 {
+        return Err(Error::config(
+            f,
+            "device.ftl.gc_frontier",
+            "\"shared\" with a write buffer and sub-page mapping units would let GC fill pages whose host data still sits in the buffer; expected write_buffer = 0 or mapping_unit = page_size",
+        ));
+    }
+    let wb = t.write_buffer.0;
+    if wb > 0 && wb < d.geometry.page_size.0 {
+        return Err(Error::config(
+            f,
+            "device.ftl.write_buffer",
+            format!(
+                "got {wb} bytes; expected 0 (write-through) or at least one page ({} bytes)",
+                d.geometry.page_size.0
+            ),
+        ));
+    }
+    if t.gc_d == 0 {
+        return Err(Error::config(
+            f,
+            "device.ftl.gc_d",
+            "got 0; expected a sample of at least 1 block",
+        ));
+    }
+    if t.gc_threshold < 2 {
+        return Err(Error::config(
+            f,
+            "device.ftl.gc_threshold",
+            format!(
+                "got {}; expected at least 2 free blocks (one is the GC destination)",
+                t.gc_threshold
+            ),
+        ));
+    }
+    if t.bg_gc_threshold != 0 && t.bg_gc_threshold <= t.gc_threshold {
+        return Err(Error::config(
+            f,
+            "device.ftl.bg_gc_threshold",
+            format!(
+                "got {} with gc_threshold {}; expected 0 (off) or above gc_threshold",
+                t.bg_gc_threshold, t.gc_threshold
+            ),
+        ));
+    }
+    if !(1..=MAX_STREAMS).contains(&t.streams) {
+        return Err(Error::config(
+            f,
+            "device.ftl.streams",
+            format!(
+                "got {}; expected 1 to {MAX_STREAMS} host write frontiers per plane",
+                t.streams
+            ),
+        ));
+    }
+    if t.allocation_slack == Some(0) {
+        return Err(Error::config(
+            f,
+            "device.ftl.allocation_slack",
+            "got 0; expected at least 1 page (1 = strict rounds over the planes)",
+        ));
+    }
+    let sc = &d.scheduler;
+    if sc.max_write_wait.0 == 0 {
+        return Err(Error::config(
+            f,
+            "device.scheduler.max_write_wait",
+            "got 0; expected a positive duration (how long a program or erase may wait behind reads)",
+        ));
+    }
+    for (key, d) in [
+        ("program_suspend_time", sc.program_suspend_time),
+        ("erase_suspend_time", sc.erase_suspend_time),
+        ("resume_time", sc.resume_time),
+    ] {
+        if d.0 > 1_000_000_000 {
+            return Err(Error::config(
+                f,
+                &format!("device.scheduler.{key}"),
+                format!("got {} ns; expected at most 1s", d.0),
+            ));
+        }
+    }
+    if sc.max_suspensions > 255 {
+        return Err(Error::config(
+            f,
+            "device.scheduler.max_suspensions",
+            format!("got {}; expected at most 255", sc.max_suspensions),
+        ));
+    }
+    if !sc.suspend.is_empty() && sc.max_suspensions == 0 {
+        return Err(Error::config(
+            f,
+            "device.scheduler.max_suspensions",
+            "got 0 while `suspend` names operations; expected at least 1 (or `suspend = []`)",
+        ));
+    }
+    if d.geometry.blocks_per_plane as u64 <= t.gc_threshold.max(t.bg_gc_threshold) as u64 + 2 {
+        return Err(Error::config(
+            f,
+            "device.geometry.blocks_per_plane",
+            format!(
+                "got {}; expected more than the GC thresholds + 2 ({})",
+                d.geometry.blocks_per_plane,
+                t.gc_threshold.max(t.bg_gc_threshold) as u64 + 2
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// The timing of the small SLC device the hand-computed latency tests use (unit tests and
@@ -1624,6 +970,7 @@ gc_threshold = 2
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::units::Duration;
     use proptest::prelude::*;
 
     fn parse(text: &str) -> Result<Config> {

@@ -7,9 +7,11 @@
 //! flash operation it issues, and any `memcpy`. A design that waits for work in the CPU
 //! gets the time it ends.
 
-use crate::config::{ControllerConfig, DeviceConfig};
-use crate::device::xfer_ns;
+use crate::host::xfer_ns;
+use crate::host::HostConfig;
 use crate::timeline::{self, Timeline};
+use crate::units::{Duration, Rate};
+use serde::{Deserialize, Serialize};
 
 /// Host DMA time by transfer size: a table of (size, bytes/s) interpolated linearly in size,
 /// or one rate for every size.
@@ -24,10 +26,11 @@ impl Dma {
         Dma { points, rate }
     }
 
-    pub fn from_config(cfg: &DeviceConfig) -> Dma {
+    /// The DMA curve of `[device.host]`, or its link's bandwidth for every size.
+    pub fn from_config(host: &HostConfig) -> Dma {
         Dma::new(
-            cfg.host.dma.iter().map(|&(s, r)| (s.0, r.0)).collect(),
-            cfg.link_bandwidth(),
+            host.dma.iter().map(|&(s, r)| (s.0, r.0)).collect(),
+            host.link_bandwidth(),
         )
     }
 
@@ -140,6 +143,53 @@ impl Cpu {
     pub fn last_end(&self) -> u64 {
         self.cpus.iter().map(Timeline::last_end).max().unwrap_or(0)
     }
+}
+
+/// The controller's embedded CPU(s) running the firmware, and how many host commands the
+/// firmware takes at once. All zero (the default): firmware time is not modelled.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ControllerConfig {
+    /// CPUs running firmware code; each piece of work goes to the one free first.
+    #[serde(default = "one")]
+    pub cpus: u32,
+    /// CPU time per host command (fetch, decode, completion), before its flash work is issued.
+    #[serde(default)]
+    pub command_time: Duration,
+    /// CPU time per mapping unit of a command (map lookups and updates, buffer bookkeeping).
+    #[serde(default)]
+    pub unit_time: Duration,
+    /// CPU time per flash operation issued (host, GC, prefetch).
+    #[serde(default)]
+    pub flash_op_time: Duration,
+    /// Speed of a copy inside the controller's DRAM (`memcpy`), for designs that copy from the
+    /// DMA area into their buffer; unset: such designs are refused.
+    #[serde(default)]
+    pub memcpy_rate: Option<Rate>,
+    /// Host commands the firmware works on at once (0 = no limit): with 1, a command starts
+    /// only when the previous one has completed (a host interface without command queueing).
+    #[serde(default)]
+    pub queue_depth: u32,
+    /// Where the numbers come from.
+    #[serde(default)]
+    pub source: String,
+}
+
+impl Default for ControllerConfig {
+    fn default() -> Self {
+        toml::from_str("").expect("defaults")
+    }
+}
+
+impl ControllerConfig {
+    /// Whether any of it changes a run (otherwise the device takes its direct path).
+    pub fn active(&self) -> bool {
+        self.command_time.0 > 0 || self.unit_time.0 > 0 || self.flash_op_time.0 > 0 || self.queue_depth > 0
+    }
+}
+
+fn one() -> u32 {
+    1
 }
 
 #[cfg(test)]

@@ -22,15 +22,18 @@
 //! operations ahead of that write's program; background GC runs a step at a time on a unit that
 //! has been idle for `bg_gc_idle`, and only while it stays free of host work.
 
-use crate::config::{Allocation, DeviceConfig, Suspendable};
 use crate::controller::{Cpu, Dma};
+use crate::device_config::DeviceConfig;
 use crate::firmware::{self, Firmware};
+use crate::ftl::config::Allocation;
 use crate::ftl::superblock::SbStats;
 use crate::ftl::{FtlParams, FtlStats, GcOpKind, PageDone, NONE};
 use crate::geometry::Geometry;
+use crate::host::xfer_ns;
 use crate::placement::Placement;
 use crate::redundancy::Scheme;
 use crate::request::{Op, Request};
+use crate::scheduler::Suspendable;
 use crate::scheduler::{self, Class, Kind, Notice, OpSpec, Scheduler, UnitStats};
 use crate::timeline::{self, Timeline};
 use crate::{ftl::Ftl, Error, Result};
@@ -356,15 +359,9 @@ pub struct Device {
     pub counters: DeviceCounters,
 }
 
-/// ceil(bytes / rate) in ns.
-#[inline]
-pub fn xfer_ns(bytes: u64, rate: u64) -> u64 {
-    ((bytes as u128 * 1_000_000_000).div_ceil(rate as u128)) as u64
-}
-
 impl Device {
     pub fn new(cfg: &DeviceConfig, seed: u64) -> Result<Device> {
-        let geo = Geometry::from_config(cfg, &cfg.name)?;
+        let geo = crate::redundancy::geometry_of(cfg, &cfg.name)?;
         let params = FtlParams {
             gc_policy: cfg.ftl.gc_policy.clone(),
             gc_d: cfg.ftl.gc_d,
@@ -482,7 +479,7 @@ impl Device {
             program_ns,
             channel_rate: cfg.nand.channel_rate.0,
             overhead_ns: cfg.host.command_overhead.0,
-            dma: Dma::from_config(cfg),
+            dma: Dma::from_config(&cfg.host),
             control,
             firmware: fw,
             placement,

@@ -32,7 +32,7 @@ pub enum Error {
     /// A request or a run that cannot be simulated as asked.
     #[error("{0}")]
     Invalid(String),
-    /// The run was stopped by [`crate::sim::interrupt`] (Ctrl-C in a front end).
+    /// The run was stopped by [`crate::interrupt::interrupt`] (Ctrl-C in a front end).
     #[error("interrupted")]
     Interrupted,
 }

@@ -6,8 +6,9 @@
 //! A physical unit number (PUN, `u32`) is `(block * pages_per_block + page) * units_per_page + slot`
 //! with global block number `plane * blocks_per_plane + block_in_plane`.
 
-use crate::config::DeviceConfig;
+use crate::units::Size;
 use crate::{Error, Result};
+use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Geometry {
@@ -40,10 +41,18 @@ pub struct Geometry {
 pub const MAX_UNITS: u64 = u32::MAX as u64 - 1;
 
 impl Geometry {
-    pub fn from_config(d: &DeviceConfig, file: &str) -> Result<Geometry> {
-        let g = &d.geometry;
-        // A redundancy scheme's mirror or parity chips are more channels of the same chips.
-        let channels = g.channels.saturating_add(crate::redundancy::extra_channels(d));
+    /// The geometry `[device.geometry]` describes (`file` names it in errors), with
+    /// `extra_channels` more channels of the same chips and `host_units` the host's share
+    /// of the units the FTL maps: what whoever builds the device adds for the chips and
+    /// capacity of a redundancy scheme (`crate::redundancy::geometry_of`); 0 and the identity
+    /// without one.
+    pub fn new(
+        g: &GeometryConfig,
+        extra_channels: u32,
+        host_units: impl Fn(u64) -> u64,
+        file: &str,
+    ) -> Result<Geometry> {
+        let channels = g.channels.saturating_add(extra_channels);
         let k = |key: &str| format!("device.geometry.{key}");
         for (key, v) in [
             ("channels", g.channels),
@@ -140,14 +149,7 @@ impl Geometry {
                 "leaves no logical capacity; expected a smaller share",
             ));
         }
-        let host_units = crate::redundancy::host_units(d, logical_units);
-        if host_units == 0 {
-            return Err(Error::config(
-                file,
-                "device.redundancy.scheme",
-                "leaves no host capacity; expected a larger device",
-            ));
-        }
+        let host_units = host_units(logical_units);
         Ok(Geometry {
             channels: channels as usize,
             ways: g.ways as usize,
@@ -205,4 +207,32 @@ impl Geometry {
     pub fn page_of_unit(&self, pun: u32) -> u64 {
         pun as u64 / self.units_per_page as u64
     }
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GeometryConfig {
+    pub channels: u32,
+    /// Chips (ways) per channel.
+    pub ways: u32,
+    #[serde(default = "one")]
+    pub dies_per_chip: u32,
+    #[serde(default = "one")]
+    pub planes_per_die: u32,
+    pub blocks_per_plane: u32,
+    pub pages_per_block: u32,
+    pub page_size: Size,
+    /// Mapping unit of the FTL (sub-page mapping when smaller than the page).
+    #[serde(default = "default_unit")]
+    pub mapping_unit: Size,
+    /// Over-provisioning: (physical − logical) / logical. α = 1 + overprovisioning.
+    pub overprovisioning: f64,
+}
+
+fn one() -> u32 {
+    1
+}
+
+fn default_unit() -> Size {
+    Size(4096)
 }

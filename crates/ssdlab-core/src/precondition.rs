@@ -12,13 +12,12 @@
 //! `min_overwrites` of the data has been overwritten and the last three windows' estimates
 //! agree within 0.5 %; `steady_waf` is their mean.
 
-use crate::config::{PreconditionConfig, PreconditionMode};
 use crate::device::Device;
 use crate::ftl::FtlStats;
 use crate::Result;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]
 pub struct PreconditionReport {
@@ -145,7 +144,7 @@ pub fn overwrite_until_steady(
             f.put(dev, stream, lpn)?;
         }
         out.written += todo;
-        crate::sim::check_interrupt()?;
+        crate::interrupt::check_interrupt()?;
         progress(out.written);
         let s = &dev.ftl.stats;
         let (mut victims, mut valid) = (0u64, 0u64);
@@ -222,7 +221,7 @@ pub fn precondition(
             f.put(dev, 0, lpn)?;
         }
         if lpn & 0xF_FFFF == 0 {
-            crate::sim::check_interrupt()?;
+            crate::interrupt::check_interrupt()?;
             progress(lpn, planned);
         }
     }
@@ -322,4 +321,57 @@ impl PreconditionReport {
             self.max_overwrites
         ))
     }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum PreconditionMode {
+    /// A fresh device.
+    #[default]
+    None,
+    /// Sequential fill of `utilisation` × logical capacity.
+    Sequential,
+    /// Sequential fill, then uniform random overwrites until write amplification settles.
+    Steady,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PreconditionConfig {
+    #[serde(default)]
+    pub mode: PreconditionMode,
+    /// Share of the logical capacity that holds data (the rest stays trimmed).
+    #[serde(default = "one_f")]
+    pub utilisation: f64,
+    /// Cap on random overwrites in multiples of the data written by the fill.
+    #[serde(default = "default_max_overwrites")]
+    pub max_overwrites: f64,
+    /// Overwrite at least this much (in multiples of the filled data) before judging steady
+    /// state.
+    #[serde(default = "one_f")]
+    pub min_overwrites: f64,
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// Why the run starts from this state (printed with the result), e.g. why a preset's job
+    /// runs on a fresh device.
+    #[serde(default)]
+    pub note: String,
+}
+
+impl Default for PreconditionConfig {
+    fn default() -> Self {
+        toml::from_str("").expect("defaults")
+    }
+}
+
+fn one_f() -> f64 {
+    1.0
+}
+
+fn default_max_overwrites() -> f64 {
+    4.0
+}
+
+fn default_seed() -> u64 {
+    1
 }

@@ -17,8 +17,9 @@
 //! the SLC-mode pages take (half a page's capacity each), the fold running in the background
 //! while the drive is idle, GC copies (they keep the cell's timing).
 
-use crate::config::{CellType, DeviceConfig};
+use crate::device_config::DeviceConfig;
 use crate::ftl::Ftl;
+use crate::nand::CellType;
 
 /// Host programs between two recounts of the data held.
 pub const RECOUNT: u32 = 1024;

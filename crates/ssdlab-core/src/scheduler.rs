@@ -31,6 +31,8 @@
 //! never decreases.
 
 use crate::timeline::{Timeline, XFER};
+use crate::units::Duration;
+use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
@@ -718,6 +720,71 @@ impl Scheduler {
     pub fn unit_stats(&self, unit: usize) -> UnitStats {
         self.units[unit].stats
     }
+}
+
+/// Operations a host read may suspend.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Suspendable {
+    Program,
+    Erase,
+}
+
+/// The flash scheduler: per-unit queues, dispatch policy, suspension.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SchedulerConfig {
+    /// `read-priority` (queued host reads before programs, erases and GC work) or `fcfs`.
+    #[serde(default = "default_policy")]
+    pub policy: crate::scheduler::Policy,
+    /// A program or erase that has waited this long at the head of its queue (or suspended)
+    /// goes before queued reads.
+    #[serde(default = "default_max_write_wait")]
+    pub max_write_wait: Duration,
+    /// Operations a host read may suspend: `[]`, `["program"]`, `["erase"]` or both.
+    #[serde(default)]
+    pub suspend: Vec<Suspendable>,
+    /// Time from a suspend command until the die can read, for a program.
+    #[serde(default = "default_program_suspend")]
+    pub program_suspend_time: Duration,
+    /// Likewise for an erase.
+    #[serde(default = "default_erase_suspend")]
+    pub erase_suspend_time: Duration,
+    /// Extra time to resume a suspended operation.
+    #[serde(default)]
+    pub resume_time: Duration,
+    /// Most suspensions of one operation.
+    #[serde(default = "default_max_suspensions")]
+    pub max_suspensions: u32,
+    /// Where the choices come from.
+    #[serde(default)]
+    pub source: String,
+}
+
+impl Default for SchedulerConfig {
+    fn default() -> Self {
+        toml::from_str("").expect("defaults")
+    }
+}
+
+fn default_policy() -> crate::scheduler::Policy {
+    crate::scheduler::Policy::ReadPriority
+}
+
+fn default_max_write_wait() -> Duration {
+    Duration(5_000_000)
+}
+
+fn default_program_suspend() -> Duration {
+    Duration(100_000)
+}
+
+fn default_erase_suspend() -> Duration {
+    Duration(700_000)
+}
+
+fn default_max_suspensions() -> u32 {
+    4
 }
 
 #[cfg(test)]

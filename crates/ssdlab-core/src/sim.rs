@@ -141,20 +141,9 @@ struct Issued {
 
 const WINDOW: usize = 1000;
 
-/// Simulated time a run may reach: 2^62 ns (146 years). Every time the host model computes
-/// (arrival times, run ends) is checked against it, so that the device's sums of times
-/// cannot overflow 64 bits; a run that would pass it stops with an error.
-pub const HORIZON_NS: u64 = 1 << 62;
-
-/// A time the host model is about to use, checked against [`HORIZON_NS`].
-pub(crate) fn check_time(t: u64, what: &str) -> Result<u64> {
-    if t > HORIZON_NS {
-        return Err(Error::Invalid(format!(
-            "{what} at {t} ns passes the simulated-time horizon; expected times up to 2^62 ns (146 years): check the trace's timestamps and the replay speed"
-        )));
-    }
-    Ok(t)
-}
+pub use crate::interrupt::{check_interrupt, clear_interrupt, interrupt};
+pub(crate) use crate::units::check_time;
+pub use crate::units::HORIZON_NS;
 
 /// Memory a run of `cfg` needs, in bytes, estimated before anything is allocated: the FTL's
 /// tables ([`crate::ftl::Ftl::memory_estimate`]), the device's per-block and per-plane state,
@@ -178,7 +167,7 @@ fn memory_parts(cfg: &Config) -> Result<(u64, u64)> {
     let cap = if cfg.array.is_some() {
         crate::array::check(cfg)?
     } else {
-        crate::geometry::Geometry::from_config(&cfg.device, &cfg.file)?.logical_bytes()
+        crate::redundancy::geometry_of(&cfg.device, &cfg.file)?.logical_bytes()
     };
     // Per clone: the stream, `iodepth` in-flight records. A file-system job's clone holds its
     // application's file table (`workload::fs`).
@@ -220,7 +209,7 @@ pub fn job_stats_memory(ops: [bool; 3]) -> u64 {
 
 /// Memory of one device: its FTL's tables and its per-block and per-plane state.
 fn device_memory(d: &crate::config::DeviceConfig, file: &str) -> Result<u64> {
-    let geo = crate::geometry::Geometry::from_config(d, file)?;
+    let geo = crate::redundancy::geometry_of(d, file)?;
     let ftl = crate::ftl::Ftl::memory_estimate(&geo);
     let tracked = if d.ftl.write_buffer.0 > 0 && d.ftl.design == "page" {
         8 * geo.blocks as u64
@@ -1397,30 +1386,6 @@ fn span_and_throughput(
             },
         }),
     )
-}
-
-/// Set by [`interrupt`]: every simulation in the process stops at its next progress report.
-static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// Ask every simulation running in this process to stop (a front end's Ctrl-C): each returns
-/// [`Error::Interrupted`] at its next progress report (every 65,536 requests, every 2^20
-/// preconditioning writes). Stays set until [`clear_interrupt`].
-pub fn interrupt() {
-    INTERRUPTED.store(true, std::sync::atomic::Ordering::Relaxed);
-}
-
-/// Let simulations run again after an [`interrupt`].
-pub fn clear_interrupt() {
-    INTERRUPTED.store(false, std::sync::atomic::Ordering::Relaxed);
-}
-
-/// [`Error::Interrupted`] if [`interrupt`] was called.
-pub fn check_interrupt() -> Result<()> {
-    if INTERRUPTED.load(std::sync::atomic::Ordering::Relaxed) {
-        Err(Error::Interrupted)
-    } else {
-        Ok(())
-    }
 }
 
 /// Three quarters of the machine's physical memory (from /proc/meminfo), if known: the

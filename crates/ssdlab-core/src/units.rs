@@ -207,6 +207,21 @@ unit_type!(Size, parse_size, fmt_size, "size");
 unit_type!(Duration, parse_duration_ns, fmt_duration, "duration");
 unit_type!(Rate, parse_rate, fmt_rate, "rate");
 
+/// Simulated time a run may reach: 2^62 ns (146 years). Every time the host model computes
+/// (arrival times, run ends) is checked against it, so that the device's sums of times
+/// cannot overflow 64 bits; a run that would pass it stops with an error.
+pub const HORIZON_NS: u64 = 1 << 62;
+
+/// A time the host model is about to use, checked against [`HORIZON_NS`].
+pub fn check_time(t: u64, what: &str) -> crate::Result<u64> {
+    if t > HORIZON_NS {
+        return Err(crate::Error::Invalid(format!(
+            "{what} at {t} ns passes the simulated-time horizon; expected times up to 2^62 ns (146 years): check the trace's timestamps and the replay speed"
+        )));
+    }
+    Ok(t)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

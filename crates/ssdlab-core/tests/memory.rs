@@ -145,7 +145,7 @@ fn refused_before_allocating() {
     .unwrap();
     let need = ssdlab_core::sim::memory_estimate(&cfg).unwrap();
     // 16 KiB units: 4 bytes each way per unit, so at least half a byte per KiB of flash.
-    let geo = ssdlab_core::geometry::Geometry::from_config(&cfg.device, "").unwrap();
+    let geo = ssdlab_core::redundancy::geometry_of(&cfg.device, "").unwrap();
     assert!(need >= 8 * geo.logical_units, "{need}");
     let e = ssdlab_core::sim::check_memory(&cfg, need - 1).unwrap_err();
     let e = cfg.locate(e).to_string();
@@ -168,7 +168,7 @@ fn the_estimate_adds_the_device_and_the_jobs_to_the_ftl() {
             "[device]\npreset = \"tlc-nvme\"\n[device.geometry]\nchannels = {channels}\nblocks_per_plane = 128\n[device.ftl]\nwrite_buffer = {write_buffer}\n{jobs}"
         );
         let cfg = parse_config(&text, "m.toml", Path::new(".")).unwrap();
-        let geo = ssdlab_core::geometry::Geometry::from_config(&cfg.device, "").unwrap();
+        let geo = ssdlab_core::redundancy::geometry_of(&cfg.device, "").unwrap();
         let est = ssdlab_core::sim::memory_estimate(&cfg).unwrap();
         (
             est as i64 - ssdlab_core::ftl::Ftl::memory_estimate(&geo) as i64,
@@ -233,7 +233,7 @@ fn ftl_tables(blocks_per_plane: u32) -> (u64, u64, (u64, u64, usize)) {
         Path::new("."),
     )
     .unwrap();
-    let geo = ssdlab_core::geometry::Geometry::from_config(&cfg.device, "f.toml").unwrap();
+    let geo = ssdlab_core::redundancy::geometry_of(&cfg.device, "f.toml").unwrap();
     let shape = (geo.blocks as u64, geo.planes as u64, geo.units_per_block);
     let est = Ftl::memory_estimate(&geo);
     let params = FtlParams::for_tests();

@@ -215,7 +215,7 @@ fn bad_placement_settings_are_refused_with_the_key() {
 
 #[test]
 fn a_width_narrows_every_host_superblock_and_keeps_the_invariants() {
-    let geo = |c: &Config| ssdlab_core::geometry::Geometry::from_config(&c.device, "x").unwrap();
+    let geo = |c: &Config| ssdlab_core::redundancy::geometry_of(&c.device, "x").unwrap();
     let widths = |policy: &str, extra: &str| {
         let c = config(policy, extra);
         ssdlab_core::placement::make(&c.device, &geo(&c)).unwrap().1.widths
@@ -251,7 +251,7 @@ fn the_memory_estimate_counts_the_policies_tables() {
     let est = |policy: &str| ssdlab_core::sim::memory_estimate(&config(policy, "")).unwrap();
     let cap = {
         let c = config("baseline", "");
-        ssdlab_core::geometry::Geometry::from_config(&c.device, "x")
+        ssdlab_core::redundancy::geometry_of(&c.device, "x")
             .unwrap()
             .logical_bytes()
     };

@@ -5,7 +5,7 @@
 mod common;
 
 use ssdlab_core::config::parse_config;
-use ssdlab_core::device::xfer_ns;
+use ssdlab_core::host::xfer_ns;
 use ssdlab_core::{run_config, Config, Device, Op, Request, Simulation};
 use std::path::Path;
 

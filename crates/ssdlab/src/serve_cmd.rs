@@ -158,7 +158,7 @@ fn device_bytes(cfg: &Config) -> Result<u64> {
     if cfg.array.is_some() {
         ssdlab_core::array::check(cfg)
     } else {
-        Ok(ssdlab_core::geometry::Geometry::from_config(&cfg.device, &cfg.file)?.logical_bytes())
+        Ok(ssdlab_core::redundancy::geometry_of(&cfg.device, &cfg.file)?.logical_bytes())
     }
 }
 
@@ -349,7 +349,7 @@ pub fn run(a: ServeArgs) -> Result<()> {
     };
     // Block size constraints: the device's mapping unit is the size it prefers (smaller or
     // unaligned requests cost it a read-modify-write); any size is accepted.
-    let unit = ssdlab_core::geometry::Geometry::from_config(&cfg.device, &cfg.file)?.unit_size;
+    let unit = ssdlab_core::redundancy::geometry_of(&cfg.device, &cfg.file)?.unit_size;
     cmd.arg("--filter=blocksize-policy");
     cmd.arg(&plugin).arg(format!("config={config_arg}"));
     cmd.arg("blocksize-minimum=1")

@@ -175,7 +175,7 @@ pub fn characterize(base: &Config, sweep: &Sweep, progress: &(dyn Fn(usize, usiz
     let points = sweep.points();
     let results = crate::parallel::run_points(&points, progress, |&(pattern, bs, depth, share)| {
         // An interrupt stops the points not yet started as well as the running ones.
-        crate::sim::check_interrupt()?;
+        crate::interrupt::check_interrupt()?;
         let mut c = cfg.clone();
         let j = job(pattern, bs, depth, share, sweep);
         j.validate(&c.file, "job", capacity)?;

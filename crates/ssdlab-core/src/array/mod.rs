@@ -382,7 +382,7 @@ pub fn check(cfg: &Config) -> Result<u64> {
     let mut min = u64::MAX;
     for (_, m) in members(cfg)? {
         min = min.min(match m {
-            MemberSpec::Device(d) => crate::geometry::Geometry::from_config(&d, &cfg.file)?.logical_bytes(),
+            MemberSpec::Device(d) => crate::redundancy::geometry_of(&d, &cfg.file)?.logical_bytes(),
             MemberSpec::Profile(p) => p.capacity,
         });
     }

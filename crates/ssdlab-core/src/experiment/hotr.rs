@@ -209,7 +209,7 @@ fn stats(base: &Path, w: &Workload) -> Result<TraceStats> {
 /// 4 KiB read or programmed on one of the chips, with its transfer): over a trace's span, or
 /// HPC 46's rate times its mean request.
 fn offered_load(base: &Path, w: &Workload, cfg: &crate::config::DeviceConfig, chips: f64) -> Result<f64> {
-    let xfer = crate::device::xfer_ns(4096, cfg.nand.channel_rate.0) as f64;
+    let xfer = crate::host::xfer_ns(4096, cfg.nand.channel_rate.0) as f64;
     let (tr, tp) = (cfg.read_ns()[0] as f64, cfg.program_ns()[0] as f64);
     if w.trace.is_empty() {
         let h = crate::workload::hpc::HpcJob::default();
@@ -506,7 +506,7 @@ fn classes(scale: Scale, base: &Path, w: &Workload) -> Result<AccessClasses> {
     if w.trace.is_empty() {
         let text = format!("[device]\npreset = \"{PRESET}\"\n{}", job(scale, w, 1.0));
         let cfg = crate::config::parse_config(&text, "experiment hotr", base)?;
-        let cap = crate::geometry::Geometry::from_config(&cfg.device, PRESET)?.logical_bytes();
+        let cap = crate::redundancy::geometry_of(&cfg.device, PRESET)?.logical_bytes();
         let mut src = crate::workload::generated_source(&cfg.job[0], cap, cfg.job[0].seed.unwrap_or(1))?;
         return crate::trace::stats::access_classes_of(src.as_mut(), max_requests(scale, w).unwrap_or(u64::MAX));
     }
@@ -544,7 +544,7 @@ impl Experiment for HotR {
             .map(|w| calibrate(scale, &base, w))
             .collect::<Result<_>>()?;
         let preset = crate::config::load_config_with(PRESET, &[])?;
-        let host = crate::geometry::Geometry::from_config(&preset.device, PRESET)?.host_units as f64;
+        let host = crate::redundancy::geometry_of(&preset.device, PRESET)?.host_units as f64;
         let mut points = Vec::new();
         for (w, &(speed, _)) in ws.iter().zip(&speeds) {
             let job = (job(scale, w, speed), speed);

@@ -649,7 +649,7 @@ pub fn run(
 }
 
 /// As [`run`], taking the points already in `cache` from it and storing each point there
-/// as it finishes: a run interrupted ([`crate::sim::interrupt`]) keeps its finished points,
+/// as it finishes: a run interrupted ([`crate::interrupt::interrupt`]) keeps its finished points,
 /// and the next one runs only the others.
 pub fn run_cached(
     exp: &dyn Experiment,
@@ -671,7 +671,7 @@ pub fn run_cached(
             return Ok(o);
         }
         // Points not started when an interrupt comes are not started.
-        crate::sim::check_interrupt()?;
+        crate::interrupt::check_interrupt()?;
         let o = run_point(exp, p)?;
         cache.store(&key, &o)?;
         Ok(o)

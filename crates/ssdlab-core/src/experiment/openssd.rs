@@ -320,8 +320,8 @@ fn variant_point(d: Design, l: Load, scale: Scale, variant: Option<(&str, &[Stri
     let id = format!("{}/{}{suffix}", l.id, d.label());
     let mut o = d.overrides(scale);
     o.extend(extra.iter().cloned());
-    let logical = crate::geometry::Geometry::from_config(&crate::config::load_config_with(PRESET, &o)?.device, PRESET)?
-        .logical_bytes();
+    let logical =
+        crate::redundancy::geometry_of(&crate::config::load_config_with(PRESET, &o)?.device, PRESET)?.logical_bytes();
     let share = (region_mib(scale) << 20) as f64 / logical as f64;
     if l.rw.contains("read") {
         // Reads find the region written.
@@ -656,7 +656,7 @@ impl Experiment for OpenSsd {
             .check(),
         );
         let preset = crate::config::load_config_with(PRESET, &[]).expect("the built-in preset loads (its points did)");
-        let dma = crate::controller::Dma::from_config(&preset.device);
+        let dma = crate::controller::Dma::from_config(&preset.device.host);
         let dma_mbs = |bytes: u64| dma.rate(bytes) as f64 / 1e6;
         let dma_quote = "比较图4和图5, 4 K粒度时DMA传输速度比闪存并行的写入速度慢, 8 K粒度时写入速度持平";
         claims.push(

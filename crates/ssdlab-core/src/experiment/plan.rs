@@ -203,7 +203,7 @@ fn point(
         format!("precondition.utilisation={COLD}"),
     ];
     let mut config = crate::config::load_config_with(PRESET, &o)?;
-    let logical = crate::geometry::Geometry::from_config(&config.device, PRESET)?.logical_bytes();
+    let logical = crate::redundancy::geometry_of(&config.device, PRESET)?.logical_bytes();
     let region = ((logical as f64 * (1.0 - COLD)) as u64) / 4096 * 4096;
     let text = format!(
         "[device]\npreset = \"{PRESET}\"\n[[job]]\nname = \"{name}\"\noffset = \"{off}%\"\niodepth = {IODEPTH}\nio_size = {bytes}\n[job.fs]\n{fs}\ndiscard = \"{discard}\"\n",

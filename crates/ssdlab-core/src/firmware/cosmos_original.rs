@@ -33,8 +33,8 @@
 //! Counters: `rmw_reads` (pages read for read-modify-write), `pages_written`.
 
 use super::Firmware;
-use crate::config::DeviceConfig;
 use crate::device::{partial_units, Device, Stage, Token};
+use crate::device_config::DeviceConfig;
 use crate::ftl::NONE;
 use crate::request::Op;
 use crate::Result;

@@ -16,8 +16,8 @@ pub mod openssd;
 pub mod replacement;
 pub mod scheme_one;
 
-use crate::config::DeviceConfig;
 use crate::device::Device;
+use crate::device_config::DeviceConfig;
 use crate::Result;
 
 /// A firmware design. `Any`: a test (or a tool) can reach a design's own state through

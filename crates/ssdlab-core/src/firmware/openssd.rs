@@ -49,8 +49,8 @@
 //!   (read-modify-write) unless the unit is buffered or cached.
 
 use super::Firmware;
-use crate::config::DeviceConfig;
 use crate::device::{partial_units, Device, Token};
+use crate::device_config::DeviceConfig;
 use crate::ftl::NONE;
 use crate::request::{Op, Request};
 use crate::units::fmt_size;
@@ -996,7 +996,7 @@ impl Firmware for OpenSsd {
 mod tests {
     use super::*;
     use crate::config::parse_config_with;
-    use crate::device::xfer_ns;
+    use crate::host::xfer_ns;
     use rand::{Rng, SeedableRng};
     use rand_xoshiro::Xoshiro256PlusPlus;
     use std::any::Any;

@@ -43,10 +43,9 @@
 use super::openssd::FLUSH_PAGES;
 use super::replacement::{self, Replacement, Victim};
 use super::Firmware;
-use crate::config::DeviceConfig;
 use crate::device::{partial_units, Device, PageReads, Stage, Token};
+use crate::device_config::DeviceConfig;
 use crate::ftl::NONE;
-use crate::geometry::Geometry;
 use crate::request::{Op, Request};
 use crate::{Error, Result};
 use std::collections::{HashMap, VecDeque};
@@ -153,7 +152,7 @@ pub struct SchemeOne {
 
 /// Build the design for a device configuration.
 pub fn make(cfg: &DeviceConfig) -> Result<Box<dyn Firmware>> {
-    let geo = Geometry::from_config(cfg, &cfg.name)?;
+    let geo = crate::redundancy::geometry_of(cfg, &cfg.name)?;
     let n = (cfg.ftl.write_buffer.0 / geo.unit_size) as usize;
     let policy = replacement::make(&cfg.ftl.buffer_policy, n, geo.units_per_block as u64)
         .ok_or_else(|| Error::Invalid(format!("unknown buffer policy '{}'", cfg.ftl.buffer_policy)))?;

@@ -15,6 +15,7 @@
 //! Memory: 4 bytes per logical unit (L2P) + 4 bytes + 1 bit per physical unit (P2L, bitmap)
 //! + about 30 bytes per block, i.e. under 9 bytes per physical unit at α ≥ 1.07.
 
+pub mod config;
 pub mod gc;
 pub mod superblock;
 
@@ -1259,7 +1260,7 @@ gc_threshold = 2
 "#
         );
         let cfg = parse_config(&text, "ftl.toml", std::path::Path::new(".")).unwrap();
-        let geo = Geometry::from_config(&cfg.device, "ftl.toml").unwrap();
+        let geo = crate::redundancy::geometry_of(&cfg.device, "ftl.toml").unwrap();
         Ftl::new(
             geo,
             FtlParams {

@@ -523,7 +523,6 @@ mod tests {
     use super::*;
     use crate::config::parse_config;
     use crate::ftl::FtlParams;
-    use crate::geometry::Geometry;
 
     /// 2 channels × 4 chips, one plane each (8 planes), 16 blocks of 4 pages of 2 units.
     fn ftl(widths: Vec<usize>, whole: bool) -> Ftl {
@@ -542,7 +541,7 @@ mapping_unit = "4KiB"
 overprovisioning = 0.5
 "#;
         let cfg = parse_config(text, "sb.toml", std::path::Path::new(".")).unwrap();
-        let geo = Geometry::from_config(&cfg.device, "sb.toml").unwrap();
+        let geo = crate::redundancy::geometry_of(&cfg.device, "sb.toml").unwrap();
         let mut f = Ftl::new(geo, FtlParams::for_tests()).unwrap();
         f.enable_superblocks(&Layout { widths, whole });
         f

@@ -19,7 +19,6 @@ use super::{DeviceSummary, Lat, LintOptions, Scenario, SweepPoint, Workload, Wor
 use crate::config::{Config, PreconditionMode};
 use crate::device::Device;
 use crate::ftl::Ftl;
-use crate::geometry::Geometry;
 use crate::metrics::{OpResult, RunResult};
 use crate::precondition::{overwrite_until_steady, precondition, Placement, PreconditionReport};
 use crate::request::{Request, RequestSource};
@@ -246,7 +245,7 @@ pub struct Facts {
 impl Facts {
     fn of(cfg: &Config) -> Result<Facts> {
         let d = &cfg.device;
-        let g = Geometry::from_config(d, &cfg.file)?;
+        let g = crate::redundancy::geometry_of(d, &cfg.file)?;
         let units = if d.nand.plane_parallel { g.planes } else { g.dies } as u64;
         let rate = |times: Vec<u64>| {
             let mean = times.iter().sum::<u64>() as f64 / times.len().max(1) as f64;
@@ -499,7 +498,7 @@ impl<'a> Lab<'a> {
         cfg.precondition.utilisation = u;
         // Fewer planes, the same per plane: enough data for ten copies of the footprint
         // when the device holds that much, within 2 to 16 planes.
-        let g = Geometry::from_config(&cfg.device, &cfg.file)?;
+        let g = crate::redundancy::geometry_of(&cfg.device, &cfg.file)?;
         let f_units = (self.profile.footprint_pages() * PAGE).div_ceil(g.unit_size);
         let per_plane = g.logical_units as f64 / g.planes as f64 * u;
         let want = (10.0 * f_units as f64 / per_plane).ceil() as usize;

@@ -173,7 +173,7 @@ impl Records {
                 devices: devices.clone(),
             },
             Workload::Jobs { cfg } => {
-                let cap = crate::geometry::Geometry::from_config(&cfg.device, &cfg.file)?.logical_bytes();
+                let cap = crate::redundancy::geometry_of(&cfg.device, &cfg.file)?.logical_bytes();
                 let mut sources = Vec::new();
                 for (i, job) in cfg.job.iter().enumerate() {
                     if job.trace.is_some() {

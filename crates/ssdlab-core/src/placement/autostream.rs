@@ -15,8 +15,8 @@
 //! (`writes_class_N`) to show where a workload's chunks sit.
 
 use super::{Placement, Write};
-use crate::config::PlacementConfig;
 use crate::geometry::Geometry;
+use crate::placement::config::PlacementConfig;
 
 /// Frequency classes (zhxq/AutoStream's 16 streams).
 pub const CLASSES: usize = 16;
@@ -137,7 +137,7 @@ mod tests {
     fn stream(p: &PlacementConfig) -> AutoStream {
         let text = "[device]\npreset = \"tlc-nvme\"\n[device.geometry]\nblocks_per_plane = 256\n";
         let cfg = crate::config::parse_config(text, "t.toml", std::path::Path::new(".")).unwrap();
-        let geo = Geometry::from_config(&cfg.device, "t.toml").unwrap();
+        let geo = crate::redundancy::geometry_of(&cfg.device, "t.toml").unwrap();
         AutoStream::new(p, &geo)
     }
 

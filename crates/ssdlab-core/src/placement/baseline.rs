@@ -2,8 +2,8 @@
 //! full-parallel superblock open for host data, striped over all channels and chips.
 
 use super::{Placement, Write};
-use crate::config::PlacementConfig;
 use crate::geometry::Geometry;
+use crate::placement::config::PlacementConfig;
 
 pub struct Baseline;
 

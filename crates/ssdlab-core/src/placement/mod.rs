@@ -13,11 +13,13 @@
 
 mod autostream;
 mod baseline;
+pub mod config;
 mod multi_stream;
 mod plan;
 
-use crate::config::{DeviceConfig, PlacementConfig};
+use crate::device_config::DeviceConfig;
 use crate::geometry::Geometry;
+use crate::placement::config::PlacementConfig;
 
 /// What the device knows of a host write when it places it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

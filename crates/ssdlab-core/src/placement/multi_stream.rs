@@ -4,8 +4,8 @@
 //! slot 0; id `s` goes to slot `(s − 1) mod open_superblocks`.
 
 use super::{Placement, Write};
-use crate::config::PlacementConfig;
 use crate::geometry::Geometry;
+use crate::placement::config::PlacementConfig;
 
 pub struct MultiStream {
     slots: usize,

@@ -20,8 +20,8 @@
 //! reuses the space of a deleted one of its kind.
 
 use super::{Placement, Write};
-use crate::config::PlacementConfig;
 use crate::geometry::Geometry;
+use crate::placement::config::PlacementConfig;
 
 /// Lifetime classes of the logical chunks.
 pub struct Lifetimes {
@@ -170,7 +170,7 @@ mod tests {
     fn geo() -> Geometry {
         let text = "[device]\npreset = \"tlc-nvme\"\n[device.geometry]\nblocks_per_plane = 256\n";
         let cfg = crate::config::parse_config(text, "t.toml", std::path::Path::new(".")).unwrap();
-        Geometry::from_config(&cfg.device, "t.toml").unwrap()
+        crate::redundancy::geometry_of(&cfg.device, "t.toml").unwrap()
     }
 
     fn w(offset: u64, len: u64, clock: u64) -> Write {

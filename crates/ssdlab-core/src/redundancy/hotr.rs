@@ -36,8 +36,8 @@
 //! unit (of several, the one given fewer copies).
 
 use super::{chip_of_plane, chips, ReadCounters, Scheme, Versions};
-use crate::config::DeviceConfig;
 use crate::device::{Device, Token};
+use crate::device_config::DeviceConfig;
 use crate::ftl::NONE;
 use crate::geometry::Geometry;
 use crate::scheduler::Kind;

@@ -25,95 +25,16 @@
 //! avoided when it was served without touching a conflicting unit (from a copy, a rebuild
 //! or the cache).
 
+pub mod config;
 mod hotr;
 mod rails;
 mod ttflash;
 
-use crate::config::DeviceConfig;
 use crate::device::Device;
+use crate::device_config::DeviceConfig;
 use crate::geometry::Geometry;
-use crate::units::Duration;
 use crate::Result;
-use serde::{Deserialize, Serialize};
-
-/// `[device.redundancy]`.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RedundancyConfig {
-    /// "none" (default), or a scheme of [`REGISTRY`].
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub scheme: Option<String>,
-    /// hotr: share of the host capacity the R-LRU lists track (pages eligible for
-    /// migration); default 0.1.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hot_share: Option<f64>,
-    /// hotr: where the scratch space is: "chips" (default: dedicated spare chips) or "op" (a
-    /// share of the over-provisioning: blocks lent by every plane).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub scratch: Option<String>,
-    /// hotr with scratch = "op": the scratch space as a share of the host capacity; default
-    /// 0.1.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub scratch_share: Option<f64>,
-    /// hotr: dedicated spare chips holding the scratch space, each on a channel of its own;
-    /// default 1.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub spare_chips: Option<u32>,
-    /// hotr: which R-LRU hits copy their page to the scratch space: "hit" (default: every
-    /// hit of an entry without a copy, the proactive migration of hot pages in the seed's
-    /// section III.B) or "conflict" (only conflicting hits, Figure 4's path alone).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub migrate: Option<String>,
-    /// rails: when a write completes: "cache" (default: its data is in Rails' NVRAM cache)
-    /// or "flash" (its write-mode copy is programmed).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ack: Option<String>,
-    /// rails: time between role swaps; default 100 ms.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub period: Option<Duration>,
-    /// ttflash: data chips per parity chip (a stripe of `stripe` + 1 chips); default 4.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stripe: Option<u32>,
-}
-
-pub const DEFAULT_HOT_SHARE: f64 = 0.1;
-pub const DEFAULT_SPARE_CHIPS: u32 = 1;
-pub const DEFAULT_PERIOD_NS: u64 = 100_000_000;
-pub const DEFAULT_STRIPE: u32 = 4;
-
-impl RedundancyConfig {
-    /// The scheme's name ("none" without one).
-    pub fn scheme(&self) -> &str {
-        self.scheme.as_deref().unwrap_or("none")
-    }
-    pub fn hot_share(&self) -> f64 {
-        self.hot_share.unwrap_or(DEFAULT_HOT_SHARE)
-    }
-    /// hotr: the scratch space is a share of the over-provisioning.
-    pub fn scratch_in_op(&self) -> bool {
-        self.scratch.as_deref() == Some("op")
-    }
-    pub fn scratch_share(&self) -> f64 {
-        self.scratch_share.unwrap_or(DEFAULT_HOT_SHARE)
-    }
-    pub fn spare_chips(&self) -> u32 {
-        self.spare_chips.unwrap_or(DEFAULT_SPARE_CHIPS)
-    }
-    /// hotr: every R-LRU hit without a copy migrates (else only conflicting ones).
-    pub fn migrate_on_hit(&self) -> bool {
-        self.migrate.as_deref() != Some("conflict")
-    }
-    /// rails: a write completes when its write-mode copy is programmed.
-    pub fn ack_flash(&self) -> bool {
-        self.ack.as_deref() == Some("flash")
-    }
-    pub fn period_ns(&self) -> u64 {
-        self.period.map_or(DEFAULT_PERIOD_NS, |d| d.0)
-    }
-    pub fn stripe(&self) -> u32 {
-        self.stripe.unwrap_or(DEFAULT_STRIPE)
-    }
-}
+pub use config::RedundancyConfig;
 
 /// What a scheme does with the device. Every call gets the device (the scheme is out of it
 /// meanwhile), so that it issues its flash operations through the device's mechanisms.
@@ -207,6 +128,26 @@ pub fn host_units(cfg: &DeviceConfig, mapped: u64) -> u64 {
         "ttflash" => ttflash::host_units(mapped, cfg.redundancy.stripe().max(1) as u64),
         _ => mapped,
     }
+}
+
+/// The geometry of device `cfg` (`file` names it in errors): `[device.geometry]` with the
+/// scheme's mirror or parity chips as more channels of the same chips, and the host's share of
+/// the mapped units.
+pub fn geometry_of(cfg: &DeviceConfig, file: &str) -> Result<Geometry> {
+    let geo = Geometry::new(
+        &cfg.geometry,
+        extra_channels(cfg),
+        |mapped| host_units(cfg, mapped),
+        file,
+    )?;
+    if geo.host_units == 0 {
+        return Err(crate::Error::config(
+            file,
+            "device.redundancy.scheme",
+            "leaves no host capacity; expected a larger device",
+        ));
+    }
+    Ok(geo)
 }
 
 /// Check `[device.redundancy]` against the rest of the device: (key, message).
@@ -634,7 +575,7 @@ mod tests {
         let geo = |body: &str| {
             let text = format!("[device]\npreset = \"hotr\"\n{body}\n");
             let c = parse_config(&text, "r.toml", Path::new(".")).unwrap();
-            crate::geometry::Geometry::from_config(&c.device, "r.toml").unwrap()
+            crate::redundancy::geometry_of(&c.device, "r.toml").unwrap()
         };
         let base = geo("");
         for (scheme, channels) in [("hotr", 8), ("rails", 16), ("ttflash", 10)] {

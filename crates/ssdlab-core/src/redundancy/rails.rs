@@ -22,8 +22,8 @@
 //! plane, so each copy stays in its group.
 
 use super::{ReadCounters, Scheme, Versions};
-use crate::config::DeviceConfig;
 use crate::device::{Device, Token};
+use crate::device_config::DeviceConfig;
 use crate::ftl::NONE;
 use crate::geometry::Geometry;
 use crate::Result;

@@ -24,8 +24,8 @@
 //! unmaps data but leaves parity, so a rebuild skips the trimmed member.
 
 use super::{chip_of_plane, chips, planes_of_chip, ReadCounters, Scheme, Versions};
-use crate::config::DeviceConfig;
 use crate::device::{Device, Token};
+use crate::device_config::DeviceConfig;
 use crate::ftl::NONE;
 use crate::geometry::Geometry;
 use crate::Result;

@@ -81,7 +81,7 @@ pub fn convert(reader: &mut TraceReader, writer: &mut dyn TraceWriter, devices: 
         let r = r?;
         // Ctrl-C (`sim::interrupt`) stops a conversion too, every 2^16 records.
         if i & 0xFFFF == 0 {
-            crate::sim::check_interrupt()?;
+            crate::interrupt::check_interrupt()?;
         }
         if !devices.contains(r.device) {
             continue;

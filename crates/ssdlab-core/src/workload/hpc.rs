@@ -22,75 +22,15 @@
 //! `read_locality + (1 − read_locality) × H / S`, and no write ever does.
 
 use crate::request::{Op, Request, RequestSource};
-use crate::units::{fmt_size, Size};
-use crate::workload::fs::BadKey;
+use crate::units::fmt_size;
 use crate::workload::job::{JobConfig, Limits};
+use crate::workload::tables::BadKey;
 use crate::{Error, Result};
 use rand::{Rng, SeedableRng};
 use rand_distr::{Distribution, Exp1};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use serde::{Deserialize, Serialize};
 
-/// `[job.hpc]`: the generator's knobs, every one optional (docs/workloads.md).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct HpcJob {
-    /// Share of the requests that read (0 to 1). The seed's setting "HPC 46" read as 0.46.
-    #[serde(default = "default_read_share")]
-    pub read_share: f64,
-    /// Mean arrival rate, requests per second per clone: a Poisson process (open loop).
-    #[serde(default = "default_rate")]
-    pub rate: f64,
-    /// Probability that a read goes to the hot read set (0 to 1).
-    #[serde(default = "default_read_locality")]
-    pub read_locality: f64,
-    /// Size of the hot read set, a share of the job's region (above 0, below 1).
-    #[serde(default = "default_hot_share")]
-    pub hot_share: f64,
-    /// Probability that a request continues where the previous one of its kind ended (0 to 1).
-    #[serde(default = "default_sequentiality")]
-    pub sequentiality: f64,
-    /// Size of every request; offsets are multiples of it.
-    #[serde(default = "default_bs")]
-    pub bs: Size,
-}
-
-fn default_read_share() -> f64 {
-    0.46
-}
-fn default_rate() -> f64 {
-    2000.0
-}
-fn default_read_locality() -> f64 {
-    0.9
-}
-fn default_hot_share() -> f64 {
-    0.1
-}
-fn default_sequentiality() -> f64 {
-    0.3
-}
-fn default_bs() -> Size {
-    Size(4096)
-}
-
-impl Default for HpcJob {
-    fn default() -> Self {
-        toml::from_str("").expect("defaults")
-    }
-}
-
-impl HpcJob {
-    /// The keys of the table.
-    pub const KEYS: [&'static str; 6] = [
-        "read_share",
-        "rate",
-        "read_locality",
-        "hot_share",
-        "sequentiality",
-        "bs",
-    ];
-}
+pub use crate::workload::tables::HpcJob;
 
 /// The highest `rate`: one request per nanosecond on average.
 pub const MAX_RATE: f64 = 1e9;
@@ -309,7 +249,7 @@ impl RequestSource for HpcSource {
         if self.limits.runtime_ns().is_some_and(|r| t >= r) {
             return Ok(None);
         }
-        if t > crate::sim::HORIZON_NS {
+        if t > crate::units::HORIZON_NS {
             return Err(Error::Invalid(format!(
                 "job '{}': hpc.rate: request {} would arrive at {t} ns, past the simulated-time horizon; expected a higher rate or fewer requests (times up to 2^62 ns)",
                 self.name,
@@ -587,7 +527,7 @@ mod tests {
         let mut s = HpcSource::new(&j, j.hpc.as_ref().unwrap(), 1 << 30, 1).unwrap();
         let e = loop {
             match s.next_request(0) {
-                Ok(Some(r)) => assert!(r.time_ns <= crate::sim::HORIZON_NS),
+                Ok(Some(r)) => assert!(r.time_ns <= crate::units::HORIZON_NS),
                 Ok(None) => panic!("ended before the horizon"),
                 Err(e) => break e.to_string(),
             }

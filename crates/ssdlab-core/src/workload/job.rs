@@ -4,8 +4,7 @@
 use crate::request::{Op, Request, RequestSource};
 use crate::trace::ReplayConfig;
 use crate::units::{Duration, Size};
-use crate::workload::fs::FsJob;
-use crate::workload::hpc::HpcJob;
+use crate::workload::tables::{FsJob, HpcJob};
 use crate::{Error, Result};
 use rand::{Rng, SeedableRng};
 use rand_distr::Distribution;
@@ -356,7 +355,8 @@ impl JobConfig {
         }
     }
 
-    pub fn validate(&self, file: &str, key: &str, capacity: u64) -> Result<()> {
+    /// fio's keys of the job; [`JobConfig::validate`] adds its `[job.fs]` or `[job.hpc]` table.
+    pub fn validate_fio(&self, file: &str, key: &str, capacity: u64) -> Result<()> {
         let e = |k: &str, m: String| Error::config(file, &format!("{key}.{k}"), m);
         if self.iodepth == 0 {
             return Err(e("iodepth", "got 0; expected at least 1".into()));
@@ -385,7 +385,7 @@ impl JobConfig {
             ));
         }
         // Sample and log widths in ms: positive, and within the simulated-time horizon.
-        let max_ms = crate::sim::HORIZON_NS / 4 / 1_000_000;
+        let max_ms = crate::units::HORIZON_NS / 4 / 1_000_000;
         for (k, v, zero_ok) in [
             ("bw_avg_time", self.bw_avg_time, false),
             ("iops_avg_time", self.iops_avg_time, false),
@@ -477,25 +477,25 @@ impl JobConfig {
             return Err(e("runtime", "got 0; expected a positive duration".into()));
         }
         for (k, d) in [("runtime", self.runtime), ("ramp_time", self.ramp_time)] {
-            if d.is_some_and(|d| d.0 > crate::sim::HORIZON_NS / 4) {
+            if d.is_some_and(|d| d.0 > crate::units::HORIZON_NS / 4) {
                 return Err(e(
                     k,
                     format!(
                         "got {} ns; expected at most {} ns (a quarter of the simulated-time horizon)",
                         d.unwrap().0,
-                        crate::sim::HORIZON_NS / 4
+                        crate::units::HORIZON_NS / 4
                     ),
                 ));
             }
         }
         if let Some(t) = self.thinktime {
-            if t.0 > crate::sim::HORIZON_NS / 4 {
+            if t.0 > crate::units::HORIZON_NS / 4 {
                 return Err(e(
                     "thinktime",
                     format!(
                         "got {} ns; expected at most {} ns (a quarter of the simulated-time horizon)",
                         t.0,
-                        crate::sim::HORIZON_NS / 4
+                        crate::units::HORIZON_NS / 4
                     ),
                 ));
             }
@@ -514,7 +514,7 @@ impl JobConfig {
                     .into(),
             ));
         }
-        if let Some(fs) = &self.fs {
+        if self.fs.is_some() {
             if self.numjobs > 1 {
                 return Err(e(
                     "numjobs",
@@ -531,16 +531,14 @@ impl JobConfig {
                         .into(),
                 ));
             }
-            crate::workload::fs::check(self, fs, capacity).map_err(|b| e(&b.key, b.msg))?;
         }
-        if let Some(hpc) = &self.hpc {
+        if self.hpc.is_some() {
             if self.rate_iops.is_some() {
                 return Err(e(
                     "rate_iops",
                     "set on an HPC job; expected none (a [job.hpc] job is open loop at its own hpc.rate)".into(),
                 ));
             }
-            crate::workload::hpc::check(self, hpc, capacity).map_err(|b| e(&b.key, b.msg))?;
         }
         Ok(())
     }

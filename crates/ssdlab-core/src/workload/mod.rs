@@ -4,9 +4,10 @@ pub mod fio;
 pub mod fs;
 pub mod hpc;
 pub mod job;
+pub mod tables;
 
 use crate::request::RequestSource;
-use crate::Result;
+use crate::{Error, Result};
 use job::{JobConfig, JobSource};
 
 /// The requests of one clone (seeded `seed`) of a job that generates them rather than
@@ -19,4 +20,21 @@ pub fn generated_source(job: &JobConfig, capacity: u64, seed: u64) -> Result<Box
         (None, Some(h)) => Box::new(hpc::HpcSource::new(job, h, capacity, seed)?),
         (None, None) => Box::new(JobSource::new(job, capacity, seed)?),
     })
+}
+
+impl JobConfig {
+    /// Check what serde cannot, the job at `key` of `file` on a region of `capacity` bytes:
+    /// fio's keys ([`JobConfig::validate_fio`]), then the application's or the generator's
+    /// own table. Errors name the key (`job[0].fs.theta`).
+    pub fn validate(&self, file: &str, key: &str, capacity: u64) -> Result<()> {
+        self.validate_fio(file, key, capacity)?;
+        let e = |b: tables::BadKey| Error::config(file, &format!("{key}.{}", b.key), b.msg);
+        if let Some(fs) = &self.fs {
+            fs::check(self, fs, capacity).map_err(e)?;
+        }
+        if let Some(hpc) = &self.hpc {
+            hpc::check(self, hpc, capacity).map_err(e)?;
+        }
+        Ok(())
+    }
 }

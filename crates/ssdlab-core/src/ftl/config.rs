@@ -1,0 +1,128 @@
+//! The `[device.ftl]` section: allocation, GC, wear leveling, write buffer, streams, the
+//! firmware design and its caches, compression. Read by the FTL, the device and the designs.
+
+use crate::units::{Duration, Size};
+use serde::{Deserialize, Serialize};
+
+/// Most host write frontiers per plane (`device.ftl.streams`).
+pub const MAX_STREAMS: u32 = 256;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Allocation {
+    RoundRobin,
+    LeastBusy,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FtlConfig {
+    #[serde(default = "default_alloc")]
+    pub allocation: Allocation,
+    /// Least-busy allocation: how many pages a plane may get ahead of the plane that received
+    /// the fewest (default: a quarter of a block); keeps the long-run spread of writes even
+    /// (and so write amplification as with round robin) while short-term choices avoid busy
+    /// planes.
+    #[serde(default)]
+    pub allocation_slack: Option<u32>,
+    /// Victim policy: greedy, fifo, random, cost-benefit, d-choices.
+    #[serde(default = "default_gc")]
+    pub gc_policy: String,
+    /// Sample size of the d-choices policy.
+    #[serde(default = "default_d")]
+    pub gc_d: u32,
+    /// Foreground GC runs while a plane has fewer free blocks than this.
+    #[serde(default = "default_gc_threshold")]
+    pub gc_threshold: u32,
+    /// Where GC survivors are written: "separate" (a GC frontier per plane, the default) or
+    /// "shared" (appended at the host write frontier, as the analytic WAF models assume and
+    /// FEMU does, collecting in FEMU's order: the host's new block is taken first, then GC
+    /// copies into it until the plane has its reserve again).
+    #[serde(default = "default_frontier")]
+    pub gc_frontier: String,
+    /// Background GC runs on an idle plane with fewer free blocks than this (0 = off).
+    #[serde(default)]
+    pub bg_gc_threshold: u32,
+    /// How long a plane must be idle before background GC starts.
+    #[serde(default = "default_bg_idle")]
+    pub bg_gc_idle: Duration,
+    /// Static wear leveling: migrate cold data when max − min erase count exceeds this (0 = off).
+    #[serde(default)]
+    pub static_wl_threshold: u32,
+    /// DRAM write buffer (0 = write-through: a write completes when programmed).
+    #[serde(default)]
+    pub write_buffer: Size,
+    /// Host write frontiers per plane: a write of stream id `s` (the job's `stream`, or the
+    /// one a source gives its requests) fills blocks of frontier `s mod streams`, so streams
+    /// never share a block. 1: every write shares one frontier.
+    #[serde(default = "one")]
+    pub streams: u32,
+    /// Firmware design (`crate::firmware::REGISTRY`): "page" (the engine's page-mapped FTL
+    /// with its write buffer, the default), "cosmos-original", "openssd", "scheme-one".
+    #[serde(default = "default_design")]
+    pub design: String,
+    /// Read cache of the designs that keep one (page-sized units; 0 = none).
+    #[serde(default)]
+    pub read_cache: Size,
+    /// Designs with a read cache: on a read, how many logical units on each side of it to
+    /// prefetch when their page sits on an idle channel (0 = no prefetch).
+    #[serde(default)]
+    pub prefetch: u32,
+    /// Write-buffer replacement of the designs that choose one: "lru", "cflru", "bplru".
+    #[serde(default = "default_buffer_policy")]
+    pub buffer_policy: String,
+    /// When one plane needs foreground GC, every plane with a candidate collects one block
+    /// at the same time (seed 002's parallel GC).
+    #[serde(default)]
+    pub parallel_gc: bool,
+    /// Inline compression of host writes (`crate::compression`): flash bytes per host byte,
+    /// above 0 and at most 1 (1: off).
+    #[serde(default = "one_f")]
+    pub compression: f64,
+}
+
+fn default_design() -> String {
+    "page".into()
+}
+
+fn default_buffer_policy() -> String {
+    "lru".into()
+}
+
+impl Default for FtlConfig {
+    fn default() -> Self {
+        toml::from_str("").expect("defaults")
+    }
+}
+
+fn one() -> u32 {
+    1
+}
+
+fn one_f() -> f64 {
+    1.0
+}
+
+fn default_alloc() -> Allocation {
+    Allocation::LeastBusy
+}
+
+fn default_gc() -> String {
+    "greedy".into()
+}
+
+fn default_frontier() -> String {
+    "separate".into()
+}
+
+fn default_d() -> u32 {
+    8
+}
+
+fn default_gc_threshold() -> u32 {
+    3
+}
+
+fn default_bg_idle() -> Duration {
+    Duration(1_000_000)
+}

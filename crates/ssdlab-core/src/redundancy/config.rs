@@ -1,0 +1,86 @@
+//! The `[device.redundancy]` section: which scheme keeps copies or parity, and its knobs.
+
+use crate::units::Duration;
+use serde::{Deserialize, Serialize};
+
+/// `[device.redundancy]`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RedundancyConfig {
+    /// "none" (default), or a scheme of [`REGISTRY`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scheme: Option<String>,
+    /// hotr: share of the host capacity the R-LRU lists track (pages eligible for
+    /// migration); default 0.1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hot_share: Option<f64>,
+    /// hotr: where the scratch space is: "chips" (default: dedicated spare chips) or "op" (a
+    /// share of the over-provisioning: blocks lent by every plane).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scratch: Option<String>,
+    /// hotr with scratch = "op": the scratch space as a share of the host capacity; default
+    /// 0.1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scratch_share: Option<f64>,
+    /// hotr: dedicated spare chips holding the scratch space, each on a channel of its own;
+    /// default 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spare_chips: Option<u32>,
+    /// hotr: which R-LRU hits copy their page to the scratch space: "hit" (default: every
+    /// hit of an entry without a copy, the proactive migration of hot pages in the seed's
+    /// section III.B) or "conflict" (only conflicting hits, Figure 4's path alone).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub migrate: Option<String>,
+    /// rails: when a write completes: "cache" (default: its data is in Rails' NVRAM cache)
+    /// or "flash" (its write-mode copy is programmed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ack: Option<String>,
+    /// rails: time between role swaps; default 100 ms.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub period: Option<Duration>,
+    /// ttflash: data chips per parity chip (a stripe of `stripe` + 1 chips); default 4.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stripe: Option<u32>,
+}
+
+pub const DEFAULT_HOT_SHARE: f64 = 0.1;
+
+pub const DEFAULT_SPARE_CHIPS: u32 = 1;
+
+pub const DEFAULT_PERIOD_NS: u64 = 100_000_000;
+
+pub const DEFAULT_STRIPE: u32 = 4;
+
+impl RedundancyConfig {
+    /// The scheme's name ("none" without one).
+    pub fn scheme(&self) -> &str {
+        self.scheme.as_deref().unwrap_or("none")
+    }
+    pub fn hot_share(&self) -> f64 {
+        self.hot_share.unwrap_or(DEFAULT_HOT_SHARE)
+    }
+    /// hotr: the scratch space is a share of the over-provisioning.
+    pub fn scratch_in_op(&self) -> bool {
+        self.scratch.as_deref() == Some("op")
+    }
+    pub fn scratch_share(&self) -> f64 {
+        self.scratch_share.unwrap_or(DEFAULT_HOT_SHARE)
+    }
+    pub fn spare_chips(&self) -> u32 {
+        self.spare_chips.unwrap_or(DEFAULT_SPARE_CHIPS)
+    }
+    /// hotr: every R-LRU hit without a copy migrates (else only conflicting ones).
+    pub fn migrate_on_hit(&self) -> bool {
+        self.migrate.as_deref() != Some("conflict")
+    }
+    /// rails: a write completes when its write-mode copy is programmed.
+    pub fn ack_flash(&self) -> bool {
+        self.ack.as_deref() == Some("flash")
+    }
+    pub fn period_ns(&self) -> u64 {
+        self.period.map_or(DEFAULT_PERIOD_NS, |d| d.0)
+    }
+    pub fn stripe(&self) -> u32 {
+        self.stripe.unwrap_or(DEFAULT_STRIPE)
+    }
+}
