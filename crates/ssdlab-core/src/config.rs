@@ -12,63 +12,12 @@ pub use crate::host::{HostConfig, Interface};
 pub use crate::nand::{CellType, NandConfig, PerPageType, CELL_TIMING_KEYS, MAX_NAND_NS};
 pub use crate::placement::config::PlacementConfig;
 pub use crate::precondition::{PreconditionConfig, PreconditionMode};
+pub use crate::presets::{preset_names, preset_text, DEFAULT_PRESET, PRESETS};
+pub use crate::run_config::{Config, KeyOrigins};
 pub use crate::scheduler::{SchedulerConfig, Suspendable};
 use crate::units::{Rate, Size};
-use crate::workload::job::JobConfig;
 use crate::{Error, Result};
-use serde::{Deserialize, Serialize};
-use std::path::{Path, PathBuf};
-
-/// Built-in presets, embedded from `configs/` at build time.
-pub const PRESETS: &[(&str, &str)] = &[
-    ("tlc-nvme", include_str!("../../../configs/tlc-nvme.toml")),
-    ("mlc-sata", include_str!("../../../configs/mlc-sata.toml")),
-    ("cosmos-openssd", include_str!("../../../configs/cosmos-openssd.toml")),
-    ("qlc-nvme", include_str!("../../../configs/qlc-nvme.toml")),
-    ("slc-sata", include_str!("../../../configs/slc-sata.toml")),
-    ("femu-bbssd", include_str!("../../../configs/femu-bbssd.toml")),
-    ("hotr", include_str!("../../../configs/hotr.toml")),
-    ("samsung-830", include_str!("../../../configs/samsung-830.toml")),
-    ("samsung-850pro", include_str!("../../../configs/samsung-850pro.toml")),
-    ("ocz-vector150", include_str!("../../../configs/ocz-vector150.toml")),
-    ("intel-530", include_str!("../../../configs/intel-530.toml")),
-    ("intel-750", include_str!("../../../configs/intel-750.toml")),
-];
-
-/// The preset used by `ssdlab run` without arguments.
-pub const DEFAULT_PRESET: &str = "tlc-nvme";
-
-/// A whole run: one device, its preconditioning, and the jobs that drive it.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Config {
-    pub device: DeviceConfig,
-    #[serde(default)]
-    pub precondition: PreconditionConfig,
-    #[serde(default)]
-    pub job: Vec<JobConfig>,
-    /// A volume over several devices (absent: the device alone).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub array: Option<crate::array::ArrayConfig>,
-    /// Directory that relative paths in the config (traces) are resolved against.
-    #[serde(skip)]
-    pub base_dir: PathBuf,
-    /// Name of the file the config came from, for error messages.
-    #[serde(skip)]
-    pub file: String,
-    /// Where each key was written, for error messages.
-    #[serde(skip)]
-    pub origins: KeyOrigins,
-}
-
-/// The text of a built-in preset.
-pub fn preset_text(name: &str) -> Option<&'static str> {
-    PRESETS.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
-}
-
-pub fn preset_names() -> Vec<&'static str> {
-    PRESETS.iter().map(|(n, _)| *n).collect()
-}
+use std::path::Path;
 
 fn toml_error(file: &str, text: &str, e: &toml::de::Error) -> Error {
     let msg = e.message().trim().replace('\n', "; ");
@@ -237,61 +186,6 @@ pub fn parse_config_with(text: &str, file: &str, base_dir: &Path, overrides: &[S
     }
 }
 
-/// Where the keys of a run config came from: the file, its preset, `--set`, or a fio job
-/// file that replaced the jobs.
-#[derive(Clone, Debug, Default)]
-pub struct KeyOrigins {
-    file: String,
-    text: String,
-    preset: Option<(String, &'static str)>,
-    /// Canonical keys set with `--set`, with their `KEY=VALUE` text.
-    overrides: Vec<(String, String)>,
-    /// A fio job file (name, text) whose jobs replaced the config's.
-    jobs_file: Option<(String, String)>,
-}
-
-impl KeyOrigins {
-    /// Add the position of a key error's key: `--set` when the command line set it, else
-    /// its line in the file (or the fio job file, for jobs), else its line in the preset,
-    /// else the line of its nearest enclosing table in the file.
-    pub fn locate(&self, e: Error) -> Error {
-        e.locate(|key| {
-            if let Some((_, o)) = self.overrides.iter().rev().find(|(k, _)| k == key) {
-                return Some((format!("--set {o}"), None, 0));
-            }
-            if let Some((name, text)) = &self.jobs_file {
-                if key.starts_with("job[") {
-                    let p = crate::workload::fio::position(text, key);
-                    return Some((name.clone(), p, 1));
-                }
-            }
-            let in_file = crate::source::toml_position(&self.text, key);
-            if let Ok(p) = in_file {
-                return Some((self.file.clone(), Some(p), 1));
-            }
-            if let Some((name, ptext)) = &self.preset {
-                if let Ok(p) = crate::source::toml_position(ptext, key) {
-                    return Some((format!("preset {name}"), Some(p), 2));
-                }
-            }
-            Some((self.file.clone(), in_file.err().flatten(), 3))
-        })
-    }
-}
-
-impl KeyOrigins {
-    /// Whether the user's file, its preset or `--set` wrote `key` (canonical), rather than
-    /// it taking its default.
-    pub fn written(&self, key: &str) -> bool {
-        self.overrides.iter().any(|(k, _)| k == key)
-            || crate::source::toml_position(&self.text, key).is_ok()
-            || self
-                .preset
-                .as_ref()
-                .is_some_and(|(_, t)| crate::source::toml_position(t, key).is_ok())
-    }
-}
-
 impl Config {
     /// Replace the jobs with those of a fio job file (`name`, `text`) and check the result;
     /// errors about jobs name the job file's lines.
@@ -299,11 +193,6 @@ impl Config {
         self.job = crate::workload::fio::parse_job_file(text, name)?;
         self.origins.jobs_file = Some((name.to_string(), text.to_string()));
         self.validate()
-    }
-
-    /// Add where an error's key was written (see [`KeyOrigins::locate`]).
-    pub fn locate(&self, e: Error) -> Error {
-        self.origins.locate(e)
     }
 }
 
@@ -693,7 +582,7 @@ impl Config {
         }
         let capacity = match &self.array {
             None => geo.logical_bytes(),
-            Some(_) => crate::array::check(self)?,
+            Some(_) => check(self)?,
         };
         for (i, j) in self.job.iter().enumerate() {
             j.validate(f, &format!("job[{i}]"), capacity)?;
@@ -945,6 +834,199 @@ pub fn validate_device(d: &DeviceConfig, f: &str) -> Result<()> {
         ));
     }
     Ok(())
+}
+
+// An array's members: each is loaded as a run file of its own (a preset, or a file that
+// may name members in turn), so resolving them is the loader's work.
+
+/// How member `i` of an array run is preconditioned (its `precondition` key), seeded with
+/// the run's seed + `i`.
+pub fn member_precondition(cfg: &Config, i: usize) -> Result<crate::config::PreconditionConfig> {
+    let run = &cfg.precondition;
+    let seed = run.seed.wrapping_add(i as u64);
+    let Some(m) = cfg.array.as_ref().and_then(|a| a.member.get(i)) else {
+        return Ok(crate::config::PreconditionConfig { seed, ..run.clone() });
+    };
+    let key = format!("array.member[{i}].precondition");
+    let own = match (m.precondition.as_str(), &m.preset, &m.config) {
+        ("run", ..) => run.clone(),
+        ("own", Some(p), _) => {
+            let text = crate::config::preset_text(p).unwrap_or_default();
+            crate::config::parse_config(text, &format!("preset {p}"), Path::new("."))?.precondition
+        }
+        ("own", None, Some(_)) => load_member(cfg, i)?.precondition,
+        ("own", None, None) => {
+            return Err(Error::config(
+                &cfg.file,
+                &key,
+                "\"own\" on a member with no preset or config of its own; expected \"run\"",
+            ))
+        }
+        (other, ..) => {
+            return Err(Error::config(
+                &cfg.file,
+                &key,
+                format!("got \"{other}\"; expected \"run\" or \"own\""),
+            ))
+        }
+    };
+    Ok(crate::config::PreconditionConfig { seed, ..own })
+}
+
+/// Member `i`'s run file (its `config` key), loaded; refused when the member files lead back
+/// to one on the way (a file naming itself, or two naming each other), which would load
+/// without end.
+fn load_member(cfg: &Config, i: usize) -> Result<Config> {
+    let key = format!("array.member[{i}].config");
+    let c = cfg
+        .array
+        .as_ref()
+        .and_then(|a| a.member[i].config.as_ref())
+        .expect("a member config");
+    let path = cfg.base_dir.join(c);
+    let root = std::fs::canonicalize(&cfg.file).ok();
+    if let Some(chain) = member_cycle(root.into_iter().collect(), &path) {
+        let names: Vec<String> = chain.iter().map(|p| p.display().to_string()).collect();
+        return Err(Error::config(
+            &cfg.file,
+            &key,
+            format!(
+                "'{c}' leads back to a run file already on the way ({}); expected a run file whose members do not name it",
+                names.join(" -> ")
+            ),
+        ));
+    }
+    if !path.is_file() {
+        return Err(Error::config(
+            &cfg.file,
+            &key,
+            format!(
+                "'{c}': {}; expected a run file with a [device] (a relative path is taken from this run file's folder)",
+                if path.exists() { "not a file" } else { "no such file" }
+            ),
+        ));
+    }
+    // Its own errors name its own lines.
+    crate::config::load_config(&path.display().to_string())
+}
+
+/// The first cycle of member run files reached from `next` with `stack` (canonical paths)
+/// on the way: the stack from the file named again, then that file. Files that cannot be
+/// read or parsed end the walk (loading them reports why).
+fn member_cycle(mut stack: Vec<std::path::PathBuf>, next: &Path) -> Option<Vec<std::path::PathBuf>> {
+    let next = std::fs::canonicalize(next).ok()?;
+    if let Some(at) = stack.iter().position(|p| *p == next) {
+        let mut chain = stack.split_off(at);
+        chain.push(next);
+        return Some(chain);
+    }
+    let text = std::fs::read_to_string(&next).ok()?;
+    let table: toml::Table = toml::from_str(&text).ok()?;
+    let configs: Vec<String> = table
+        .get("array")
+        .and_then(|a| a.get("member"))
+        .and_then(|m| m.as_array())
+        .map(|ms| {
+            ms.iter()
+                .filter_map(|m| m.get("config")?.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default();
+    let dir = next.parent().map(Path::to_path_buf).unwrap_or_default();
+    stack.push(next);
+    configs.iter().find_map(|c| member_cycle(stack.clone(), &dir.join(c)))
+}
+
+/// What a member is (an array has a few: the size of a device's config does not matter).
+#[derive(Clone, Debug)]
+#[allow(clippy::large_enum_variant)]
+pub enum MemberSpec {
+    /// A simulated SSD.
+    Device(DeviceConfig),
+    /// A measured drive.
+    Profile(Box<crate::array::profile::DeviceProfile>),
+}
+
+/// The members of a run: (name, what it is), in order; a run without `[array]` has its
+/// device as its one member.
+pub fn members(cfg: &Config) -> Result<Vec<(String, MemberSpec)>> {
+    let Some(a) = &cfg.array else {
+        return Ok(vec![(cfg.device.name.clone(), MemberSpec::Device(cfg.device.clone()))]);
+    };
+    let f = cfg.file.as_str();
+    if a.member.is_empty() || a.member.len() > crate::array::MAX_MEMBERS {
+        return Err(Error::config(
+            f,
+            "array.member",
+            format!(
+                "{} members; expected 1 to {} [[array.member]] tables",
+                a.member.len(),
+                crate::array::MAX_MEMBERS
+            ),
+        ));
+    }
+    a.member
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            let key = |k: &str| format!("array.member[{i}].{k}");
+            let given = [
+                ("preset", m.preset.is_some()),
+                ("config", m.config.is_some()),
+                ("profile", m.profile.is_some()),
+            ];
+            if let Some((k, _)) = given.iter().filter(|g| g.1).nth(1) {
+                return Err(Error::config(
+                    f,
+                    &key(k),
+                    "set with another of preset, config, profile; expected one of them",
+                ));
+            }
+            let spec = if let Some(p) = &m.preset {
+                let text = crate::config::preset_text(p).ok_or_else(|| {
+                    Error::config(
+                        f,
+                        &key("preset"),
+                        format!(
+                            "unknown preset '{p}'; expected one of {}",
+                            crate::config::preset_names().join(", ")
+                        ),
+                    )
+                })?;
+                MemberSpec::Device(crate::config::parse_config(text, &format!("preset {p}"), Path::new("."))?.device)
+            } else if m.config.is_some() {
+                MemberSpec::Device(load_member(cfg, i)?.device)
+            } else if let Some(p) = &m.profile {
+                let path = cfg.base_dir.join(p);
+                let prof = crate::array::profile::DeviceProfile::load(&path)
+                    .map_err(|e| Error::config(f, &key("profile"), e))?;
+                MemberSpec::Profile(Box::new(prof))
+            } else {
+                MemberSpec::Device(cfg.device.clone())
+            };
+            let own = match &spec {
+                MemberSpec::Device(d) => d.name.clone(),
+                MemberSpec::Profile(p) => p.name.clone(),
+            };
+            Ok((m.name.clone().unwrap_or(own), spec))
+        })
+        .collect()
+}
+
+/// Check an array run's members and layout; the volume's capacity.
+pub fn check(cfg: &Config) -> Result<u64> {
+    for i in 0..cfg.array.as_ref().map_or(0, |a| a.member.len()) {
+        member_precondition(cfg, i)?;
+    }
+    let mut min = u64::MAX;
+    for (_, m) in members(cfg)? {
+        min = min.min(match m {
+            MemberSpec::Device(d) => crate::redundancy::geometry_of(&d, &cfg.file)?.logical_bytes(),
+            MemberSpec::Profile(p) => p.capacity,
+        });
+    }
+    let layout = crate::array::layout_of(cfg, min)?;
+    Ok(layout.capacity(min))
 }
 
 /// The timing of the small SLC device the hand-computed latency tests use (unit tests and

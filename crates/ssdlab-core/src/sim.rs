@@ -157,15 +157,15 @@ pub fn memory_estimate(cfg: &Config) -> Result<u64> {
 fn memory_parts(cfg: &Config) -> Result<(u64, u64)> {
     // An array's members each hold a device.
     let mut devices = 0;
-    for (_, m) in crate::array::members(cfg)? {
+    for (_, m) in crate::config::members(cfg)? {
         devices += match m {
-            crate::array::MemberSpec::Device(d) => device_memory(&d, &cfg.file)?,
+            crate::config::MemberSpec::Device(d) => device_memory(&d, &cfg.file)?,
             // Its points and a window of requests.
-            crate::array::MemberSpec::Profile(p) => 64 * p.points.len() as u64 + 4096,
+            crate::config::MemberSpec::Profile(p) => 64 * p.points.len() as u64 + 4096,
         };
     }
     let cap = if cfg.array.is_some() {
-        crate::array::check(cfg)?
+        crate::config::check(cfg)?
     } else {
         crate::redundancy::geometry_of(&cfg.device, &cfg.file)?.logical_bytes()
     };
@@ -390,13 +390,13 @@ impl Simulation {
     /// run's `[precondition]`, member `i` seeded with the run's seed + `i`), under the
     /// layout.
     fn array(cfg: &Config, progress: &mut dyn FnMut(u64, u64)) -> Result<Simulation> {
-        use crate::array::{volume::Member, MemberSpec};
+        use crate::{array::volume::Member, config::MemberSpec};
         let mut members = Vec::new();
         let mut pres = Vec::new();
-        for (i, (_, spec)) in crate::array::members(cfg)?.into_iter().enumerate() {
+        for (i, (_, spec)) in crate::config::members(cfg)?.into_iter().enumerate() {
             match spec {
                 MemberSpec::Device(dc) => {
-                    let pc = crate::array::member_precondition(cfg, i)?;
+                    let pc = crate::config::member_precondition(cfg, i)?;
                     let mut device = Device::new(&dc, pc.seed)?;
                     pres.push(Some(precondition(
                         &mut device,
@@ -422,7 +422,7 @@ impl Simulation {
         members: Vec<crate::array::volume::Member>,
         pre: Vec<Option<PreconditionReport>>,
     ) -> Result<Simulation> {
-        let specs = crate::array::members(cfg)?;
+        let specs = crate::config::members(cfg)?;
         if members.len() != specs.len() || pre.len() != specs.len() {
             return Err(Error::Invalid(format!(
                 "{} members and {} precondition reports for {} [[array.member]]; expected one each",
@@ -440,8 +440,8 @@ impl Simulation {
             .into_iter()
             .zip(pre)
             .map(|((name, spec), p)| match (spec, p) {
-                (crate::array::MemberSpec::Device(dc), Some(p)) => Ok((name, Some((p, dc)))),
-                (crate::array::MemberSpec::Profile(_), None) => Ok((name, None)),
+                (crate::config::MemberSpec::Device(dc), Some(p)) => Ok((name, Some((p, dc)))),
+                (crate::config::MemberSpec::Profile(_), None) => Ok((name, None)),
                 _ => Err(Error::Invalid(format!(
                     "member {name}: a precondition report for a measured drive, or none for a simulated one"
                 ))),

@@ -308,10 +308,10 @@ fn bad_arrays_are_one_line_errors() {
 fn members_by_preset_need_no_device_table() {
     let text = "[array]\nlayout = \"raid0\"\n[[array.member]]\npreset = \"slc-sata\"\n[[array.member]]\npreset = \"mlc-sata\"\nname = \"second\"\n[precondition]\nmode = \"none\"\n[[job]]\nrw = \"write\"\nbs = \"128KiB\"\nnumber_ios = 8\n";
     let cfg = parse_config(text, "t.toml", Path::new(".")).unwrap();
-    let members = ssdlab_core::array::members(&cfg).unwrap();
+    let members = ssdlab_core::config::members(&cfg).unwrap();
     assert_eq!(members[0].0, "slc-sata");
     assert_eq!(members[1].0, "second");
-    let ssdlab_core::array::MemberSpec::Device(d) = &members[1].1 else {
+    let ssdlab_core::config::MemberSpec::Device(d) = &members[1].1 else {
         panic!("a device")
     };
     assert_eq!(d.geometry.channels, 8);

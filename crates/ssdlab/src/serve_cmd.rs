@@ -156,7 +156,7 @@ fn plugin_path(given: Option<&str>) -> Result<PathBuf> {
 /// Bytes the host can address on the config's device or array (what the plugin serves).
 fn device_bytes(cfg: &Config) -> Result<u64> {
     if cfg.array.is_some() {
-        ssdlab_core::array::check(cfg)
+        ssdlab_core::config::check(cfg)
     } else {
         Ok(ssdlab_core::redundancy::geometry_of(&cfg.device, &cfg.file)?.logical_bytes())
     }

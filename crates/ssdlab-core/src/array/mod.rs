@@ -21,6 +21,7 @@
 //! the members.
 
 pub mod characterize;
+pub mod config;
 pub mod drive;
 pub mod profile;
 mod raid0;
@@ -29,260 +30,10 @@ mod raid5;
 pub mod rodi;
 pub mod volume;
 
-use crate::config::{Config, DeviceConfig};
 use crate::request::Op;
-use crate::units::Size;
+use crate::run_config::Config;
 use crate::{Error, Result};
-use serde::{Deserialize, Serialize};
-use std::path::Path;
-
-/// `[array]`: a volume over several member devices.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ArrayConfig {
-    /// A name of [`REGISTRY`], or `rodi`.
-    #[serde(default = "default_layout")]
-    pub layout: String,
-    /// Chunk size of the striped layouts (Windows software RAID 0, the seed's array, stripes
-    /// in 64 KiB).
-    #[serde(default = "default_stripe_unit")]
-    pub stripe_unit: Size,
-    /// Whether the pieces of one volume request that a member gets from consecutive stripes
-    /// travel as one member request (true), or as one member request per stripe unit
-    /// (false). How Windows' software RAID 0 issues them is not documented; the rodi
-    /// experiment runs both.
-    #[serde(default = "yes")]
-    pub merge_parts: bool,
-    /// `rodi`: besides the ranges of jobs with `readonly = true`, the extents (of
-    /// `readonly_extent` bytes) that the jobs' traces read and never write are read-only.
-    #[serde(default)]
-    pub readonly_from_traces: bool,
-    /// `rodi`: granularity of the trace analysis.
-    #[serde(default = "default_extent")]
-    pub readonly_extent: Size,
-    #[serde(default)]
-    pub member: Vec<MemberConfig>,
-}
-
-/// `[[array.member]]`: a member device.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct MemberConfig {
-    /// Name in results (default: the device's own).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    /// A built-in device; or
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub preset: Option<String>,
-    /// a run file whose `[device]` this member is (relative to the run file); or
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub config: Option<String>,
-    /// a measured drive: a device profile (`ssdlab profile`, `ssdlab characterize -o`),
-    /// relative to the run file. None of the three: the run file's own `[device]`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub profile: Option<String>,
-    /// A simulated member's measured curves (a device profile, e.g. `ssdlab characterize
-    /// -o`): with them for every member, the result gives section 4's model beside the
-    /// simulated throughput.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub curves: Option<String>,
-    /// `rodi`: this member holds the read-only extents.
-    #[serde(default)]
-    pub readonly: bool,
-    /// `"run"`: preconditioned as the run's `[precondition]` says; `"own"`: as its preset's
-    /// or run file's (a drive in the state its preset describes, e.g. a used one).
-    #[serde(default = "default_precondition")]
-    pub precondition: String,
-}
-
-fn default_precondition() -> String {
-    "run".into()
-}
-
-/// How member `i` of an array run is preconditioned (its `precondition` key), seeded with
-/// the run's seed + `i`.
-pub fn member_precondition(cfg: &Config, i: usize) -> Result<crate::config::PreconditionConfig> {
-    let run = &cfg.precondition;
-    let seed = run.seed.wrapping_add(i as u64);
-    let Some(m) = cfg.array.as_ref().and_then(|a| a.member.get(i)) else {
-        return Ok(crate::config::PreconditionConfig { seed, ..run.clone() });
-    };
-    let key = format!("array.member[{i}].precondition");
-    let own = match (m.precondition.as_str(), &m.preset, &m.config) {
-        ("run", ..) => run.clone(),
-        ("own", Some(p), _) => {
-            let text = crate::config::preset_text(p).unwrap_or_default();
-            crate::config::parse_config(text, &format!("preset {p}"), Path::new("."))?.precondition
-        }
-        ("own", None, Some(_)) => load_member(cfg, i)?.precondition,
-        ("own", None, None) => {
-            return Err(Error::config(
-                &cfg.file,
-                &key,
-                "\"own\" on a member with no preset or config of its own; expected \"run\"",
-            ))
-        }
-        (other, ..) => {
-            return Err(Error::config(
-                &cfg.file,
-                &key,
-                format!("got \"{other}\"; expected \"run\" or \"own\""),
-            ))
-        }
-    };
-    Ok(crate::config::PreconditionConfig { seed, ..own })
-}
-
-/// Member `i`'s run file (its `config` key), loaded; refused when the member files lead back
-/// to one on the way (a file naming itself, or two naming each other), which would load
-/// without end.
-fn load_member(cfg: &Config, i: usize) -> Result<Config> {
-    let key = format!("array.member[{i}].config");
-    let c = cfg
-        .array
-        .as_ref()
-        .and_then(|a| a.member[i].config.as_ref())
-        .expect("a member config");
-    let path = cfg.base_dir.join(c);
-    let root = std::fs::canonicalize(&cfg.file).ok();
-    if let Some(chain) = member_cycle(root.into_iter().collect(), &path) {
-        let names: Vec<String> = chain.iter().map(|p| p.display().to_string()).collect();
-        return Err(Error::config(
-            &cfg.file,
-            &key,
-            format!(
-                "'{c}' leads back to a run file already on the way ({}); expected a run file whose members do not name it",
-                names.join(" -> ")
-            ),
-        ));
-    }
-    if !path.is_file() {
-        return Err(Error::config(
-            &cfg.file,
-            &key,
-            format!(
-                "'{c}': {}; expected a run file with a [device] (a relative path is taken from this run file's folder)",
-                if path.exists() { "not a file" } else { "no such file" }
-            ),
-        ));
-    }
-    // Its own errors name its own lines.
-    crate::config::load_config(&path.display().to_string())
-}
-
-/// The first cycle of member run files reached from `next` with `stack` (canonical paths)
-/// on the way: the stack from the file named again, then that file. Files that cannot be
-/// read or parsed end the walk (loading them reports why).
-fn member_cycle(mut stack: Vec<std::path::PathBuf>, next: &Path) -> Option<Vec<std::path::PathBuf>> {
-    let next = std::fs::canonicalize(next).ok()?;
-    if let Some(at) = stack.iter().position(|p| *p == next) {
-        let mut chain = stack.split_off(at);
-        chain.push(next);
-        return Some(chain);
-    }
-    let text = std::fs::read_to_string(&next).ok()?;
-    let table: toml::Table = toml::from_str(&text).ok()?;
-    let configs: Vec<String> = table
-        .get("array")
-        .and_then(|a| a.get("member"))
-        .and_then(|m| m.as_array())
-        .map(|ms| {
-            ms.iter()
-                .filter_map(|m| m.get("config")?.as_str().map(String::from))
-                .collect()
-        })
-        .unwrap_or_default();
-    let dir = next.parent().map(Path::to_path_buf).unwrap_or_default();
-    stack.push(next);
-    configs.iter().find_map(|c| member_cycle(stack.clone(), &dir.join(c)))
-}
-
-fn default_layout() -> String {
-    "raid0".into()
-}
-fn yes() -> bool {
-    true
-}
-fn default_stripe_unit() -> Size {
-    Size(64 * 1024)
-}
-fn default_extent() -> Size {
-    Size(1 << 20)
-}
-
-/// What a member is (an array has a few: the size of a device's config does not matter).
-#[derive(Clone, Debug)]
-#[allow(clippy::large_enum_variant)]
-pub enum MemberSpec {
-    /// A simulated SSD.
-    Device(DeviceConfig),
-    /// A measured drive.
-    Profile(Box<profile::DeviceProfile>),
-}
-
-/// The members of a run: (name, what it is), in order; a run without `[array]` has its
-/// device as its one member.
-pub fn members(cfg: &Config) -> Result<Vec<(String, MemberSpec)>> {
-    let Some(a) = &cfg.array else {
-        return Ok(vec![(cfg.device.name.clone(), MemberSpec::Device(cfg.device.clone()))]);
-    };
-    let f = cfg.file.as_str();
-    if a.member.is_empty() || a.member.len() > MAX_MEMBERS {
-        return Err(Error::config(
-            f,
-            "array.member",
-            format!(
-                "{} members; expected 1 to {MAX_MEMBERS} [[array.member]] tables",
-                a.member.len()
-            ),
-        ));
-    }
-    a.member
-        .iter()
-        .enumerate()
-        .map(|(i, m)| {
-            let key = |k: &str| format!("array.member[{i}].{k}");
-            let given = [
-                ("preset", m.preset.is_some()),
-                ("config", m.config.is_some()),
-                ("profile", m.profile.is_some()),
-            ];
-            if let Some((k, _)) = given.iter().filter(|g| g.1).nth(1) {
-                return Err(Error::config(
-                    f,
-                    &key(k),
-                    "set with another of preset, config, profile; expected one of them",
-                ));
-            }
-            let spec = if let Some(p) = &m.preset {
-                let text = crate::config::preset_text(p).ok_or_else(|| {
-                    Error::config(
-                        f,
-                        &key("preset"),
-                        format!(
-                            "unknown preset '{p}'; expected one of {}",
-                            crate::config::preset_names().join(", ")
-                        ),
-                    )
-                })?;
-                MemberSpec::Device(crate::config::parse_config(text, &format!("preset {p}"), Path::new("."))?.device)
-            } else if m.config.is_some() {
-                MemberSpec::Device(load_member(cfg, i)?.device)
-            } else if let Some(p) = &m.profile {
-                let path = cfg.base_dir.join(p);
-                let prof = profile::DeviceProfile::load(&path).map_err(|e| Error::config(f, &key("profile"), e))?;
-                MemberSpec::Profile(Box::new(prof))
-            } else {
-                MemberSpec::Device(cfg.device.clone())
-            };
-            let own = match &spec {
-                MemberSpec::Device(d) => d.name.clone(),
-                MemberSpec::Profile(p) => p.name.clone(),
-            };
-            Ok((m.name.clone().unwrap_or(own), spec))
-        })
-        .collect()
-}
+pub use config::{ArrayConfig, MemberConfig, MAX_MEMBERS};
 
 /// Every member's curves (its profile, or its `curves` file), when every member has them.
 pub fn member_curves(cfg: &Config) -> Result<Option<Vec<profile::DeviceProfile>>> {
@@ -300,9 +51,6 @@ pub fn member_curves(cfg: &Config) -> Result<Option<Vec<profile::DeviceProfile>>
     }
     Ok(Some(out))
 }
-
-/// Most members of an array.
-pub const MAX_MEMBERS: usize = 64;
 
 /// The layout of an array run over members of `member_bytes` each (the smallest), with the
 /// volume's read-only extents for `rodi`.
@@ -372,22 +120,6 @@ fn merged_layout_of(cfg: &Config, member_bytes: u64) -> Result<Box<dyn Layout>> 
     l.check_fit(member_bytes, capacity)
         .map_err(|m| Error::config(f, "array.member", m))?;
     Ok(Box::new(l))
-}
-
-/// Check an array run's members and layout; the volume's capacity.
-pub fn check(cfg: &Config) -> Result<u64> {
-    for i in 0..cfg.array.as_ref().map_or(0, |a| a.member.len()) {
-        member_precondition(cfg, i)?;
-    }
-    let mut min = u64::MAX;
-    for (_, m) in members(cfg)? {
-        min = min.min(match m {
-            MemberSpec::Device(d) => crate::redundancy::geometry_of(&d, &cfg.file)?.logical_bytes(),
-            MemberSpec::Profile(p) => p.capacity,
-        });
-    }
-    let layout = layout_of(cfg, min)?;
-    Ok(layout.capacity(min))
 }
 
 /// A member request of a volume request.
