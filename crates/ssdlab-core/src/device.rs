@@ -30,6 +30,7 @@ use crate::ftl::superblock::SbStats;
 use crate::ftl::{FtlParams, FtlStats, GcOpKind, PageDone, NONE};
 use crate::geometry::Geometry;
 use crate::host::xfer_ns;
+pub use crate::mechanisms::{partial_units, DeviceCounters, Mechanisms, PageReads, Pending, Stage, Token};
 use crate::placement::Placement;
 use crate::redundancy::Scheme;
 use crate::request::{Op, Request};
@@ -37,43 +38,8 @@ use crate::scheduler::Suspendable;
 use crate::scheduler::{self, Class, Kind, Notice, OpSpec, Scheduler, UnitStats};
 use crate::timeline::{self, Timeline};
 use crate::{ftl::Ftl, Error, Result};
-use serde::Serialize;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
-
-/// Counters of the device layer (the FTL and the scheduler keep their own).
-#[derive(Clone, Debug, Default, Serialize, PartialEq, Eq)]
-pub struct DeviceCounters {
-    pub host_read_units: u64,
-    pub host_write_units: u64,
-    pub host_trim_units: u64,
-    /// Flash page reads serving host reads.
-    pub host_page_reads: u64,
-    /// Flash page reads for read-modify-write of partial mapping units.
-    pub rmw_page_reads: u64,
-    /// Host read units never written (served without flash access).
-    pub unmapped_read_units: u64,
-    /// Host read units served from the write buffer.
-    pub buffer_read_units: u64,
-    /// Writes that waited for write-buffer space.
-    pub buffer_stalls: u64,
-}
-
-impl DeviceCounters {
-    /// Counts since `earlier`.
-    pub fn since(&self, e: &DeviceCounters) -> DeviceCounters {
-        DeviceCounters {
-            host_read_units: self.host_read_units - e.host_read_units,
-            host_write_units: self.host_write_units - e.host_write_units,
-            host_trim_units: self.host_trim_units - e.host_trim_units,
-            host_page_reads: self.host_page_reads - e.host_page_reads,
-            rmw_page_reads: self.rmw_page_reads - e.rmw_page_reads,
-            unmapped_read_units: self.unmapped_read_units - e.unmapped_read_units,
-            buffer_read_units: self.buffer_read_units - e.buffer_read_units,
-            buffer_stalls: self.buffer_stalls - e.buffer_stalls,
-        }
-    }
-}
 
 /// Every counter and busy time of the device at one moment, to report a measured window.
 #[derive(Clone, Debug)]
@@ -166,118 +132,6 @@ struct WriteBuffer {
     inflight: u32,
     /// Writes waiting for space, in arrival order.
     waiting: VecDeque<u32>,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Stage {
-    /// A read waiting for its flash pages.
-    Read,
-    /// A write waiting for its read-modify-write reads (or for buffer space).
-    Rmw,
-    /// A write-through write waiting for its programs.
-    Through,
-}
-
-/// A host request under way.
-#[derive(Clone, Copy, Debug)]
-pub struct Pending {
-    pub tag: u64,
-    pub req: Request,
-    pub stage: Stage,
-    /// Flash operations (or other parts) still to finish.
-    pub remaining: u32,
-    /// Latest completion of the parts done so far.
-    pub ready: u64,
-    /// Streaming: a write's link transfer ends here (its data arriving at an even rate
-    /// before); a read's bytes not yet sent to the host.
-    pub stream: u64,
-}
-
-/// The flash reads of one read request: consecutive units of one page (in the request's
-/// order) are read with one flash read.
-#[derive(Clone, Copy, Debug)]
-pub struct PageReads {
-    page: u64,
-    first: u32,
-    units: u64,
-}
-
-impl Default for PageReads {
-    fn default() -> Self {
-        PageReads {
-            page: u64::MAX,
-            first: 0,
-            units: 0,
-        }
-    }
-}
-
-impl PageReads {
-    /// Unit `pun` is read from flash for request `pid`.
-    #[inline(always)]
-    pub fn add(&mut self, dev: &mut Device, pid: u32, pun: u32) {
-        let page = pun as u64 / dev.geo.units_per_page as u64;
-        if page == self.page {
-            self.units += 1;
-            return;
-        }
-        self.flush(dev, pid);
-        (self.page, self.first, self.units) = (page, pun, 1);
-    }
-
-    /// Queue the read of the page being gathered.
-    #[inline(always)]
-    pub fn flush(&mut self, dev: &mut Device, pid: u32) {
-        if self.units > 0 {
-            dev.counters.host_page_reads += 1;
-            if dev.streaming {
-                dev.read_piece(pid, self.first, self.units);
-            } else {
-                dev.read_page(pid, self.first, self.units);
-            }
-            self.units = 0;
-        }
-    }
-}
-
-/// The mapping units (of `unit` bytes) a write covers only partly: its first and its last,
-/// each once. A write into them reads their old data first (read-modify-write).
-#[inline]
-pub fn partial_units(req: &Request, unit: u64) -> impl Iterator<Item = u64> {
-    let first = req.offset / unit;
-    let last = (req.offset + req.len - 1) / unit;
-    let head = !req.offset.is_multiple_of(unit);
-    let tail = !(req.offset + req.len).is_multiple_of(unit);
-    [(head, first), (tail && (last != first || !head), last)]
-        .into_iter()
-        .filter_map(|(partial, lpn)| partial.then_some(lpn))
-}
-
-/// Whom a flash operation's completion is reported to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Token {
-    /// A part of pending request `pid`.
-    Request(u32),
-    /// A page of the engine's write buffer (its first physical unit).
-    Page(u32),
-    /// The firmware design's own operation.
-    Firmware(u32),
-    /// The redundancy scheme's own operation.
-    Scheme(u32),
-    /// A page read of a streaming read (an entry of the device's table of pieces).
-    Piece(u32),
-}
-
-impl Token {
-    fn split(self) -> (u32, u8) {
-        match self {
-            Token::Request(t) => (t, scheduler::TAG_REQUEST),
-            Token::Page(t) => (t, scheduler::TAG_PAGE),
-            Token::Firmware(t) => (t, scheduler::TAG_FIRMWARE),
-            Token::Scheme(t) => (t, scheduler::TAG_SCHEME),
-            Token::Piece(t) => (t, scheduler::TAG_PIECE),
-        }
-    }
 }
 
 /// The controller model's state: firmware CPUs, command admission, commands waiting for
@@ -1753,5 +1607,124 @@ impl Device {
     /// Free blocks in the whole device.
     pub fn free_blocks(&self) -> usize {
         self.ftl.total_free_blocks()
+    }
+}
+
+/// The device's mechanisms as designs and schemes see them: each its inherent method.
+impl Mechanisms for Device {
+    #[inline]
+    fn now(&self) -> u64 {
+        Device::now(self)
+    }
+    #[inline]
+    fn pending(&self, pid: u32) -> &Pending {
+        Device::pending(self, pid)
+    }
+    #[inline]
+    fn pending_mut(&mut self, pid: u32) -> &mut Pending {
+        Device::pending_mut(self, pid)
+    }
+    #[inline]
+    fn geo(&self) -> &Geometry {
+        &self.geo
+    }
+    #[inline]
+    fn ftl(&self) -> &Ftl {
+        &self.ftl
+    }
+    #[inline]
+    fn ftl_mut(&mut self) -> &mut Ftl {
+        &mut self.ftl
+    }
+    #[inline]
+    fn sched(&self) -> &Scheduler {
+        &self.sched
+    }
+    #[inline]
+    fn counters_mut(&mut self) -> &mut DeviceCounters {
+        &mut self.counters
+    }
+    #[inline]
+    fn streaming(&self) -> bool {
+        self.streaming
+    }
+    #[inline]
+    fn unit_of_pun(&self, pun: u32) -> usize {
+        Device::unit_of_pun(self, pun)
+    }
+    #[inline]
+    fn read_page(&mut self, pid: u32, pun: u32, units: u64) {
+        Device::read_page(self, pid, pun, units)
+    }
+    #[inline]
+    fn read_piece(&mut self, pid: u32, pun: u32, units: u64) {
+        Device::read_piece(self, pid, pun, units)
+    }
+    fn scheme_read(&mut self, pid: u32, pun: u32) {
+        Device::scheme_read(self, pid, pun)
+    }
+    fn flash_read(&mut self, pun: u32, units: u64, token: Token) {
+        Device::flash_read(self, pun, units, token)
+    }
+    fn link(&mut self, dir: usize, earliest: u64, bytes: u64) -> u64 {
+        Device::link(self, dir, earliest, bytes)
+    }
+    fn deliver(&mut self, pid: u32, ready: u64) {
+        Device::deliver(self, pid, ready)
+    }
+    fn finish_request(&mut self, pid: u32, t: u64) {
+        Device::finish_request(self, pid, t)
+    }
+    fn unit_op(&mut self, unit: usize, kind: Kind, array_ns: u64, xfer_bytes: u64, data_ready: u64, token: Token) {
+        Device::unit_op(self, unit, kind, array_ns, xfer_bytes, data_ready, token)
+    }
+    fn trim(&mut self, req: &Request) {
+        Device::trim(self, req)
+    }
+    fn program_units(
+        &mut self,
+        plane: usize,
+        stream: usize,
+        lpns: &[u64],
+        ready: u64,
+        token: Token,
+    ) -> Result<PageDone> {
+        Device::program_units(self, plane, stream, lpns, ready, token)
+    }
+    fn program_on(
+        &mut self,
+        planes: &mut dyn Iterator<Item = usize>,
+        lpn: u64,
+        ready: u64,
+        token: Token,
+    ) -> Result<()> {
+        Device::program_on(self, planes, lpn, ready, token)
+    }
+    fn memcpy(&mut self, earliest: u64, bytes: u64) -> u64 {
+        Device::memcpy(self, earliest, bytes)
+    }
+    fn home_plane(&self, lpn: u64) -> Option<usize> {
+        Device::home_plane(self, lpn)
+    }
+    fn add_part(&mut self, pid: u32) {
+        Device::add_part(self, pid)
+    }
+    fn part_done(&mut self, pid: u32, time: u64) -> Result<()> {
+        Device::part_done(self, pid, time)
+    }
+    fn choose_plane(&mut self, stream: usize) -> usize {
+        Device::choose_plane(self, stream)
+    }
+    fn array_times(&self) -> (&[u64], &[u64]) {
+        Device::array_times(self)
+    }
+    fn fill_units(&self, lpn: u64, out: &mut dyn FnMut(u64)) {
+        Device::fill_units(self, lpn, out)
+    }
+    fn channel_idle(&self, ch: usize) -> bool {
+        Device::channel_idle(self, ch)
+    }
+    fn buffered(&self, pun: u32) -> bool {
+        Device::buffered(self, pun)
     }
 }

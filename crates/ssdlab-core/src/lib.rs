@@ -26,6 +26,7 @@ pub mod interrupt;
 pub mod lifetime;
 pub mod lint;
 pub mod live;
+pub mod mechanisms;
 pub mod metrics;
 pub mod nand;
 pub mod output;

@@ -33,9 +33,9 @@
 //! Counters: `rmw_reads` (pages read for read-modify-write), `pages_written`.
 
 use super::Firmware;
-use crate::device::{partial_units, Device, Stage, Token};
 use crate::device_config::DeviceConfig;
 use crate::ftl::NONE;
+use crate::mechanisms::{partial_units, Mechanisms, Stage, Token};
 use crate::request::Op;
 use crate::Result;
 
@@ -86,12 +86,12 @@ pub fn check(cfg: &DeviceConfig) -> std::result::Result<(), (String, String)> {
 impl CosmosOriginal {
     /// The host data of write `pid` crosses the link from `earliest` on, then its pages are
     /// programmed.
-    fn program(&mut self, dev: &mut Device, pid: u32, earliest: u64) -> Result<()> {
+    fn program(&mut self, dev: &mut dyn Mechanisms, pid: u32, earliest: u64) -> Result<()> {
         let req = dev.pending(pid).req;
         let ready = dev.link(0, earliest, req.len);
-        let ps = dev.geo.unit_size;
+        let ps = dev.geo().unit_size;
         let (first, last) = (req.offset / ps, (req.offset + req.len - 1) / ps);
-        let planes = dev.geo.planes as u64;
+        let planes = dev.geo().planes as u64;
         let p = dev.pending_mut(pid);
         p.stage = Stage::Through;
         p.ready = ready;
@@ -103,35 +103,36 @@ impl CosmosOriginal {
         Ok(())
     }
 
-    fn write(&mut self, dev: &mut Device, pid: u32) -> Result<()> {
+    fn write(&mut self, dev: &mut dyn Mechanisms, pid: u32) -> Result<()> {
         let req = dev.pending(pid).req;
-        let ps = dev.geo.unit_size;
+        let ps = dev.geo().unit_size;
         let (first, last) = (req.offset / ps, (req.offset + req.len - 1) / ps);
-        dev.counters.host_write_units += last - first + 1;
+        dev.counters_mut().host_write_units += last - first + 1;
         for lpn in partial_units(&req, ps) {
-            let pun = dev.ftl.lookup(lpn);
+            let pun = dev.ftl().lookup(lpn);
             if pun != NONE {
-                dev.counters.rmw_page_reads += 1;
+                dev.counters_mut().rmw_page_reads += 1;
                 self.rmw_reads += 1;
                 dev.read_page(pid, pun, 1);
             }
         }
         if dev.pending(pid).remaining == 0 {
-            self.program(dev, pid, dev.now())?;
+            let now = dev.now();
+            self.program(dev, pid, now)?;
         }
         Ok(())
     }
 
-    fn read(&mut self, dev: &mut Device, pid: u32) {
+    fn read(&mut self, dev: &mut dyn Mechanisms, pid: u32) {
         let req = dev.pending(pid).req;
-        let ps = dev.geo.unit_size;
+        let ps = dev.geo().unit_size;
         for lpn in req.offset / ps..=(req.offset + req.len - 1) / ps {
-            dev.counters.host_read_units += 1;
-            let pun = dev.ftl.lookup(lpn);
+            dev.counters_mut().host_read_units += 1;
+            let pun = dev.ftl().lookup(lpn);
             if pun == NONE {
-                dev.counters.unmapped_read_units += 1;
+                dev.counters_mut().unmapped_read_units += 1;
             } else {
-                dev.counters.host_page_reads += 1;
+                dev.counters_mut().host_page_reads += 1;
                 dev.read_page(pid, pun, 1);
             }
         }
@@ -146,7 +147,7 @@ impl Firmware for CosmosOriginal {
         "cosmos-original"
     }
 
-    fn command(&mut self, dev: &mut Device, pid: u32) -> Result<()> {
+    fn command(&mut self, dev: &mut dyn Mechanisms, pid: u32) -> Result<()> {
         let req = dev.pending(pid).req;
         match req.op {
             Op::Read => self.read(dev, pid),
@@ -160,7 +161,7 @@ impl Firmware for CosmosOriginal {
         Ok(())
     }
 
-    fn parts_done(&mut self, dev: &mut Device, pid: u32, ready: u64) -> Result<()> {
+    fn parts_done(&mut self, dev: &mut dyn Mechanisms, pid: u32, ready: u64) -> Result<()> {
         match dev.pending(pid).stage {
             Stage::Read => dev.deliver(pid, ready),
             // The old pages are in: the host data follows, then the programs.
@@ -170,7 +171,7 @@ impl Firmware for CosmosOriginal {
         Ok(())
     }
 
-    fn op_done(&mut self, _dev: &mut Device, token: u32, _time: u64) -> Result<()> {
+    fn op_done(&mut self, _dev: &mut dyn Mechanisms, token: u32, _time: u64) -> Result<()> {
         Err(crate::Error::Invalid(format!(
             "cosmos-original: no flash operation of its own, yet token {token} completed"
         )))
@@ -183,14 +184,14 @@ impl Firmware for CosmosOriginal {
 
     /// Static allocation holds: every mapped logical page lies on plane `lpn % planes` (GC
     /// moves data only within its plane).
-    fn check(&self, dev: &Device) -> std::result::Result<(), String> {
-        let planes = dev.geo.planes as u64;
-        for lpn in 0..dev.geo.logical_units {
-            let pun = dev.ftl.lookup(lpn);
+    fn check(&self, dev: &dyn Mechanisms) -> std::result::Result<(), String> {
+        let planes = dev.geo().planes as u64;
+        for lpn in 0..dev.geo().logical_units {
+            let pun = dev.ftl().lookup(lpn);
             if pun == NONE {
                 continue;
             }
-            let plane = dev.geo.plane_of_block(dev.geo.block_of_unit(pun)) as u64;
+            let plane = dev.geo().plane_of_block(dev.geo().block_of_unit(pun)) as u64;
             if plane != lpn % planes {
                 return Err(format!(
                     "logical page {lpn} on plane {plane}; static allocation puts it on {}",
@@ -213,6 +214,7 @@ mod tests {
     //! taking 10 us per command, one command at a time.
     use super::*;
     use crate::config::parse_config;
+    use crate::device::Device;
     use crate::request::Request;
     use std::path::Path;
 

@@ -16,8 +16,8 @@ pub mod openssd;
 pub mod replacement;
 pub mod scheme_one;
 
-use crate::device::Device;
 use crate::device_config::DeviceConfig;
+use crate::mechanisms::Mechanisms;
 use crate::Result;
 
 /// A firmware design. `Any`: a test (or a tool) can reach a design's own state through
@@ -27,14 +27,14 @@ pub trait Firmware: Send + std::any::Any {
     /// Act on host command `pid` (read, write or trim; `Device::pending`) at the device's
     /// current time. The design completes it (`Device::deliver`, `Device::finish_request`)
     /// now or later.
-    fn command(&mut self, dev: &mut Device, pid: u32) -> Result<()>;
+    fn command(&mut self, dev: &mut dyn Mechanisms, pid: u32) -> Result<()>;
     /// Every flash operation queued for request `pid` with `Token::Request` (e.g. by
     /// `Device::read_page`) is done; the last ended at `ready`.
-    fn parts_done(&mut self, dev: &mut Device, pid: u32, ready: u64) -> Result<()>;
+    fn parts_done(&mut self, dev: &mut dyn Mechanisms, pid: u32, ready: u64) -> Result<()>;
     /// A flash operation queued with `Token::Firmware(token)` ended at `time`.
-    fn op_done(&mut self, dev: &mut Device, token: u32, time: u64) -> Result<()>;
+    fn op_done(&mut self, dev: &mut dyn Mechanisms, token: u32, time: u64) -> Result<()>;
     /// The design's own invariants (its buffers and caches against the FTL's map).
-    fn check(&self, _dev: &Device) -> std::result::Result<(), String> {
+    fn check(&self, _dev: &dyn Mechanisms) -> std::result::Result<(), String> {
         Ok(())
     }
     /// The plane logical unit `lpn` is always written to, for a design with static

@@ -49,9 +49,9 @@
 //!   (read-modify-write) unless the unit is buffered or cached.
 
 use super::Firmware;
-use crate::device::{partial_units, Device, Token};
 use crate::device_config::DeviceConfig;
 use crate::ftl::NONE;
+use crate::mechanisms::{partial_units, Mechanisms, Token};
 use crate::request::{Op, Request};
 use crate::units::fmt_size;
 use crate::{Error, Result};
@@ -406,12 +406,12 @@ impl OpenSsd {
     }
 
     /// Take the FTL's log of GC moves: cached units follow their data.
-    fn take_moves(&mut self, dev: &mut Device) {
-        dev.ftl.record_moves = true;
-        if dev.ftl.moves.is_empty() {
+    fn take_moves(&mut self, dev: &mut dyn Mechanisms) {
+        dev.ftl_mut().record_moves = true;
+        if dev.ftl().moves.is_empty() {
             return;
         }
-        let mut moves = std::mem::take(&mut dev.ftl.moves);
+        let mut moves = std::mem::take(&mut dev.ftl_mut().moves);
         for m in &moves {
             if let Some(t) = self.track.as_mut() {
                 t.phys[m.to as usize] = t.phys[m.from as usize];
@@ -419,13 +419,13 @@ impl OpenSsd {
             self.cache.follow(m.lpn as u64, m.from, m.to);
         }
         moves.clear();
-        dev.ftl.moves = moves;
+        dev.ftl_mut().moves = moves;
     }
 
     /// The units of the page starting at `page` as they are now.
-    fn owners_of(&self, dev: &Device, page: u32, out: &mut Vec<Owner>) {
+    fn owners_of(&self, dev: &dyn Mechanisms, page: u32, out: &mut Vec<Owner>) {
         for pun in page..page + self.upp as u32 {
-            let lpn = dev.ftl.owner(pun);
+            let lpn = dev.ftl().owner(pun);
             if lpn != NONE {
                 out.push(Owner {
                     pun,
@@ -438,7 +438,7 @@ impl OpenSsd {
 
     /// A read of pages ended: their units still mapped where they were when it was issued,
     /// neither buffered nor cached, enter the cache (one cache unit per page).
-    fn insert_owners(&mut self, dev: &Device, owners: &[Owner], prefetched: bool) {
+    fn insert_owners(&mut self, dev: &dyn Mechanisms, owners: &[Owner], prefetched: bool) {
         let upp = self.upp as u32;
         let mut i = 0;
         while i < owners.len() {
@@ -447,7 +447,7 @@ impl OpenSsd {
             while i < owners.len() && owners[i].pun / upp == page {
                 let o = owners[i];
                 i += 1;
-                if dev.ftl.owner(o.pun) as u64 == o.lpn
+                if dev.ftl().owner(o.pun) as u64 == o.lpn
                     && !self.buf.index.contains_key(&o.lpn)
                     && !self.cache.index.contains_key(&o.lpn)
                 {
@@ -465,7 +465,7 @@ impl OpenSsd {
         }
     }
 
-    fn read(&mut self, dev: &mut Device, pid: u32, req: &Request) -> Result<()> {
+    fn read(&mut self, dev: &mut dyn Mechanisms, pid: u32, req: &Request) -> Result<()> {
         let us = self.unit_size;
         let upp = self.upp as u32;
         let first = req.offset / us;
@@ -474,9 +474,9 @@ impl OpenSsd {
         // Pages to read: (first physical unit, units wanted).
         let mut pages: Vec<(u32, u64)> = Vec::new();
         for lpn in first..=last {
-            dev.counters.host_read_units += 1;
+            dev.counters_mut().host_read_units += 1;
             if let Some(&s) = self.buf.index.get(&lpn) {
-                dev.counters.buffer_read_units += 1;
+                dev.counters_mut().buffer_read_units += 1;
                 let slot = self.buf.slots[s as usize];
                 ready = ready.max(slot.at);
                 self.served(lpn, slot.version);
@@ -490,9 +490,9 @@ impl OpenSsd {
                 self.served(lpn, v);
                 continue;
             }
-            let pun = dev.ftl.lookup(lpn);
+            let pun = dev.ftl().lookup(lpn);
             if pun == NONE {
-                dev.counters.unmapped_read_units += 1;
+                dev.counters_mut().unmapped_read_units += 1;
                 self.served(lpn, 0);
                 continue;
             }
@@ -509,7 +509,7 @@ impl OpenSsd {
         let whole = self.cache.enabled();
         let mut owners = Vec::new();
         for &(page, n) in &pages {
-            dev.counters.host_page_reads += 1;
+            dev.counters_mut().host_page_reads += 1;
             if whole {
                 dev.read_page(pid, page, upp as u64);
                 self.owners_of(dev, page, &mut owners);
@@ -529,19 +529,19 @@ impl OpenSsd {
 
     /// Read into the cache the neighbours of a host read of `first..=last` whose page sits
     /// on an idle channel (`pages`: the pages the host read itself reads).
-    fn prefetch(&mut self, dev: &mut Device, first: u64, last: u64, pages: &[(u32, u64)]) {
+    fn prefetch(&mut self, dev: &mut dyn Mechanisms, first: u64, last: u64, pages: &[(u32, u64)]) {
         if self.prefetch == 0 || !self.cache.enabled() {
             return;
         }
         let upp = self.upp as u32;
         let lo = first.saturating_sub(self.prefetch);
-        let hi = (last + self.prefetch).min(dev.geo.logical_units - 1);
+        let hi = (last + self.prefetch).min(dev.geo().logical_units - 1);
         let mut issued: Vec<u32> = Vec::new();
         for lpn in (lo..first).chain(last + 1..=hi) {
             if self.buf.index.contains_key(&lpn) || self.cache.index.contains_key(&lpn) {
                 continue;
             }
-            let pun = dev.ftl.lookup(lpn);
+            let pun = dev.ftl().lookup(lpn);
             if pun == NONE {
                 continue;
             }
@@ -549,8 +549,8 @@ impl OpenSsd {
             if pages.iter().any(|p| p.0 == page) || issued.contains(&page) {
                 continue;
             }
-            let plane = dev.geo.plane_of_block(dev.geo.block_of_unit(pun));
-            if !dev.channel_idle(dev.geo.channel_of_plane(plane)) {
+            let plane = dev.geo().plane_of_block(dev.geo().block_of_unit(pun));
+            if !dev.channel_idle(dev.geo().channel_of_plane(plane)) {
                 continue;
             }
             let mut owners = Vec::new();
@@ -562,20 +562,20 @@ impl OpenSsd {
         }
     }
 
-    fn write(&mut self, dev: &mut Device, pid: u32, req: &Request) -> Result<()> {
+    fn write(&mut self, dev: &mut dyn Mechanisms, pid: u32, req: &Request) -> Result<()> {
         let us = self.unit_size;
         let first = req.offset / us;
         let last = (req.offset + req.len - 1) / us;
-        dev.counters.host_write_units += last - first + 1;
+        dev.counters_mut().host_write_units += last - first + 1;
         self.write_seq += 1;
         // Read-modify-write of partial units whose data is only on flash.
         for lpn in partial_units(req, us) {
             if self.buf.index.contains_key(&lpn) || self.cache.index.contains_key(&lpn) {
                 continue;
             }
-            let pun = dev.ftl.lookup(lpn);
+            let pun = dev.ftl().lookup(lpn);
             if pun != NONE {
-                dev.counters.rmw_page_reads += 1;
+                dev.counters_mut().rmw_page_reads += 1;
                 dev.read_page(pid, pun, 1);
             }
         }
@@ -583,12 +583,13 @@ impl OpenSsd {
             self.rmw.insert(pid, self.write_seq);
             return Ok(());
         }
-        self.admit(dev, pid, self.write_seq, dev.now())
+        let now = dev.now();
+        self.admit(dev, pid, self.write_seq, now)
     }
 
     /// Write `pid` (version `version`) can go into the buffer from `t`: now, or once it
     /// waited its turn and for space.
-    fn admit(&mut self, dev: &mut Device, pid: u32, version: u64, t: u64) -> Result<()> {
+    fn admit(&mut self, dev: &mut dyn Mechanisms, pid: u32, version: u64, t: u64) -> Result<()> {
         let req = dev.pending(pid).req;
         let us = self.unit_size;
         let first = req.offset / us;
@@ -597,7 +598,7 @@ impl OpenSsd {
         let size = if n <= self.capacity { n } else { self.capacity / 2 };
         let blocked = !self.buf.waiting.is_empty() || n > self.buf.free.len();
         if blocked {
-            dev.counters.buffer_stalls += 1;
+            dev.counters_mut().buffer_stalls += 1;
             self.c.buffer_stalls += 1;
         }
         let mut lpn = first;
@@ -625,7 +626,7 @@ impl OpenSsd {
 
     /// Place the waiting pieces, in order, while they fit; flush to make room for the first
     /// that does not.
-    fn serve_waiting(&mut self, dev: &mut Device, t: u64) -> Result<()> {
+    fn serve_waiting(&mut self, dev: &mut dyn Mechanisms, t: u64) -> Result<()> {
         while let Some(&p) = self.buf.waiting.front() {
             let need = p.units();
             if self.buf.free.len() < need {
@@ -642,7 +643,7 @@ impl OpenSsd {
 
     /// Passive flush: pages from the head until the free space and that of the programs
     /// under way cover `need` slots.
-    fn make_room(&mut self, dev: &mut Device, need: usize) -> Result<()> {
+    fn make_room(&mut self, dev: &mut dyn Mechanisms, need: usize) -> Result<()> {
         while self.buf.free.len() + self.buf.inflight < need {
             if !self.flush_page(dev, true)? {
                 break;
@@ -652,7 +653,7 @@ impl OpenSsd {
     }
 
     /// Append a piece's units at the FIFO tail; its data crosses the link from `t`.
-    fn place(&mut self, dev: &mut Device, p: &Piece, t: u64) -> Result<()> {
+    fn place(&mut self, dev: &mut dyn Mechanisms, p: &Piece, t: u64) -> Result<()> {
         let ready = dev.link(0, t, p.bytes);
         for lpn in p.first..=p.last {
             if let Some(&old) = self.buf.index.get(&lpn) {
@@ -660,7 +661,7 @@ impl OpenSsd {
                 self.c.write_buffer_hits += 1;
             }
             self.cache.remove(lpn);
-            dev.ftl.unmap(lpn);
+            dev.ftl_mut().unmap(lpn);
             let s = self.buf.free.pop().expect("room was checked");
             self.buf.slots[s as usize] = Slot {
                 lpn,
@@ -690,7 +691,7 @@ impl OpenSsd {
     /// Take a page of slots from the FIFO head (a partial one only if `partial`) and program
     /// its valid units; a page of invalid slots only is freed without a program. Returns
     /// false when there was no page to take.
-    fn flush_page(&mut self, dev: &mut Device, partial: bool) -> Result<bool> {
+    fn flush_page(&mut self, dev: &mut dyn Mechanisms, partial: bool) -> Result<bool> {
         let k = self.upp.min(self.buf.fifo.len());
         if k == 0 || (k < self.upp && !partial) {
             return Ok(false);
@@ -722,13 +723,13 @@ impl OpenSsd {
         self.take_moves(dev);
         if let Some(t) = self.track.as_mut() {
             for (&lpn, &v) in lpns.iter().zip(&versions) {
-                t.phys[dev.ftl.lookup(lpn) as usize] = v;
+                t.phys[dev.ftl().lookup(lpn) as usize] = v;
             }
         }
         Ok(true)
     }
 
-    fn trim(&mut self, dev: &mut Device, pid: u32, req: &Request) {
+    fn trim(&mut self, dev: &mut dyn Mechanisms, pid: u32, req: &Request) {
         let us = self.unit_size;
         for lpn in req.offset.div_ceil(us)..(req.offset + req.len) / us {
             if let Some(s) = self.buf.index.remove(&lpn) {
@@ -765,7 +766,7 @@ impl Firmware for OpenSsd {
         "openssd"
     }
 
-    fn command(&mut self, dev: &mut Device, pid: u32) -> Result<()> {
+    fn command(&mut self, dev: &mut dyn Mechanisms, pid: u32) -> Result<()> {
         self.take_moves(dev);
         let req = dev.pending(pid).req;
         match req.op {
@@ -778,7 +779,7 @@ impl Firmware for OpenSsd {
         }
     }
 
-    fn parts_done(&mut self, dev: &mut Device, pid: u32, ready: u64) -> Result<()> {
+    fn parts_done(&mut self, dev: &mut dyn Mechanisms, pid: u32, ready: u64) -> Result<()> {
         self.take_moves(dev);
         match dev.pending(pid).req.op {
             Op::Read => {
@@ -799,7 +800,7 @@ impl Firmware for OpenSsd {
         }
     }
 
-    fn op_done(&mut self, dev: &mut Device, token: u32, time: u64) -> Result<()> {
+    fn op_done(&mut self, dev: &mut dyn Mechanisms, token: u32, time: u64) -> Result<()> {
         self.take_moves(dev);
         let job = self.jobs[token as usize]
             .take()
@@ -826,7 +827,7 @@ impl Firmware for OpenSsd {
         }
     }
 
-    fn check(&self, dev: &Device) -> std::result::Result<(), String> {
+    fn check(&self, dev: &dyn Mechanisms) -> std::result::Result<(), String> {
         // Every slot is free, unflushed or in a page being programmed, once.
         const FREE: u8 = 1;
         const UNFLUSHED: u8 = 2;
@@ -882,7 +883,7 @@ impl Firmware for OpenSsd {
             if b.index.get(&sl.lpn) != Some(&(s as u32)) {
                 return Err(format!("valid slot {s} of unit {} is not its index entry", sl.lpn));
             }
-            let pun = dev.ftl.lookup(sl.lpn);
+            let pun = dev.ftl().lookup(sl.lpn);
             if *st == UNFLUSHED && pun != NONE {
                 return Err(format!(
                     "unit {} is unflushed in slot {s} but still mapped on flash ({pun})",
@@ -934,16 +935,16 @@ impl Firmware for OpenSsd {
                     return Err(format!("cache unit {u} holds unit {} but the index disagrees", e.lpn));
                 }
                 let mut pun = e.pun;
-                for m in dev.ftl.moves.iter().filter(|m| m.lpn as u64 == e.lpn) {
+                for m in dev.ftl().moves.iter().filter(|m| m.lpn as u64 == e.lpn) {
                     if m.from == pun {
                         pun = m.to;
                     }
                 }
-                if dev.ftl.lookup(e.lpn) != pun {
+                if dev.ftl().lookup(e.lpn) != pun {
                     return Err(format!(
                         "cached unit {} was read at {pun} but is mapped at {}",
                         e.lpn,
-                        dev.ftl.lookup(e.lpn)
+                        dev.ftl().lookup(e.lpn)
                     ));
                 }
                 if b.index.contains_key(&e.lpn) {
@@ -996,6 +997,7 @@ impl Firmware for OpenSsd {
 mod tests {
     use super::*;
     use crate::config::parse_config_with;
+    use crate::device::Device;
     use crate::host::xfer_ns;
     use rand::{Rng, SeedableRng};
     use rand_xoshiro::Xoshiro256PlusPlus;

@@ -43,9 +43,9 @@
 use super::openssd::FLUSH_PAGES;
 use super::replacement::{self, Replacement, Victim};
 use super::Firmware;
-use crate::device::{partial_units, Device, PageReads, Stage, Token};
 use crate::device_config::DeviceConfig;
 use crate::ftl::NONE;
+use crate::mechanisms::{partial_units, Mechanisms, PageReads, Stage, Token};
 use crate::request::{Op, Request};
 use crate::{Error, Result};
 use std::collections::{HashMap, VecDeque};
@@ -237,11 +237,11 @@ impl SchemeOne {
         self.free.push(s);
     }
 
-    fn write(&mut self, dev: &mut Device, pid: u32) -> Result<()> {
+    fn write(&mut self, dev: &mut dyn Mechanisms, pid: u32) -> Result<()> {
         let req = dev.pending(pid).req;
         let us = self.unit;
         let (first, last) = units(&req, us);
-        dev.counters.host_write_units += last - first + 1;
+        dev.counters_mut().host_write_units += last - first + 1;
         let link_end = dev.link(0, dev.now(), req.len);
         dev.pending_mut(pid).ready = link_end;
         // Read-modify-write of partly written units that are only on flash.
@@ -249,9 +249,9 @@ impl SchemeOne {
             if self.index.contains_key(&lpn) {
                 continue;
             }
-            let pun = dev.ftl.lookup(lpn);
+            let pun = dev.ftl().lookup(lpn);
             if pun != NONE {
-                dev.counters.rmw_page_reads += 1;
+                dev.counters_mut().rmw_page_reads += 1;
                 dev.read_page(pid, pun, 1);
             }
         }
@@ -262,12 +262,12 @@ impl SchemeOne {
     }
 
     /// Write `pid`'s data is in the DMA area at `ready`: it queues for the buffer.
-    fn admit(&mut self, dev: &mut Device, pid: u32, ready: u64) -> Result<()> {
+    fn admit(&mut self, dev: &mut dyn Mechanisms, pid: u32, ready: u64) -> Result<()> {
         self.seq += 1;
         let stalled = !self.waiting.is_empty();
         if stalled {
             self.c.stalls += 1;
-            dev.counters.buffer_stalls += 1;
+            dev.counters_mut().buffer_stalls += 1;
         }
         let first = dev.pending(pid).req.offset / self.unit;
         self.waiting.push_back(Write {
@@ -283,7 +283,7 @@ impl SchemeOne {
 
     /// Place waiting writes' units, in order, while slots are free; evict when the head
     /// write needs more than is free or being freed.
-    fn pump(&mut self, dev: &mut Device) -> Result<()> {
+    fn pump(&mut self, dev: &mut dyn Mechanisms) -> Result<()> {
         let us = self.unit;
         let mut placed = Vec::new();
         while let Some(mut w) = self.waiting.pop_front() {
@@ -338,7 +338,7 @@ impl SchemeOne {
             if !w.stalled {
                 w.stalled = true;
                 self.c.stalls += 1;
-                dev.counters.buffer_stalls += 1;
+                dev.counters_mut().buffer_stalls += 1;
             }
             let misses = (w.next..=last)
                 .filter(|&l| self.is_writable_hit(l).is_none())
@@ -363,7 +363,7 @@ impl SchemeOne {
     /// or being freed, the policy's next victims, [`FLUSH_PAGES`] pages of them, are written
     /// back in the background, so that a write seldom waits for a program. A buffer smaller
     /// than two such batches is left to eviction on demand.
-    fn write_back(&mut self, dev: &mut Device) -> Result<()> {
+    fn write_back(&mut self, dev: &mut dyn Mechanisms) -> Result<()> {
         let cap = self.slots.len();
         let batch = FLUSH_PAGES * self.per_page;
         if cap >= 2 * batch && self.free.len() + self.flushing < cap / 2 {
@@ -374,7 +374,7 @@ impl SchemeOne {
 
     /// Take victims for `need` slots: clean ones are freed now (returned), dirty ones
     /// programmed a page at a time.
-    fn evict(&mut self, dev: &mut Device, need: usize) -> Result<usize> {
+    fn evict(&mut self, dev: &mut dyn Mechanisms, need: usize) -> Result<usize> {
         let mut v = std::mem::take(&mut self.scratch);
         v.clear();
         self.policy.evict(need, self.per_page, &mut v);
@@ -397,7 +397,7 @@ impl SchemeOne {
     }
 
     /// Program dirty slots `chunk` (at most a page of units) as one page.
-    fn flush(&mut self, dev: &mut Device, chunk: &[u32]) -> Result<()> {
+    fn flush(&mut self, dev: &mut dyn Mechanisms, chunk: &[u32]) -> Result<()> {
         let mut lpns = Vec::with_capacity(chunk.len());
         let mut ready = dev.now();
         for &s in chunk {
@@ -425,7 +425,7 @@ impl SchemeOne {
         Ok(())
     }
 
-    fn read(&mut self, dev: &mut Device, pid: u32) -> Result<()> {
+    fn read(&mut self, dev: &mut dyn Mechanisms, pid: u32) -> Result<()> {
         let req = dev.pending(pid).req;
         let us = self.unit;
         let (first, last) = units(&req, us);
@@ -434,10 +434,10 @@ impl SchemeOne {
         let mut fills = Vec::new();
         let mut reads = PageReads::default();
         for lpn in first..=last {
-            dev.counters.host_read_units += 1;
+            dev.counters_mut().host_read_units += 1;
             if let Some(&s) = self.index.get(&lpn) {
                 let sl = self.slots[s as usize];
-                dev.counters.buffer_read_units += 1;
+                dev.counters_mut().buffer_read_units += 1;
                 self.c.read_hits += 1;
                 hit_bytes += overlap(&req, us, lpn, lpn + 1);
                 hit_ready = hit_ready.max(sl.ready);
@@ -451,7 +451,7 @@ impl SchemeOne {
                 });
                 continue;
             }
-            let pun = dev.ftl.lookup(lpn);
+            let pun = dev.ftl().lookup(lpn);
             #[cfg(test)]
             log(Event::Read {
                 lpn,
@@ -462,7 +462,7 @@ impl SchemeOne {
                 },
             });
             if pun == NONE {
-                dev.counters.unmapped_read_units += 1;
+                dev.counters_mut().unmapped_read_units += 1;
                 continue;
             }
             if self.policy.keeps_clean() {
@@ -491,14 +491,14 @@ impl SchemeOne {
     }
 
     /// Keep clean copies of units a read brought from flash (data in the DMA area at `ready`).
-    fn fill(&mut self, dev: &mut Device, fills: Vec<(u64, u32)>, ready: u64) {
+    fn fill(&mut self, dev: &mut dyn Mechanisms, fills: Vec<(u64, u32)>, ready: u64) {
         if !self.waiting.is_empty() {
             return;
         }
         let mut placed = Vec::new();
         for (lpn, pun) in fills {
             // Written, trimmed or moved since the read was issued: not this data any more.
-            if self.index.contains_key(&lpn) || dev.ftl.lookup(lpn) != pun {
+            if self.index.contains_key(&lpn) || dev.ftl().lookup(lpn) != pun {
                 continue;
             }
             let s = match self.free.pop() {
@@ -537,7 +537,7 @@ impl SchemeOne {
         }
     }
 
-    fn trim(&mut self, dev: &mut Device, pid: u32) -> Result<()> {
+    fn trim(&mut self, dev: &mut dyn Mechanisms, pid: u32) -> Result<()> {
         let req = dev.pending(pid).req;
         let us = self.unit;
         let mut freed = false;
@@ -576,7 +576,7 @@ impl Firmware for SchemeOne {
         "scheme-one"
     }
 
-    fn command(&mut self, dev: &mut Device, pid: u32) -> Result<()> {
+    fn command(&mut self, dev: &mut dyn Mechanisms, pid: u32) -> Result<()> {
         match dev.pending(pid).req.op {
             Op::Read => self.read(dev, pid),
             Op::Write => self.write(dev, pid),
@@ -584,7 +584,7 @@ impl Firmware for SchemeOne {
         }
     }
 
-    fn parts_done(&mut self, dev: &mut Device, pid: u32, ready: u64) -> Result<()> {
+    fn parts_done(&mut self, dev: &mut dyn Mechanisms, pid: u32, ready: u64) -> Result<()> {
         match dev.pending(pid).stage {
             Stage::Read => {
                 let fills = self.fills.remove(&pid);
@@ -599,7 +599,7 @@ impl Firmware for SchemeOne {
         }
     }
 
-    fn op_done(&mut self, dev: &mut Device, token: u32, _time: u64) -> Result<()> {
+    fn op_done(&mut self, dev: &mut dyn Mechanisms, token: u32, _time: u64) -> Result<()> {
         let mut slots = std::mem::take(&mut self.groups[token as usize]);
         self.flushing -= slots.len();
         for &s in &slots {
@@ -611,7 +611,7 @@ impl Firmware for SchemeOne {
         self.pump(dev)
     }
 
-    fn check(&self, dev: &Device) -> std::result::Result<(), String> {
+    fn check(&self, dev: &dyn Mechanisms) -> std::result::Result<(), String> {
         let n = self.slots.len();
         let mut free = vec![false; n];
         for &s in &self.free {
@@ -667,10 +667,10 @@ impl Firmware for SchemeOne {
             if want.is_some() && !indexed {
                 return Err(format!("slot {s} (unit {}, {:?}) not indexed", sl.lpn, sl.state));
             }
-            if sl.state == State::Clean && dev.ftl.lookup(sl.lpn) == NONE {
+            if sl.state == State::Clean && dev.ftl().lookup(sl.lpn) == NONE {
                 return Err(format!("clean slot {s}: unit {} is not on flash", sl.lpn));
             }
-            if sl.state == State::Flushing && indexed && dev.ftl.lookup(sl.lpn) == NONE {
+            if sl.state == State::Flushing && indexed && dev.ftl().lookup(sl.lpn) == NONE {
                 // Its program mapped the unit; only a trim unmaps it, and a trim drops it.
                 return Err(format!(
                     "slot {s} (unit {}) being programmed is indexed, its unit trimmed",
@@ -740,6 +740,7 @@ mod tests {
     //! copying at 60 MB/s.
     use super::*;
     use crate::config::parse_config;
+    use crate::device::Device;
     use rand::{Rng, SeedableRng};
     use rand_xoshiro::Xoshiro256PlusPlus;
     use std::path::Path;

@@ -36,10 +36,10 @@
 //! unit (of several, the one given fewer copies).
 
 use super::{chip_of_plane, chips, ReadCounters, Scheme, Versions};
-use crate::device::{Device, Token};
 use crate::device_config::DeviceConfig;
 use crate::ftl::NONE;
 use crate::geometry::Geometry;
+use crate::mechanisms::{Mechanisms, Token};
 use crate::scheduler::Kind;
 use crate::Result;
 use std::collections::HashMap;
@@ -318,8 +318,8 @@ impl HotR {
 
     /// An idle scratch unit off `chip` (of several, the one given fewer copies), or `None`
     /// when every one has work queued or running at `now`.
-    fn idle_ring(&self, dev: &Device, chip: usize, now: u64) -> Option<usize> {
-        let etas = dev.sched.etas();
+    fn idle_ring(&self, dev: &dyn Mechanisms, chip: usize, now: u64) -> Option<usize> {
+        let etas = dev.sched().etas();
         (0..self.rings.len())
             .filter(|&r| self.rings[r].chip != chip && etas[self.rings[r].unit] <= now)
             .min_by_key(|&r| self.rings[r].given)
@@ -327,7 +327,7 @@ impl HotR {
 
     /// The next scratch slot of ring `r`; erases the block it enters if that was written
     /// before, dropping the copies in it.
-    fn next_slot(&mut self, dev: &mut Device, r: usize) -> u32 {
+    fn next_slot(&mut self, dev: &mut dyn Mechanisms, r: usize) -> u32 {
         let now = dev.now();
         let page = self.rings[r].next;
         let base = r as u32 * self.unit_pages;
@@ -368,17 +368,17 @@ impl Scheme for HotR {
         "hotr"
     }
 
-    fn read(&mut self, dev: &mut Device, pid: u32, lpn: u64) -> Result<()> {
+    fn read(&mut self, dev: &mut dyn Mechanisms, pid: u32, lpn: u64) -> Result<()> {
         let Some(pun) = self.read.mapped(dev, lpn) else {
             return Ok(());
         };
         if dev.buffered(pun) {
-            dev.counters.buffer_read_units += 1;
+            dev.counters_mut().buffer_read_units += 1;
             return Ok(());
         }
-        let geo = &dev.geo;
+        let geo = dev.geo();
         let chip = chip_of_plane(geo, geo.plane_of_block(geo.block_of_unit(pun)));
-        let conflict = dev.sched.conflicts(dev.unit_of_pun(pun));
+        let conflict = dev.sched().conflicts(dev.unit_of_pun(pun));
         self.read.home_conflicts += conflict as u64;
         let Some(&e) = self.map.get(&lpn) else {
             self.insert(lpn, chip);
@@ -393,15 +393,15 @@ impl Scheme for HotR {
         if conflict && ent.slot != NIL && !ent.copying {
             let (unit, ptype) = self.slot_unit(ent.slot);
             let now = dev.now();
-            if dev.sched.read_start(unit, now) < dev.sched.read_start(dev.unit_of_pun(pun), now) {
+            if dev.sched().read_start(unit, now) < dev.sched().read_start(dev.unit_of_pun(pun), now) {
                 // Served from the scratch space.
                 self.read.redirected += 1;
-                self.read.avoided += !dev.sched.conflicts(unit) as u64;
+                self.read.avoided += !dev.sched().conflicts(unit) as u64;
                 if self.versions.stale(lpn, ent.version) {
                     self.read.stale_reads += 1;
                 }
                 self.scratch_reads += 1;
-                dev.counters.host_page_reads += 1;
+                dev.counters_mut().host_page_reads += 1;
                 dev.add_part(pid);
                 let (read_ns, _) = dev.array_times();
                 let tr = read_ns[ptype % read_ns.len()];
@@ -421,7 +421,7 @@ impl Scheme for HotR {
         Ok(())
     }
 
-    fn write(&mut self, _dev: &mut Device, _pid: u32, first: u64, last: u64, _ready: u64) -> Result<bool> {
+    fn write(&mut self, _dev: &mut dyn Mechanisms, _pid: u32, first: u64, last: u64, _ready: u64) -> Result<bool> {
         for lpn in first..=last {
             self.versions.bump(lpn);
             if let Some(&e) = self.map.get(&lpn) {
@@ -434,13 +434,13 @@ impl Scheme for HotR {
         Ok(false)
     }
 
-    fn trim(&mut self, dev: &mut Device, first: u64, end: u64) {
+    fn trim(&mut self, dev: &mut dyn Mechanisms, first: u64, end: u64) {
         if first < end {
             let _ = self.write(dev, 0, first, end - 1, 0);
         }
     }
 
-    fn read_done(&mut self, dev: &mut Device, pid: u32, time: u64) -> Result<()> {
+    fn read_done(&mut self, dev: &mut dyn Mechanisms, pid: u32, time: u64) -> Result<()> {
         let mut i = 0;
         while i < self.waiting.len() {
             let (p, e, gen, version) = self.waiting[i];
@@ -474,7 +474,7 @@ impl Scheme for HotR {
         Ok(())
     }
 
-    fn op_done(&mut self, _dev: &mut Device, token: u32, _time: u64) -> Result<()> {
+    fn op_done(&mut self, _dev: &mut dyn Mechanisms, token: u32, _time: u64) -> Result<()> {
         if token == ERASE {
             return Ok(());
         }
@@ -514,7 +514,7 @@ impl Scheme for HotR {
         self.reserved
     }
 
-    fn check(&self, dev: &Device) -> std::result::Result<(), String> {
+    fn check(&self, dev: &dyn Mechanisms) -> std::result::Result<(), String> {
         let mut listed = 0usize;
         for (c, &(head, tail, len)) in self.lists.iter().enumerate() {
             if len > self.cap {
@@ -529,11 +529,11 @@ impl Scheme for HotR {
                 if self.map.get(&ent.lpn) != Some(&e) {
                     return Err(format!("entry {e} (unit {}) is not the map's", ent.lpn));
                 }
-                let pun = dev.ftl.lookup(ent.lpn);
+                let pun = dev.ftl().lookup(ent.lpn);
                 if pun == NONE {
                     return Err(format!("entry for unit {} outlived its data", ent.lpn));
                 }
-                let geo = &dev.geo;
+                let geo = dev.geo();
                 let have = chip_of_plane(geo, geo.plane_of_block(geo.block_of_unit(pun)));
                 if have != c {
                     return Err(format!("unit {} is on chip {have}, its entry on chip {c}", ent.lpn));

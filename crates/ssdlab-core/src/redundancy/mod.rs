@@ -17,7 +17,7 @@
 //! makes: a flash read or program of an FTL logical unit on a chosen set of planes, an
 //! operation on a raw unit, a request part done (`Device::scheme_read`, `scheme_program`,
 //! `unit_op`, `part_done`). Flash operations a scheme issues report to it
-//! ([`crate::device::Token::Scheme`]).
+//! ([`crate::mechanisms::Token::Scheme`]).
 //!
 //! Conflicts are counted the same way for every scheme (and for none): a host read's *home*
 //! is the chip its data has without redundancy (HotR and TTFlash: where the FTL maps it;
@@ -30,9 +30,9 @@ mod hotr;
 mod rails;
 mod ttflash;
 
-use crate::device::Device;
 use crate::device_config::DeviceConfig;
 use crate::geometry::Geometry;
+use crate::mechanisms::Mechanisms;
 use crate::Result;
 pub use config::RedundancyConfig;
 
@@ -43,20 +43,20 @@ pub trait Scheme: Send {
     /// Serve host unit `lpn` (a host logical unit; one unit per page) of read `pid`: issue
     /// flash reads as parts of `pid` (`Device::scheme_read`), or nothing when the data is in
     /// the controller.
-    fn read(&mut self, dev: &mut Device, pid: u32, lpn: u64) -> Result<()>;
+    fn read(&mut self, dev: &mut dyn Mechanisms, pid: u32, lpn: u64) -> Result<()>;
     /// Place host units `first..=last` of write `pid` (write-through), data in the
     /// controller at `ready`. Returns false to let the device place them its own way.
-    fn write(&mut self, dev: &mut Device, pid: u32, first: u64, last: u64, ready: u64) -> Result<bool>;
+    fn write(&mut self, dev: &mut dyn Mechanisms, pid: u32, first: u64, last: u64, ready: u64) -> Result<bool>;
     /// Host units `first..end` were trimmed (the device has unmapped them).
-    fn trim(&mut self, dev: &mut Device, first: u64, end: u64);
+    fn trim(&mut self, dev: &mut dyn Mechanisms, first: u64, end: u64);
     /// Read request `pid` has all its data in the controller at `time`.
-    fn read_done(&mut self, _dev: &mut Device, _pid: u32, _time: u64) -> Result<()> {
+    fn read_done(&mut self, _dev: &mut dyn Mechanisms, _pid: u32, _time: u64) -> Result<()> {
         Ok(())
     }
-    /// A flash operation issued with [`crate::device::Token::Scheme`]`(token)` ended.
-    fn op_done(&mut self, dev: &mut Device, token: u32, time: u64) -> Result<()>;
+    /// A flash operation issued with [`crate::mechanisms::Token::Scheme`]`(token)` ended.
+    fn op_done(&mut self, dev: &mut dyn Mechanisms, token: u32, time: u64) -> Result<()>;
     /// A request arrives now (time-driven work, such as a role swap, happens here).
-    fn tick(&mut self, _dev: &mut Device) -> Result<()> {
+    fn tick(&mut self, _dev: &mut dyn Mechanisms) -> Result<()> {
         Ok(())
     }
     /// The plane FTL logical unit `lpn` must live on during preconditioning, if fixed.
@@ -77,7 +77,7 @@ pub trait Scheme: Send {
     /// the over-provisioning it takes, as a share of the host capacity, plus 1).
     fn space_cost(&self) -> f64;
     /// The scheme's own invariants against the device.
-    fn check(&self, dev: &Device) -> std::result::Result<(), String>;
+    fn check(&self, dev: &dyn Mechanisms) -> std::result::Result<(), String>;
     /// Keep a version per host unit from now on, and count every read served from a copy
     /// that is not the latest version (`stale_reads`).
     fn track_versions(&mut self, units: u64);
@@ -383,11 +383,11 @@ pub struct ReadCounters {
 impl ReadCounters {
     /// Host unit `lpn`'s physical unit, counting the read (and, when it was never written,
     /// the device's unmapped read).
-    pub fn mapped(&mut self, dev: &mut Device, lpn: u64) -> Option<u32> {
+    pub fn mapped(&mut self, dev: &mut dyn Mechanisms, lpn: u64) -> Option<u32> {
         self.reads += 1;
-        let pun = dev.ftl.lookup(lpn);
+        let pun = dev.ftl().lookup(lpn);
         if pun == crate::ftl::NONE {
-            dev.counters.unmapped_read_units += 1;
+            dev.counters_mut().unmapped_read_units += 1;
             return None;
         }
         Some(pun)

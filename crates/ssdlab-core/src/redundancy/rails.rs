@@ -22,10 +22,10 @@
 //! plane, so each copy stays in its group.
 
 use super::{ReadCounters, Scheme, Versions};
-use crate::device::{Device, Token};
 use crate::device_config::DeviceConfig;
 use crate::ftl::NONE;
 use crate::geometry::Geometry;
+use crate::mechanisms::{Mechanisms, Token};
 use crate::Result;
 
 const NO_PID: u32 = u32::MAX;
@@ -121,7 +121,7 @@ impl Rails {
 
     /// Program group `g`'s copy of host unit `lpn`, its data in the cache at `ready`; request
     /// `pid` (or NO_PID) waits for it.
-    fn program(&mut self, dev: &mut Device, g: usize, lpn: u64, ready: u64, pid: u32) -> Result<()> {
+    fn program(&mut self, dev: &mut dyn Mechanisms, g: usize, lpn: u64, ready: u64, pid: u32) -> Result<()> {
         let op = (g as u8, lpn, pid);
         let token = match self.free_ops.pop() {
             Some(t) => {
@@ -139,7 +139,7 @@ impl Rails {
         }
         let planes = std::mem::take(&mut self.planes[g]);
         let r = dev.program_on(
-            planes.iter().copied(),
+            &mut planes.iter().copied(),
             lpn + g as u64 * self.host,
             ready,
             Token::Scheme(token),
@@ -149,7 +149,7 @@ impl Rails {
     }
 
     /// Swap the roles: the group entering write mode first receives what it missed.
-    fn swap(&mut self, dev: &mut Device) -> Result<()> {
+    fn swap(&mut self, dev: &mut dyn Mechanisms) -> Result<()> {
         self.swaps += 1;
         self.write = 1 - self.write;
         let w = self.write;
@@ -171,11 +171,11 @@ impl Scheme for Rails {
         "rails"
     }
 
-    fn read(&mut self, dev: &mut Device, pid: u32, lpn: u64) -> Result<()> {
+    fn read(&mut self, dev: &mut dyn Mechanisms, pid: u32, lpn: u64) -> Result<()> {
         self.read.reads += 1;
         let r = self.read_group();
-        let home = dev.ftl.lookup(lpn);
-        let home_conflict = home != NONE && dev.sched.conflicts(dev.unit_of_pun(home));
+        let home = dev.ftl().lookup(lpn);
+        let home_conflict = home != NONE && dev.sched().conflicts(dev.unit_of_pun(home));
         self.read.home_conflicts += home_conflict as u64;
         if bit(&self.stale[r], lpn) || self.inflight[r][lpn as usize] > 0 {
             // The latest data is still in the cache.
@@ -184,9 +184,9 @@ impl Scheme for Rails {
             self.read.avoided += home_conflict as u64;
             return Ok(());
         }
-        let pun = dev.ftl.lookup(lpn + r as u64 * self.host);
+        let pun = dev.ftl().lookup(lpn + r as u64 * self.host);
         if pun == NONE {
-            dev.counters.unmapped_read_units += 1;
+            dev.counters_mut().unmapped_read_units += 1;
             return Ok(());
         }
         if !self.copy_version[r].is_empty() && self.versions.stale(lpn, self.copy_version[r][lpn as usize]) {
@@ -194,13 +194,13 @@ impl Scheme for Rails {
         }
         if r == 1 {
             self.read.redirected += 1;
-            self.read.avoided += (home_conflict && !dev.sched.conflicts(dev.unit_of_pun(pun))) as u64;
+            self.read.avoided += (home_conflict && !dev.sched().conflicts(dev.unit_of_pun(pun))) as u64;
         }
         dev.scheme_read(pid, pun);
         Ok(())
     }
 
-    fn write(&mut self, dev: &mut Device, pid: u32, first: u64, last: u64, ready: u64) -> Result<bool> {
+    fn write(&mut self, dev: &mut dyn Mechanisms, pid: u32, first: u64, last: u64, ready: u64) -> Result<bool> {
         let (w, r) = (self.write, self.read_group());
         for lpn in first..=last {
             self.versions.bump(lpn);
@@ -226,10 +226,10 @@ impl Scheme for Rails {
         Ok(true)
     }
 
-    fn trim(&mut self, dev: &mut Device, first: u64, end: u64) {
+    fn trim(&mut self, dev: &mut dyn Mechanisms, first: u64, end: u64) {
         for lpn in first..end {
             self.versions.bump(lpn);
-            dev.ftl.trim(lpn + self.host);
+            dev.ftl_mut().trim(lpn + self.host);
             let had = self.in_cache(lpn);
             for g in 0..2 {
                 set_bit(&mut self.stale[g], lpn, false);
@@ -240,7 +240,7 @@ impl Scheme for Rails {
         }
     }
 
-    fn op_done(&mut self, dev: &mut Device, token: u32, time: u64) -> Result<()> {
+    fn op_done(&mut self, dev: &mut dyn Mechanisms, token: u32, time: u64) -> Result<()> {
         let (g, lpn, pid) = self.ops[token as usize];
         self.free_ops.push(token);
         self.inflight[g as usize][lpn as usize] -= 1;
@@ -253,7 +253,7 @@ impl Scheme for Rails {
         Ok(())
     }
 
-    fn tick(&mut self, dev: &mut Device) -> Result<()> {
+    fn tick(&mut self, dev: &mut dyn Mechanisms) -> Result<()> {
         let now = dev.now();
         if now < self.next_swap {
             return Ok(());
@@ -294,11 +294,11 @@ impl Scheme for Rails {
         2.0
     }
 
-    fn check(&self, dev: &Device) -> std::result::Result<(), String> {
-        let geo = &dev.geo;
+    fn check(&self, dev: &dyn Mechanisms) -> std::result::Result<(), String> {
+        let geo = dev.geo();
         let half = geo.channels / 2;
         for lpn in 0..2 * self.host {
-            let pun = dev.ftl.lookup(lpn);
+            let pun = dev.ftl().lookup(lpn);
             if pun == NONE {
                 continue;
             }

@@ -24,10 +24,10 @@
 //! unmaps data but leaves parity, so a rebuild skips the trimmed member.
 
 use super::{chip_of_plane, chips, planes_of_chip, ReadCounters, Scheme, Versions};
-use crate::device::{Device, Token};
 use crate::device_config::DeviceConfig;
 use crate::ftl::NONE;
 use crate::geometry::Geometry;
+use crate::mechanisms::{Mechanisms, Token};
 use crate::Result;
 
 /// The host capacity of `mapped` FTL units in stripes of `k` data units and one parity unit.
@@ -103,11 +103,11 @@ impl Scheme for TtFlash {
         "ttflash"
     }
 
-    fn read(&mut self, dev: &mut Device, pid: u32, lpn: u64) -> Result<()> {
+    fn read(&mut self, dev: &mut dyn Mechanisms, pid: u32, lpn: u64) -> Result<()> {
         let Some(pun) = self.read.mapped(dev, lpn) else {
             return Ok(());
         };
-        if !dev.sched.conflicts(dev.unit_of_pun(pun)) {
+        if !dev.sched().conflicts(dev.unit_of_pun(pun)) {
             dev.scheme_read(pid, pun);
             return Ok(());
         }
@@ -117,11 +117,11 @@ impl Scheme for TtFlash {
         let mut clean = true;
         let (s, _) = self.member(lpn);
         for l in self.stripe_units(s).filter(|&l| l != lpn) {
-            let p = dev.ftl.lookup(l);
+            let p = dev.ftl().lookup(l);
             if p == NONE {
                 continue;
             }
-            clean &= !dev.sched.conflicts(dev.unit_of_pun(p));
+            clean &= !dev.sched().conflicts(dev.unit_of_pun(p));
             self.rebuild_reads += 1;
             dev.scheme_read(pid, p);
         }
@@ -129,7 +129,7 @@ impl Scheme for TtFlash {
         Ok(())
     }
 
-    fn write(&mut self, dev: &mut Device, pid: u32, first: u64, last: u64, ready: u64) -> Result<bool> {
+    fn write(&mut self, dev: &mut dyn Mechanisms, pid: u32, first: u64, last: u64, ready: u64) -> Result<bool> {
         for lpn in first..=last {
             self.versions.bump(lpn);
         }
@@ -138,18 +138,23 @@ impl Scheme for TtFlash {
         let parity = (first / self.k..=last / self.k).map(|s| self.host + s);
         for l in (first..=last).chain(parity) {
             dev.add_part(pid);
-            dev.program_on(planes_of_chip(&self.geo, self.chip(l)), l, ready, Token::Request(pid))?;
+            dev.program_on(
+                &mut planes_of_chip(&self.geo, self.chip(l)),
+                l,
+                ready,
+                Token::Request(pid),
+            )?;
         }
         Ok(true)
     }
 
-    fn trim(&mut self, _dev: &mut Device, first: u64, end: u64) {
+    fn trim(&mut self, _dev: &mut dyn Mechanisms, first: u64, end: u64) {
         for lpn in first..end {
             self.versions.bump(lpn);
         }
     }
 
-    fn op_done(&mut self, _dev: &mut Device, _token: u32, _time: u64) -> Result<()> {
+    fn op_done(&mut self, _dev: &mut dyn Mechanisms, _token: u32, _time: u64) -> Result<()> {
         Ok(())
     }
 
@@ -179,15 +184,15 @@ impl Scheme for TtFlash {
         (self.k + 1) as f64 / self.k as f64
     }
 
-    fn check(&self, dev: &Device) -> std::result::Result<(), String> {
+    fn check(&self, dev: &dyn Mechanisms) -> std::result::Result<(), String> {
         let stripes = self.host / self.k;
         for lpn in 0..self.host + stripes {
-            let pun = dev.ftl.lookup(lpn);
+            let pun = dev.ftl().lookup(lpn);
             if pun == NONE {
                 continue;
             }
-            let plane = dev.geo.plane_of_block(dev.geo.block_of_unit(pun));
-            let (have, want) = (chip_of_plane(&dev.geo, plane), self.chip(lpn));
+            let plane = dev.geo().plane_of_block(dev.geo().block_of_unit(pun));
+            let (have, want) = (chip_of_plane(dev.geo(), plane), self.chip(lpn));
             if have != want {
                 return Err(format!(
                     "unit {lpn} is on chip {have}, its stripe member's chip is {want}"
