@@ -4,6 +4,9 @@
 # and that are missing are installed with pip first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The layers: no crate's modules import each other in a loop (ARCHITECTURE.md).
+python3 scripts/import_loops.py --self-test
+python3 scripts/import_loops.py
 # The nbdkit plugin behind `ssdlab serve` is a library nothing links: built for its tests.
 cargo build --profile ci-test -p ssdlab-nbd
 cargo test --profile ci-test --workspace
