@@ -1,5 +1,7 @@
 //! The engine's build identity: `SSDLAB_SOURCE_HASH`, a SHA-256 of every source file of the
-//! crate, the embedded presets and the lock file (paths and contents, in sorted order). A
+//! engine's crates (this one and the layers below it: ssdlab-base, ssdlab-flash,
+//! ssdlab-workload), the embedded presets and the lock file (paths and contents, in sorted
+//! order). A
 //! result cached under one build is never taken for another's (see `output::BUILD_ID`):
 //! an uncommitted edit changes it as a commit does.
 
@@ -24,6 +26,12 @@ fn main() {
     let inputs = [
         root.join("src"),
         root.join("Cargo.toml"),
+        root.join("../ssdlab-base/src"),
+        root.join("../ssdlab-base/Cargo.toml"),
+        root.join("../ssdlab-flash/src"),
+        root.join("../ssdlab-flash/Cargo.toml"),
+        root.join("../ssdlab-workload/src"),
+        root.join("../ssdlab-workload/Cargo.toml"),
         root.join("../../configs"),
         root.join("../../Cargo.lock"),
     ];

@@ -5,47 +5,34 @@
 //! and never exits the process: every failure is an [`Error`] whose text names the file, line or
 //! key at fault.
 
-pub mod analytic;
 pub mod array;
 pub mod blockdata;
 pub mod compression;
 pub mod config;
-pub mod controller;
 pub mod device;
 pub mod device_config;
-pub mod error;
-pub mod experiment;
-pub mod fiohist;
 pub mod fiolog;
 pub mod firmware;
 pub mod ftl;
-pub mod geometry;
 pub mod hdd;
-pub mod host;
-pub mod interrupt;
 pub mod lifetime;
-pub mod lint;
 pub mod live;
 pub mod mechanisms;
 pub mod metrics;
-pub mod nand;
 pub mod output;
-pub mod parallel;
 pub mod placement;
 pub mod precondition;
 pub mod presets;
 pub mod pslc;
 pub mod redundancy;
-pub mod request;
 pub mod run_config;
-pub mod sampling;
-pub mod scheduler;
 pub mod sim;
-pub mod source;
-pub mod timeline;
-pub mod trace;
-pub mod units;
-pub mod workload;
+
+// The layers below under their usual names: `crate::units`, `crate::geometry` and
+// `crate::workload` read the same in every layer, and users of the engine find them here.
+pub use ssdlab_base::{analytic, error, fiohist, interrupt, parallel, request, sampling, source, timeline, units};
+pub use ssdlab_flash::{controller, geometry, host, nand, scheduler};
+pub use ssdlab_workload::{trace, workload};
 
 pub use config::{load_config, parse_config, Config};
 pub use device::Device;

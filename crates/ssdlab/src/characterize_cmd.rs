@@ -5,10 +5,10 @@
 
 use crate::plot::{chart_with, Line};
 use clap::Args;
-use ssdlab_core::array::characterize::{characterize, gains, Sweep};
 use ssdlab_core::array::profile::{DeviceProfile, Pattern};
 use ssdlab_core::units::fmt_size;
 use ssdlab_core::{config, Error, Result};
+use ssdlab_lab::characterize::{characterize, gains, Sweep};
 use std::path::Path;
 
 #[derive(Args)]
@@ -140,7 +140,7 @@ pub fn run(a: CharacterizeArgs) -> Result<()> {
         ssdlab_core::output::check_dir(dir, true)
             .map_err(|why| Error::Invalid(format!("--plot: {why}; expected a writable directory")))?;
     }
-    let pool = ssdlab_core::experiment::thread_pool(threads)?;
+    let pool = ssdlab_lab::experiment::thread_pool(threads)?;
     let bar = crate::experiment_cmd::points_bar(a.quiet);
     let start = std::time::Instant::now();
     let profile =

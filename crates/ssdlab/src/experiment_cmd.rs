@@ -2,9 +2,9 @@
 
 use crate::plot::{bars, chart_with, Line};
 use clap::{Args, ValueEnum};
-use ssdlab_core::experiment::cache::PointCache;
-use ssdlab_core::experiment::{self, ExperimentResult, Scale};
 use ssdlab_core::{Error, Result};
+use ssdlab_lab::experiment::cache::PointCache;
+use ssdlab_lab::experiment::{self, ExperimentResult, Scale};
 use std::io::IsTerminal;
 use std::path::Path;
 

@@ -5,9 +5,9 @@
 
 use clap::Args;
 use ssdlab_core::config;
-use ssdlab_core::lint::{self, LintOptions, Workload};
 use ssdlab_core::trace::{Devices, Format, ReaderOptions};
 use ssdlab_core::{Error, Result};
+use ssdlab_lab::lint::{self, LintOptions, Workload};
 use std::io::IsTerminal;
 use std::path::Path;
 

@@ -20,7 +20,6 @@
 //! device is a volume of one). A run file's `[array]` ([`ArrayConfig`]) names the layout and
 //! the members.
 
-pub mod characterize;
 pub mod config;
 pub mod drive;
 pub mod profile;

@@ -4,9 +4,9 @@
 //! own parameters, so a changed parameter moves it; the ordering of read-only gains is the
 //! seed's (section 3.3, Table 2). Long simulations: run with `--profile ci-test`.
 
-use ssdlab_core::array::characterize::{characterize, Sweep};
-use ssdlab_core::array::profile::{DeviceProfile, Pattern};
-use ssdlab_core::config::{load_config_with, CellType, Config};
+use ssdlab_lab::array::profile::{DeviceProfile, Pattern};
+use ssdlab_lab::characterize::{characterize, Sweep};
+use ssdlab_lab::config::{load_config_with, CellType, Config};
 
 const MIB: u64 = 1 << 20;
 

@@ -3,9 +3,9 @@
 
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use ssdlab_core::config::{parse_config, Config};
-use ssdlab_core::lint::{lint, Finding, LintOptions, Verdict, Workload};
-use ssdlab_core::trace::{Devices, ReaderOptions};
+use ssdlab_lab::config::{parse_config, Config};
+use ssdlab_lab::lint::{lint, Finding, LintOptions, Verdict, Workload};
+use ssdlab_lab::trace::{Devices, ReaderOptions};
 use std::fmt::Write as _;
 use std::path::Path;
 

@@ -15,7 +15,7 @@
 //! least one request per outstanding slot). Its throughput is fio's: each direction's bytes
 //! over the job's run time.
 
-use super::profile::{DeviceProfile, Pattern, ProfilePoint};
+use crate::array::profile::{DeviceProfile, Pattern, ProfilePoint};
 use crate::config::{Config, PreconditionMode};
 use crate::device::Device;
 use crate::units::Size;

@@ -82,7 +82,7 @@ pub enum Work {
     /// size, depth and pattern.
     Profile {
         base: Box<Config>,
-        sweep: crate::array::characterize::Sweep,
+        sweep: crate::characterize::Sweep,
     },
     /// Jobs on the hard-disk model.
     Hdd {
@@ -170,11 +170,9 @@ impl Work {
         Ok(match self {
             Work::Ssd(cfg) => Outcome::Ssd(Box::new(crate::run_config(cfg)?)),
             Work::Hdd { disk, jobs, seed } => Outcome::Hdd(Box::new(crate::hdd::run_jobs(disk, jobs, *seed)?)),
-            Work::Profile { base, sweep } => Outcome::Profile(Box::new(crate::array::characterize::characterize(
-                base,
-                sweep,
-                &|_, _| {},
-            )?)),
+            Work::Profile { base, sweep } => {
+                Outcome::Profile(Box::new(crate::characterize::characterize(base, sweep, &|_, _| {})?))
+            }
         })
     }
     fn memory_estimate(&self) -> Result<u64> {

@@ -23,9 +23,9 @@
 //! TP_RODI = n·TP1 + (3 − n)·TP2.
 
 use super::{Analysis, Claim, Experiment, Figure, Point, PointResult, Rule, Scale, Series, Work};
-use crate::array::characterize::Sweep;
 use crate::array::profile::{DeviceProfile, Pattern};
 use crate::array::rodi::{self, Curve};
+use crate::characterize::Sweep;
 use crate::Result;
 use std::path::Path;
 

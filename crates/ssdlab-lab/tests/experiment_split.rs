@@ -1,14 +1,14 @@
 //! An experiment run point by point elsewhere (the Python package's Ray backend): each
 //! point's outcome crosses as bytes and the result assembled from them is the one `run` gives.
 
-use ssdlab_core::experiment::{self, run_points, Outcome, Scale};
+use ssdlab_lab::experiment::{self, run_points, Outcome, Scale};
 
 fn check(name: &str, whole: bool) {
     let exp = experiment::find(name).unwrap();
     let points = experiment::points_of(exp, Scale::Quick, 1).unwrap();
     let outcomes: Vec<Outcome> = run_points(&points, &|_, _| {}, |p| experiment::run_point(exp, p))
         .into_iter()
-        .collect::<ssdlab_core::Result<_>>()
+        .collect::<ssdlab_lab::Result<_>>()
         .unwrap();
     let mut back: Vec<Outcome> = outcomes
         .iter()

@@ -2,7 +2,7 @@
 //!
 //! A point's outcome is stored as `KEY.bin` in the cache folder (`ssdlab experiment`'s
 //! `--out DIR/points`), where KEY is a SHA-256 of the engine's build
-//! ([`crate::output::BUILD_ID`]), the experiment, the point's id and everything it simulates
+//! ([`crate::output::BUILD_ID`]) and the lab's ([`LAB_HASH`]), the experiment, the point's id and everything it simulates
 //! (its full resolved config, seeds included). A file is a header, the SHA-256 of the
 //! payload and the payload ([`Outcome::to_bytes`]); one that is truncated, altered or from
 //! another format is run again. Outcomes read back are equal to the ones stored, so a
@@ -13,6 +13,10 @@ use crate::Result;
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// The lab's build (a hash of its source, computed by `build.rs`): with the engine's
+/// [`crate::output::BUILD_ID`], the build a point's outcome belongs to.
+pub const LAB_HASH: &str = env!("SSDLAB_LAB_HASH");
 
 /// The first bytes of a point file.
 const MAGIC: &[u8] = b"ssdlab point 1\n";
@@ -51,7 +55,7 @@ impl PointCache {
     /// The key of point `p` of `exp` under this build.
     pub fn key(exp: &dyn Experiment, p: &Point) -> String {
         let mut h = Sha256::new();
-        for part in [crate::output::BUILD_ID, exp.name(), &p.id] {
+        for part in [crate::output::BUILD_ID, LAB_HASH, exp.name(), &p.id] {
             h.update(part.as_bytes());
             h.update([0]);
         }

@@ -532,13 +532,11 @@ impl JobConfig {
                 ));
             }
         }
-        if self.hpc.is_some() {
-            if self.rate_iops.is_some() {
-                return Err(e(
-                    "rate_iops",
-                    "set on an HPC job; expected none (a [job.hpc] job is open loop at its own hpc.rate)".into(),
-                ));
-            }
+        if self.hpc.is_some() && self.rate_iops.is_some() {
+            return Err(e(
+                "rate_iops",
+                "set on an HPC job; expected none (a [job.hpc] job is open loop at its own hpc.rate)".into(),
+            ));
         }
         Ok(())
     }

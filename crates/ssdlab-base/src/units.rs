@@ -85,7 +85,7 @@ pub fn parse_rate(s: &str) -> Result<u64, String> {
     Ok(v)
 }
 
-pub(crate) fn split_number(t: &str) -> Option<(f64, &str)> {
+pub fn split_number(t: &str) -> Option<(f64, &str)> {
     let end = t
         .char_indices()
         .find(|&(_, c)| !(c.is_ascii_digit() || c == '.' || c == '_'))
@@ -101,7 +101,7 @@ pub(crate) fn split_number(t: &str) -> Option<(f64, &str)> {
     Some((n, &t[end..]))
 }
 
-pub(crate) fn to_integer(num: f64, mult: u64) -> Option<u64> {
+pub fn to_integer(num: f64, mult: u64) -> Option<u64> {
     let v = num * mult as f64;
     if !(0.0..1.8e19).contains(&v) {
         return None;
