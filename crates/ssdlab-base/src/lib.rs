@@ -4,6 +4,7 @@
 //! and the point runner.
 
 pub mod analytic;
+pub mod defaults;
 pub mod error;
 pub mod fiohist;
 pub mod interrupt;

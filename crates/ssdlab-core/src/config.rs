@@ -397,7 +397,7 @@ pub fn preset_defaults(name: &str) -> Option<String> {
     let mut out = String::from("\n# Every other key, at the value it takes when not written (see docs/config.md):\n");
     let mut leaves: Vec<(String, String, String)> = leaf_keys(&value)
         .into_iter()
-        .filter(|(k, _)| crate::source::toml_position(text, k).is_err())
+        .filter(|(k, _)| crate::toml_position::toml_position(text, k).is_err())
         .map(|(k, v)| {
             let (table, key) = k.rsplit_once('.').unwrap_or(("", k.as_str()));
             (table.to_string(), key.to_string(), v.to_string())
@@ -429,7 +429,7 @@ pub fn preset_defaults(name: &str) -> Option<String> {
             vec![table.to_string()]
         };
         for t in tables {
-            if crate::source::toml_position(text, &format!("{t}.{leaf}")).is_err()
+            if crate::toml_position::toml_position(text, &format!("{t}.{leaf}")).is_err()
                 && !leaves.iter().any(|(a, b, _)| *a == t && b == leaf)
             {
                 leaves.push((t, leaf.to_string(), format!("(unset: {meaning})")));
@@ -1167,7 +1167,7 @@ mod tests {
             for k in keys {
                 let leaf = k.rsplit('.').next().unwrap();
                 assert!(
-                    crate::source::toml_position(text, &k).is_ok() || shown.contains(&format!("#   {leaf} = ")),
+                    crate::toml_position::toml_position(text, &k).is_ok() || shown.contains(&format!("#   {leaf} = ")),
                     "{name}: config show does not list {k}"
                 );
             }

@@ -360,7 +360,7 @@ pub struct PreconditionConfig {
 
 impl Default for PreconditionConfig {
     fn default() -> Self {
-        toml::from_str("").expect("defaults")
+        crate::defaults::from_no_keys()
     }
 }
 

@@ -61,12 +61,12 @@ impl KeyOrigins {
                     return Some((name.clone(), p, 1));
                 }
             }
-            let in_file = crate::source::toml_position(&self.text, key);
+            let in_file = crate::toml_position::toml_position(&self.text, key);
             if let Ok(p) = in_file {
                 return Some((self.file.clone(), Some(p), 1));
             }
             if let Some((name, ptext)) = &self.preset {
-                if let Ok(p) = crate::source::toml_position(ptext, key) {
+                if let Ok(p) = crate::toml_position::toml_position(ptext, key) {
                     return Some((format!("preset {name}"), Some(p), 2));
                 }
             }
@@ -80,11 +80,11 @@ impl KeyOrigins {
     /// it taking its default.
     pub fn written(&self, key: &str) -> bool {
         self.overrides.iter().any(|(k, _)| k == key)
-            || crate::source::toml_position(&self.text, key).is_ok()
+            || crate::toml_position::toml_position(&self.text, key).is_ok()
             || self
                 .preset
                 .as_ref()
-                .is_some_and(|(_, t)| crate::source::toml_position(t, key).is_ok())
+                .is_some_and(|(_, t)| crate::toml_position::toml_position(t, key).is_ok())
     }
 }
 

@@ -177,7 +177,7 @@ pub struct ControllerConfig {
 
 impl Default for ControllerConfig {
     fn default() -> Self {
-        toml::from_str("").expect("defaults")
+        crate::defaults::from_no_keys()
     }
 }
 

@@ -763,7 +763,7 @@ pub struct SchedulerConfig {
 
 impl Default for SchedulerConfig {
     fn default() -> Self {
-        toml::from_str("").expect("defaults")
+        crate::defaults::from_no_keys()
     }
 }
 

@@ -91,7 +91,7 @@ fn default_buffer_policy() -> String {
 
 impl Default for FtlConfig {
     fn default() -> Self {
-        toml::from_str("").expect("defaults")
+        crate::defaults::from_no_keys()
     }
 }
 

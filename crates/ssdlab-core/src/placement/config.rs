@@ -71,6 +71,6 @@ fn default_lifetime_bounds() -> Vec<f64> {
 
 impl Default for PlacementConfig {
     fn default() -> Self {
-        toml::from_str("").expect("defaults")
+        crate::defaults::from_no_keys()
     }
 }

@@ -233,7 +233,7 @@ fn default_dist() -> String {
 
 impl Default for JobConfig {
     fn default() -> Self {
-        toml::from_str("").expect("defaults")
+        crate::defaults::from_no_keys()
     }
 }
 

@@ -186,7 +186,7 @@ fn default_bs() -> Size {
 
 impl Default for HpcJob {
     fn default() -> Self {
-        toml::from_str("").expect("defaults")
+        crate::defaults::from_no_keys()
     }
 }
 
