@@ -12,7 +12,7 @@ cargo build --profile ci-test -p ssdlab-nbd
 cargo test --profile ci-test --workspace
 PY=${PYTHON:-python3}
 missing=()
-for m in maturin:maturin pytest:pytest pandas:pandas numpy:numpy matplotlib:matplotlib ray:ray tqdm:tqdm; do
+for m in maturin:maturin pytest:pytest pandas:pandas numpy:numpy matplotlib:matplotlib ray:ray tqdm:tqdm fio_plot:fio-plot==1.1.21; do
   "$PY" -c "import ${m%%:*}" 2>/dev/null || missing+=("${m##*:}")
 done
 if [ ${#missing[@]} -gt 0 ]; then

@@ -511,6 +511,12 @@ pub struct SsdResult {
     pub sim_requests_per_wall_s: f64,
 }
 
+/// The fio release whose JSON output this project's follows (keys, types, units).
+pub const FIO_FORMAT: &str = "fio-3.33";
+
+/// fio's `time` for time stamp 0 (its `ctime` form).
+pub const EPOCH_TIME: &str = "Thu Jan  1 00:00:00 1970";
+
 /// fio's `disk_util` entry for the simulated device, over the measured window.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct DiskUtil {
@@ -533,6 +539,19 @@ pub struct DiskUtil {
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct RunResult {
+    /// fio's version key, naming ssdlab and the fio release whose JSON format this follows
+    /// (`FIO_FORMAT`), so that fio's tools (fio-plot) take the file for fio's.
+    #[serde(rename = "fio version")]
+    pub fio_version: String,
+    /// fio's time stamps of the run. A simulated run has no date: they give its start at
+    /// simulated time 0, the Unix epoch, so that equal runs write equal files.
+    pub timestamp: u64,
+    pub timestamp_ms: u64,
+    pub time: String,
+    /// The `[global]` options of the fio job file the jobs came from, as written (options
+    /// with a value; fio leaves out bare flags too). Absent for a run file's own jobs.
+    #[serde(rename = "global options", default, skip_serializing_if = "Option::is_none")]
+    pub global_options: Option<Ordered<String>>,
     #[serde(rename = "ssdlab version")]
     pub version: String,
     pub jobs: Vec<JobResult>,

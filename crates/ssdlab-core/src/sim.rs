@@ -1332,7 +1332,16 @@ impl Simulation {
                 crate::metrics::round6(m.busy_ns.min(disk_span) as f64 / disk_span as f64)
             },
         };
+        let global_options = self.cfg.origins.jobs_file.as_ref().and_then(|(_, text)| {
+            let o = crate::workload::fio::global_options(text);
+            (!o.is_empty()).then_some(crate::metrics::Ordered(o))
+        });
         RunResult {
+            fio_version: format!("ssdlab-{} ({} JSON)", env!("CARGO_PKG_VERSION"), crate::metrics::FIO_FORMAT),
+            timestamp: 0,
+            timestamp_ms: 0,
+            time: crate::metrics::EPOCH_TIME.to_string(),
+            global_options,
             version: env!("CARGO_PKG_VERSION").to_string(),
             jobs,
             array_model: self.array_model(&ssd),

@@ -257,6 +257,30 @@ fn expand_env(val: &str, env: &dyn Fn(&str) -> Option<String>) -> std::result::R
     Ok(out)
 }
 
+/// The options of job-file `text`'s `[global]` section that have a value, as written, in
+/// order: fio's `global options` (a bare flag such as `time_based` is left out, as fio does).
+pub fn global_options(text: &str) -> Vec<(String, String)> {
+    let mut in_global = false;
+    let mut out = Vec::new();
+    for raw in text.lines() {
+        let line = raw.trim();
+        if line.is_empty() || line.starts_with('#') || line.starts_with(';') {
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix('[') {
+            in_global = rest.strip_suffix(']').map(str::trim) == Some("global");
+            continue;
+        }
+        if let (true, Some((k, v))) = (in_global, line.split_once('=')) {
+            let (k, v) = (k.trim(), v.trim());
+            if !k.is_empty() && !v.is_empty() {
+                out.push((k.to_string(), v.to_string()));
+            }
+        }
+    }
+    out
+}
+
 /// Parse fio job-file text into jobs, expanding `${VAR}` from the process environment.
 /// `file` names it in errors.
 pub fn parse_job_file(text: &str, file: &str) -> Result<Vec<JobConfig>> {
@@ -371,6 +395,15 @@ pub fn parse_job_file_env(text: &str, file: &str, env: &dyn Fn(&str) -> Option<S
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn global_options_are_the_global_sections_options_with_a_value_in_order() {
+        let text = "; a comment\n[global]\nbs=4k\n# another\ntime_based\n ioengine = libaio \ngroup_reporting\n\n[a]\nrw=read\n[global]\nsize=1m\n[b]\nbs=8k\n";
+        let got = global_options(text);
+        let want = [("bs", "4k"), ("ioengine", "libaio"), ("size", "1m")];
+        assert_eq!(got, want.map(|(k, v)| (k.to_string(), v.to_string())));
+        assert!(global_options("[a]\nbs=4k\n").is_empty());
+    }
     use proptest::prelude::*;
 
     #[test]
