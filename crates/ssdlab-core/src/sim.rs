@@ -1337,7 +1337,11 @@ impl Simulation {
             (!o.is_empty()).then_some(crate::metrics::Ordered(o))
         });
         RunResult {
-            fio_version: format!("ssdlab-{} ({} JSON)", env!("CARGO_PKG_VERSION"), crate::metrics::FIO_FORMAT),
+            fio_version: format!(
+                "ssdlab-{} ({} JSON)",
+                env!("CARGO_PKG_VERSION"),
+                crate::metrics::FIO_FORMAT
+            ),
             timestamp: 0,
             timestamp_ms: 0,
             time: crate::metrics::EPOCH_TIME.to_string(),

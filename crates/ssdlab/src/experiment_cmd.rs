@@ -30,6 +30,7 @@ pub struct ExperimentArgs {
     /// Run every point again, ignoring the finished points in DIR/points.
     #[arg(long)]
     fresh: bool,
+    /// The claims table to read (normal), or `result.json` on standard output (json).
     #[arg(long, value_enum, default_value = "normal")]
     output_format: Format,
     /// Points run at once (default: one per core). The result does not depend on it.

@@ -24,6 +24,7 @@ pub struct LifetimeArgs {
     /// and endurance, its WAF and host write rate; flags given as well override its values.
     #[arg(long, value_name = "RESULT.json")]
     from: Option<String>,
+    /// The lifetime as text to read, or as JSON.
     #[arg(long, value_enum, default_value = "text")]
     output_format: crate::TextOrJson,
 }

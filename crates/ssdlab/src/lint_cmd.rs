@@ -51,6 +51,7 @@ pub struct LintArgs {
     /// Check only this principle, 1 to 7 (repeatable; default: all seven).
     #[arg(long = "check", value_name = "N", value_parser = clap::value_parser!(u32).range(1..=7))]
     checks: Vec<u32>,
+    /// The findings as text to read, or as JSON.
     #[arg(long, value_enum, default_value = "text")]
     output_format: crate::TextOrJson,
     /// No progress messages (they go to standard error when it is a terminal).

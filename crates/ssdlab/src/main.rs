@@ -46,6 +46,8 @@ enum Cmd {
         /// fio job file whose jobs replace the config's.
         #[arg(long)]
         job: Option<String>,
+        /// How the result is written: a summary to read (normal), fio's JSON (json), or fio's
+        /// JSON with the latency histograms' bins (json+, which fio_jsonplus_clat2csv reads).
         #[arg(long, value_enum, default_value = "normal")]
         output_format: OutputFormat,
         /// Write the result here instead of standard output.
@@ -429,6 +431,7 @@ fn run(
         sim.volume
             .check_invariants()
             .map_err(|m| Error::Invalid(format!("invariant violated: {m}")))?;
+        eprintln!("ssdlab: --check: the FTL's and the device's invariants hold after the run");
     }
     // The result first: a plot that fails does not lose it.
     write_result(&result, fmt, output.as_deref())?;

@@ -36,6 +36,8 @@ pub struct ServeArgs {
     /// Address to listen on with --port.
     #[arg(long, default_value = "127.0.0.1", value_name = "ADDR")]
     bind: String,
+    /// When a reply goes out: as soon as the simulation has it (none), or held until its
+    /// simulated completion time in wall-clock time (real).
     #[arg(long, value_enum, default_value = "none")]
     pace: Pace,
     /// Keep the data in this file instead of memory: its bytes are the device's and stay
@@ -59,6 +61,8 @@ pub struct ServeArgs {
     /// Ask a running server's control socket for its statistics so far (JSON) and exit.
     #[arg(long, value_name = "PATH", conflicts_with_all = ["socket", "port", "control", "record", "data"])]
     stats: Option<String>,
+    /// Seed for preconditioning, GC randomness and the served device's own choices, as
+    /// `ssdlab run --seed` (default: the config's `precondition.seed`).
     #[arg(long)]
     seed: Option<u64>,
     /// Set a config key, as `ssdlab run --set` (repeatable).

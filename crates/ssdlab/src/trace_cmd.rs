@@ -27,6 +27,7 @@ pub enum TraceCmd {
         /// Trace format (see `ssdlab trace formats`); default: guessed from the content.
         #[arg(long, short, default_value = "auto")]
         format: String,
+        /// The statistics as text to read, or as JSON.
         #[arg(long, value_enum, default_value = "text")]
         output_format: StatsOutput,
         /// Skip and count malformed lines instead of stopping at the first one.
@@ -57,6 +58,7 @@ pub enum TraceCmd {
         /// Input format; default: guessed from the content.
         #[arg(long, short, default_value = "auto")]
         format: String,
+        /// Skip and count malformed lines instead of stopping at the first one.
         #[arg(long)]
         skip_bad_lines: bool,
         /// Only these devices / volumes / LUNs / ASUs (repeat or separate with commas).

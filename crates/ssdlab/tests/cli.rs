@@ -81,6 +81,12 @@ fn json_output_has_fio_shape_and_goes_to_a_file() {
         "--check",
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // --check says that it checked.
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("ssdlab: --check: the FTL's and the device's invariants hold after the run"),
+        "{err}"
+    );
     let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     let read = &v["jobs"][0]["read"];
     assert!(read["total_ios"].as_u64().unwrap() > 500);
@@ -283,4 +289,61 @@ fn seed_option_replaces_the_run_seed() {
     assert_ne!(seed5, file_seed);
     assert_ne!(seed5, run(&["--seed", "6"]));
     assert_eq!(file_seed, run(&["--seed", "9"]));
+}
+
+/// The commands under `prefix` (from its help's `Commands:` list), `help` aside.
+fn subcommands(prefix: &[&str]) -> Vec<String> {
+    let mut args: Vec<&str> = prefix.to_vec();
+    args.push("-h");
+    let text = String::from_utf8(ssdlab(&args).stdout).unwrap();
+    let Some(list) = text.split("Commands:\n").nth(1) else {
+        return Vec::new();
+    };
+    list.lines()
+        .take_while(|l| !l.trim().is_empty())
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| *c != "help")
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn every_option_of_every_command_says_what_it_does() {
+    let mut commands: Vec<Vec<String>> = subcommands(&[]).into_iter().map(|c| vec![c]).collect();
+    let mut i = 0;
+    while i < commands.len() {
+        let path: Vec<&str> = commands[i].iter().map(String::as_str).collect();
+        for sub in subcommands(&path) {
+            let mut p = commands[i].clone();
+            p.push(sub);
+            commands.push(p);
+        }
+        i += 1;
+    }
+    assert!(commands.len() > 12, "{commands:?}");
+    let mut silent = Vec::new();
+    for c in &commands {
+        let mut args: Vec<&str> = c.iter().map(String::as_str).collect();
+        args.push("-h");
+        let text = String::from_utf8(ssdlab(&args).stdout).unwrap();
+        let Some(options) = text.split("Options:\n").nth(1) else {
+            continue;
+        };
+        for line in options.lines() {
+            let t = line.trim_start();
+            if !t.starts_with('-') {
+                continue;
+            }
+            // `-q, --quiet  What it does`: the text after the name and its value.
+            let rest = t.split_once("  ").map_or("", |(_, r)| r.trim());
+            if rest.is_empty() || rest.starts_with('[') {
+                silent.push(format!(
+                    "ssdlab {}: {}",
+                    c.join(" "),
+                    t.split_whitespace().take(2).collect::<Vec<_>>().join(" ")
+                ));
+            }
+        }
+    }
+    assert!(silent.is_empty(), "options without help text:\n{}", silent.join("\n"));
 }
