@@ -794,7 +794,7 @@ fn compressed_inputs_by_magic() {
     gz.write_all(&data).unwrap();
     let mut bz = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::default());
     bz.write_all(&data).unwrap();
-    let mut xz = xz2::write::XzEncoder::new(Vec::new(), 6);
+    let mut xz = liblzma::write::XzEncoder::new(Vec::new(), 6);
     xz.write_all(&data).unwrap();
     let files = [
         ("a.gzip-data", gz.finish().unwrap(), trace::Compression::Gzip),

@@ -63,24 +63,39 @@ pub(crate) fn decompress(name: &str, raw: Box<dyn Read + Send>) -> Result<(Input
     let c = Compression::detect(head);
     let input: Input = match c {
         Compression::None => Box::new(raw),
+        #[cfg(feature = "gzip")]
         Compression::Gzip => Box::new(BufReader::with_capacity(
             BUF_SIZE,
             flate2::bufread::MultiGzDecoder::new(raw),
         )),
+        #[cfg(feature = "bzip2")]
         Compression::Bzip2 => Box::new(BufReader::with_capacity(
             BUF_SIZE,
             bzip2::bufread::MultiBzDecoder::new(raw),
         )),
+        #[cfg(feature = "xz")]
         Compression::Xz => Box::new(BufReader::with_capacity(
             BUF_SIZE,
-            xz2::bufread::XzDecoder::new_multi_decoder(raw),
+            liblzma::bufread::XzDecoder::new_multi_decoder(raw),
         )),
+        #[cfg(feature = "zstd")]
         Compression::Zstd => Box::new(BufReader::with_capacity(
             BUF_SIZE,
             zstd::stream::read::Decoder::with_buffer(raw).map_err(|e| Error::io(name, e))?,
         )),
+        #[allow(unreachable_patterns)]
+        other => return Err(not_built(name, other)),
     };
     Ok((input, c))
+}
+
+/// The error for a file compressed with `c` in a build without `c`'s feature.
+#[cold]
+pub(crate) fn not_built(name: &str, c: Compression) -> Error {
+    let c = c.name();
+    Error::Invalid(format!(
+        "{name}: {c}-compressed, and this build reads no {c} (built without the `{c}` feature); expected the file decompressed, or a build with the feature (the default)"
+    ))
 }
 
 /// The error for a failed read at `line`. A decompressor's complaint (truncated or corrupt
@@ -267,5 +282,33 @@ impl<D: LineDecoder> RecordStream for TextStream<D> {
 
     fn line(&self) -> u64 {
         self.line
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_compression_left_out_of_the_build_is_one_line_naming_its_feature() {
+        let e = not_built("t.csv.xz", Compression::Xz).to_string();
+        assert_eq!(
+            e,
+            "t.csv.xz: xz-compressed, and this build reads no xz (built without the `xz` feature); expected the file decompressed, or a build with the feature (the default)"
+        );
+        assert!(!e.contains('\n'));
+    }
+
+    #[test]
+    fn magic_bytes_name_the_compression() {
+        for (head, c) in [
+            (&[0x1f, 0x8b, 8][..], Compression::Gzip),
+            (b"BZh9", Compression::Bzip2),
+            (&[0xfd, b'7', b'z', b'X', b'Z', 0x00], Compression::Xz),
+            (&[0x28, 0xb5, 0x2f, 0xfd], Compression::Zstd),
+            (b"0,Read,", Compression::None),
+        ] {
+            assert_eq!(Compression::detect(head), c);
+        }
     }
 }
