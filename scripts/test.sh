@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The test suite: the Rust tests (with the nbdkit plugin they serve through), then the Python package built from this tree, installed and
-# tested against the `ssdlab` command the Rust tests built. Python packages the tests need
-# and that are missing are installed with pip first.
+# The test suite: the layers' import check, the Rust tests (with the nbdkit plugin they serve
+# through), then the Python wheel built from this tree, installed and tested against the
+# `ssdlab` command the Rust tests built, in a virtual environment of its own.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # The layers: no crate's modules import each other in a loop (ARCHITECTURE.md).
@@ -11,13 +11,22 @@ python3 scripts/import_loops.py
 cargo build --profile ci-test -p ssdlab-nbd
 cargo test --profile ci-test --workspace
 PY=${PYTHON:-python3}
+# The Python side runs in a virtual environment of its own (target/py-venv): it sees the
+# packages the system already has and installs only the missing ones into itself.
+VENV="$PWD/target/py-venv"
+[ -x "$VENV/bin/python" ] || "$PY" -m venv --system-site-packages "$VENV"
+VPY="$VENV/bin/python"
 missing=()
 for m in maturin:maturin pytest:pytest pandas:pandas numpy:numpy matplotlib:matplotlib ray:ray tqdm:tqdm fio_plot:fio-plot==1.1.21; do
-  "$PY" -c "import ${m%%:*}" 2>/dev/null || missing+=("${m##*:}")
+  "$VPY" -c "import ${m%%:*}" 2>/dev/null || missing+=("${m##*:}")
 done
 if [ ${#missing[@]} -gt 0 ]; then
-  echo "test.sh: installing ${missing[*]} with pip" >&2
-  "$PY" -m pip install --quiet "${missing[@]}"
+  echo "test.sh: installing ${missing[*]} with pip into $VENV" >&2
+  "$VPY" -m pip install --quiet "${missing[@]}"
 fi
-"$PY" -m pip install --quiet --no-build-isolation --force-reinstall --no-deps ./python
-SSDLAB_CLI="$PWD/target/ci-test/ssdlab" "$PY" -m pytest -q -p no:cacheprovider python/tests
+# The wheel a user installs without Rust (abi3, the release build without debug information,
+# stripped; python/pyproject.toml), built into target/wheels and installed from there.
+rm -rf target/wheels
+(cd python && "$VPY" -m maturin build --quiet --out ../target/wheels)
+"$VPY" -m pip install --quiet --force-reinstall --no-deps target/wheels/ssdlab-*.whl
+SSDLAB_CLI="$PWD/target/ci-test/ssdlab" "$VPY" -m pytest -q -p no:cacheprovider python/tests

@@ -10,6 +10,14 @@ reproduces a seed as ``ssdlab experiment NAME`` does. Errors raise ``ConfigError
 does not exist) with the command line's one-line message.
 """
 
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas as pd
+
 from ._native import BUILD_ID, ConfigError, SsdlabError, TraceError, __version__
 from . import _native
 
@@ -86,7 +94,13 @@ def _toml_value(v):
 
 
 @_traces
-def run(config=None, jobs=None, seed=None, set=None, max_memory=None):
+def run(
+    config: str | os.PathLike | dict | None = None,
+    jobs: str | os.PathLike | None = None,
+    seed: int | None = None,
+    set: dict[str, str | int | float | bool] | None = None,
+    max_memory: int | str | None = None,
+) -> Result:
     """Simulate one run, as ``ssdlab run`` does.
 
     ``config``: a preset name, a run file's path, TOML text, or a dict shaped as a run file
@@ -104,7 +118,7 @@ def run(config=None, jobs=None, seed=None, set=None, max_memory=None):
     return Result(plain, plus)
 
 
-def presets():
+def presets() -> "pd.DataFrame":
     """The device presets as a DataFrame: name, description."""
     import pandas as pd
 
@@ -112,14 +126,20 @@ def presets():
 
 
 @_traces
-def trace_stats(path, format="auto", skip_bad_lines=False):
+def trace_stats(path: str | os.PathLike, format: str = "auto", skip_bad_lines: bool = False) -> dict[str, Any]:
     """A trace's statistics (dict), as ``ssdlab trace stats --output-format json`` gives them."""
     import json
 
     return json.loads(_native.trace_stats(str(path), format, skip_bad_lines))
 
 
-def lifetime(capacity=None, pe=None, write_rate=None, waf=None, result=None):
+def lifetime(
+    capacity: int | float | str | None = None,
+    pe: int | float | None = None,
+    write_rate: int | float | str | None = None,
+    waf: float | None = None,
+    result: Result | dict | None = None,
+) -> dict[str, Any]:
     """How long the flash lasts: capacity x P/E cycles / (write rate x WAF).
 
     ``capacity`` and ``write_rate`` take numbers (bytes, bytes/s) or strings with units

@@ -1,5 +1,13 @@
 """Seed reproductions from Python: here, or with their points spread over a Ray cluster."""
 
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pandas as pd
+
 import json
 import os
 import time
@@ -14,12 +22,12 @@ class Experiment:
     are DataFrames of it; ``deterministic_json`` is the JSON with its wall-clock fields zeroed
     (equal for any backend and thread count)."""
 
-    def __init__(self, result_json, deterministic_json):
+    def __init__(self, result_json: str, deterministic_json: str) -> None:
         self.json = json.loads(result_json)
         self.deterministic_json = deterministic_json
         self._text = result_json
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         s = self.json["summary"]
         return (
             f"<ssdlab.Experiment {self.json['experiment']}: "
@@ -27,7 +35,7 @@ class Experiment:
         )
 
     @property
-    def claims(self):
+    def claims(self) -> pd.DataFrame:
         """One row per claim: id, kind (``seed``, ``known_difference``, ``check``), text,
         seed_value, our_value, noise (NaN with one seed), unit, tolerance, verdict,
         reproduced."""
@@ -38,7 +46,7 @@ class Experiment:
         return pd.DataFrame(rows, columns=cols)
 
     @property
-    def runs(self):
+    def runs(self) -> pd.DataFrame:
         """One row per point: its id, labels and the table's figures (as ``table.csv``)."""
         import pandas as pd
 
@@ -50,13 +58,13 @@ class Experiment:
             rows.append(row)
         return pd.DataFrame(rows)
 
-    def write(self, out):
+    def write(self, out: str | os.PathLike) -> None:
         """Write ``result.json`` into the folder ``out`` (as the CLI names it), whole or not at all."""
         os.makedirs(out, exist_ok=True)
         write_text(os.path.join(out, "result.json"), self._text + "\n")
 
 
-def experiments():
+def experiments() -> pd.DataFrame:
     """The experiments as a DataFrame: name, title, seed document."""
     import pandas as pd
 
@@ -67,7 +75,15 @@ def _run_point(name, quick, index, seeds):
     return _native.experiment_point(name, quick, index, seeds)
 
 
-def experiment(name, quick=False, backend="local", threads=0, out=None, progress=None, seeds=None):
+def experiment(
+    name: str,
+    quick: bool = False,
+    backend: str = "local",
+    threads: int = 0,
+    out: str | os.PathLike | None = None,
+    progress: bool | None = None,
+    seeds: int | None = None,
+) -> Experiment:
     """Reproduce a seed as ``ssdlab experiment NAME`` does, returning an :class:`Experiment`.
 
     ``seeds``: simulation seeds each point runs under (default 3, 2 with ``quick``), as the

@@ -1,5 +1,13 @@
 """A run's result: the CLI's JSON, and views of it as DataFrames and arrays."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+
 import json
 
 _OPS = ("read", "write", "trim")
@@ -20,16 +28,16 @@ class Result:
     json+ bins) and ``timeseries`` the sampled series over simulated time.
     """
 
-    def __init__(self, plain_json, plus_json):
+    def __init__(self, plain_json: str, plus_json: str) -> None:
         self.json = json.loads(plain_json)
         self._plus = json.loads(plus_json)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         jobs = ", ".join(j["jobname"] for j in self.json["jobs"])
         return f"<ssdlab.Result {self.json['ssd']['device']!r}: jobs {jobs}; WAF {self.json['ssd']['waf']}>"
 
     @property
-    def jobs(self):
+    def jobs(self) -> "pd.DataFrame":
         """One row per job: per operation IOPS, bytes/s, bytes, I/Os, and completion latency
         (ns: mean, min, max, p50, p99, p99.9)."""
         import pandas as pd
@@ -53,7 +61,7 @@ class Result:
         return pd.DataFrame(rows)
 
     @property
-    def ssd(self):
+    def ssd(self) -> "pd.DataFrame":
         """The device's figures as one row, nested keys joined with dots (``gc.collections``);
         the time series are left out (see ``timeseries``)."""
         import pandas as pd
@@ -61,7 +69,7 @@ class Result:
         ssd = {k: v for k, v in self.json["ssd"].items() if k not in _SERIES.values()}
         return pd.json_normalize(ssd, sep=".")
 
-    def latency(self, job, op="read"):
+    def latency(self, job: int | str, op: str = "read") -> tuple[np.ndarray, np.ndarray]:
         """Completion-latency histogram of ``job`` (index or name) for ``op``: (values in ns,
         counts), NumPy int64 arrays in ascending order of value."""
         import numpy as np
@@ -89,7 +97,7 @@ class Result:
         return values, counts
 
     @property
-    def timeseries(self):
+    def timeseries(self) -> "pd.DataFrame":
         """The sampled series over simulated time, one row per sample: ``time_s``,
         ``free_blocks``, ``waf``, ``latency_ns``, ``bandwidth_bytes_s`` (NaN where a series has
         no sample at that time)."""
@@ -105,5 +113,5 @@ class Result:
         return df.reset_index(drop=True)
 
     @property
-    def waf(self):
+    def waf(self) -> float:
         return self.json["ssd"]["waf"]

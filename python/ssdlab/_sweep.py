@@ -1,5 +1,13 @@
 """Parameter sweeps: the product of a grid of config keys and seeds, one run per point."""
 
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pandas as pd
+
 import hashlib
 import itertools
 import json
@@ -17,18 +25,18 @@ def _point(cfg, kind, jobs, seed, sets, max_memory):
 
 
 def sweep(
-    base=None,
-    grid=None,
-    seeds=None,
-    backend="local",
-    out=None,
-    jobs=None,
-    set=None,
-    threads=0,
-    progress=None,
-    ray_address=None,
-    max_memory=None,
-):
+    base: str | os.PathLike | dict | None = None,
+    grid: dict[str, list] | None = None,
+    seeds: list[int] | None = None,
+    backend: str = "local",
+    out: str | os.PathLike | None = None,
+    jobs: str | os.PathLike | None = None,
+    set: dict[str, str | int | float | bool] | None = None,
+    threads: int = 0,
+    progress: bool | None = None,
+    ray_address: str | None = None,
+    max_memory: int | str | None = None,
+) -> pd.DataFrame:
     """Run every point of ``grid`` x ``seeds`` on ``base`` and return one row per point.
 
     ``base``: what :func:`ssdlab.run` takes as ``config`` (preset, path, TOML text or dict),

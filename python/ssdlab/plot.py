@@ -1,6 +1,16 @@
 """Plots with matplotlib: each function draws on ``ax`` (a new figure's when None) and
 returns the axes, so they compose in a notebook."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+    from ._experiment import Experiment
+    from ._result import Result
+
 
 def _axes(ax):
     if ax is None:
@@ -10,7 +20,7 @@ def _axes(ax):
     return ax
 
 
-def latency_cdf(result, job=0, ops=("read", "write"), ax=None):
+def latency_cdf(result: Result, job: int | str = 0, ops: tuple[str, ...] = ("read", "write"), ax: Axes | None = None) -> Axes:
     """Completion-latency CDF of ``job`` per operation (from the json+ histogram bins)."""
     import numpy as np
 
@@ -39,27 +49,27 @@ def _series(result, column, ylabel, scale=1.0, ax=None):
     return ax
 
 
-def latency_over_time(result, ax=None):
+def latency_over_time(result: Result, ax: Axes | None = None) -> Axes:
     """Mean completion latency of each sampling interval over simulated time."""
     return _series(result, "latency_ns", "mean latency (µs)", 1e-3, ax)
 
 
-def waf_over_time(result, ax=None):
+def waf_over_time(result: Result, ax: Axes | None = None) -> Axes:
     """Write amplification of each sampling interval over simulated time."""
     return _series(result, "waf", "WAF", 1.0, ax)
 
 
-def free_blocks_over_time(result, ax=None):
+def free_blocks_over_time(result: Result, ax: Axes | None = None) -> Axes:
     """Free blocks of the device over simulated time."""
     return _series(result, "free_blocks", "free blocks", 1.0, ax)
 
 
-def bandwidth_over_time(result, ax=None):
+def bandwidth_over_time(result: Result, ax: Axes | None = None) -> Axes:
     """Bytes per second of the I/Os completed in each sampling interval (MB/s)."""
     return _series(result, "bandwidth_bytes_s", "bandwidth (MB/s)", 1e-6, ax)
 
 
-def claims(experiment, ax=None):
+def claims(experiment: Experiment, ax: Axes | None = None) -> Axes:
     """An experiment's claims: ours over the seed's value, one bar per claim, green where
     reproduced and red where missed; the line at 1 is the seed's."""
     ax = _axes(ax)
