@@ -396,6 +396,7 @@ pub fn run(a: ServeArgs) -> Result<()> {
         .spawn()
         .map_err(|e| Error::Invalid(format!("nbdkit: cannot start it ({e}); expected a working nbdkit")))?;
     let ready = wait_ready(&mut child, &pidfile, &stop);
+    let serving = Instant::now();
     if let Ok(true) = ready {
         if !a.quiet {
             eprintln!(
@@ -418,6 +419,7 @@ pub fn run(a: ServeArgs) -> Result<()> {
         }
     }
     let status = child.wait().map_err(|e| Error::Invalid(format!("nbdkit: {e}")))?;
+    let wall_s = serving.elapsed().as_secs_f64();
     if let Some(s) = &socket {
         let _ = std::fs::remove_file(s);
     }
@@ -436,7 +438,35 @@ pub fn run(a: ServeArgs) -> Result<()> {
     }
     let replay = ssdlab_core::live::replay_config(&cfg, &record.display().to_string())?;
     let result = ssdlab_core::run_config(&replay)?;
+    if !a.quiet {
+        eprintln!(
+            "{}",
+            statistics_note(&result, a.pace, wall_s, recording.as_ref().map(|r| r.dest.as_path()))
+        );
+    }
     crate::write_result(&result, a.output_format, a.output.as_deref())
+}
+
+/// What the statistics that follow are (simulated time, against the session's wall time),
+/// and where the recording they come from is.
+fn statistics_note(r: &ssdlab_core::RunResult, pace: Pace, wall_s: f64, kept: Option<&Path>) -> String {
+    let n: u64 = r
+        .jobs
+        .iter()
+        .map(|j| j.read.total_ios + j.write.total_ios + j.trim.total_ios)
+        .sum();
+    let per_s = if wall_s > 0.0 { n as f64 / wall_s } else { 0.0 };
+    let time = match pace {
+        Pace::None => "simulated time: the clients' requests at the simulated times they reached the device (--pace none answered each as soon as the simulation had it, so the clients' own figures are wall-clock and differ; \"NOT keeping up\" means the clients sent faster, in simulated time, than the device completes)",
+        Pace::Real => "simulated time, which --pace real held to wall time from the first request: the latencies the clients saw",
+    };
+    let recording = match kept {
+        Some(p) => format!("the recording is kept in {}", p.display()),
+        None => "the recording was in a temporary folder and is deleted now (--record FILE keeps one)".to_string(),
+    };
+    format!(
+        "ssdlab: the statistics below are in {time}. Wall clock: {n} requests in {wall_s:.1} s served ({per_s:.0} per wall second); {recording}."
+    )
 }
 
 trait StatusExt {
@@ -448,5 +478,49 @@ impl StatusExt for std::process::ExitStatus {
     fn signal_is_not_ours(&self) -> bool {
         use std::os::unix::process::ExitStatusExt;
         !matches!(self.signal(), Some(libc::SIGTERM) | Some(libc::SIGINT))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn small_run() -> ssdlab_core::RunResult {
+        let text = "[device]\npreset = \"slc-sata\"\n[device.geometry]\nchannels = 1\nblocks_per_plane = 64\n[precondition]\nmode = \"none\"\n[[job]]\nname = \"nbd\"\nrw = \"randread\"\nbs = \"4KiB\"\nnumber_ios = 100\n";
+        let cfg = ssdlab_core::parse_config(text, "t.toml", Path::new(".")).unwrap();
+        ssdlab_core::run_config(&cfg).unwrap()
+    }
+
+    #[test]
+    fn the_statistics_say_what_is_simulated_what_is_wall_clock_and_where_the_recording_is() {
+        let r = small_run();
+        let none = statistics_note(&r, Pace::None, 2.0, None);
+        assert!(
+            none.starts_with("ssdlab: the statistics below are in simulated time: "),
+            "{none}"
+        );
+        assert!(
+            none.contains("the clients' own figures are wall-clock and differ"),
+            "{none}"
+        );
+        assert!(
+            none.contains("Wall clock: 100 requests in 2.0 s served (50 per wall second)"),
+            "{none}"
+        );
+        assert!(
+            none.ends_with("the recording was in a temporary folder and is deleted now (--record FILE keeps one)."),
+            "{none}"
+        );
+        assert_eq!(none.lines().count(), 1);
+        let real = statistics_note(&r, Pace::Real, 4.0, Some(Path::new("/data/s.trace")));
+        assert!(
+            real.contains("--pace real held to wall time from the first request"),
+            "{real}"
+        );
+        assert!(
+            real.contains("100 requests in 4.0 s served (25 per wall second)"),
+            "{real}"
+        );
+        assert!(real.ends_with("the recording is kept in /data/s.trace."), "{real}");
     }
 }
