@@ -12,11 +12,18 @@ if TYPE_CHECKING:
     from ._result import Result
 
 
+# The command's colours (crates/ssdlab/src/plot.rs): Okabe-Ito, then grey and brown, which no
+# common colour-vision deficiency confuses; no red-green pair separates two series.
+COLOURS = ["#0072b2", "#e69f00", "#009e73", "#d55e00", "#cc79a7", "#56b4e9", "#000000", "#f0e442",
+           "#808080", "#8c564b"]
+
+
 def _axes(ax):
     if ax is None:
         import matplotlib.pyplot as plt
 
         _, ax = plt.subplots(figsize=(6.4, 4.0))
+        ax.set_prop_cycle(color=COLOURS)
     return ax
 
 
@@ -31,8 +38,8 @@ def latency_cdf(result: Result, job: int | str = 0, ops: tuple[str, ...] = ("rea
             continue
         ax.step(values / 1e3, np.cumsum(counts) / counts.sum(), where="post", label=op)
     ax.set_xscale("log")
-    ax.set_xlabel("completion latency (µs)")
-    ax.set_ylabel("fraction of I/Os")
+    ax.set_xlabel("completion latency (µs, log scale)")
+    ax.set_ylabel("share of the I/Os at or below")
     ax.set_ylim(0, 1.0)
     ax.legend()
     ax.grid(True, which="both", alpha=0.3)

@@ -44,3 +44,18 @@ def test_claims_chart_has_a_bar_per_claim():
     assert bars[i].get_width() == c["our_value"][i] / c["seed_value"][i]
     red = sum(1 for b in bars if b.get_facecolor()[0] > 0.5 and b.get_facecolor()[1] < 0.5)
     assert red == int((~c["reproduced"]).sum())
+
+
+def test_the_command_and_the_package_draw_in_the_same_colours():
+    """ssdlab.plot's colour list is the command's (crates/ssdlab/src/plot.rs), in order."""
+    import pathlib
+    import re
+
+    from ssdlab import plot
+
+    src = pathlib.Path(__file__).resolve().parents[2] / "crates" / "ssdlab" / "src" / "plot.rs"
+    text = src.read_text()
+    block = text[text.index("pub const COLOURS"):]
+    block = block[: block.index("];")]
+    rust = ["#%02x%02x%02x" % tuple(map(int, c)) for c in re.findall(r"RGBColor\((\d+), (\d+), (\d+)\)", block)]
+    assert rust == plot.COLOURS and len(rust) == 10

@@ -153,7 +153,7 @@ fn write_figures(res: &ExperimentResult, dir: &str) -> Result<()> {
         if f.categories.is_empty() {
             chart_with(&file, &f.title, (&f.x_label, f.log_x), &f.y_label, &lines, true)?;
         } else {
-            bars(&file, &f.title, &f.categories, &f.y_label, &lines)?;
+            bars(&file, &f.title, &f.categories, (&f.x_label, &f.y_label), &lines)?;
         }
     }
     Ok(())

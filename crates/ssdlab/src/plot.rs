@@ -1,5 +1,7 @@
-//! `ssdlab run --plot DIR`: SVG plots of a run's result (latency over time, latency CDF, WAF
-//! and free blocks over time).
+//! `ssdlab run --plot DIR`: SVG plots of a run's result (latency over time, the latency CDF
+//! per job and direction, bandwidth, WAF and free blocks over time), and the line and bar
+//! charts of the experiments' figures. The choices are the Python package's (`ssdlab.plot`):
+//! a logarithmic latency axis where tails matter, the Okabe-Ito colours, units on every axis.
 
 use plotters::prelude::*;
 use ssdlab_core::metrics::RunResult;
@@ -11,20 +13,55 @@ pub struct Line {
     pub points: Vec<(f64, f64)>,
 }
 
-/// Ten colours that stay apart (the Tableau 10 palette), so that a figure of up to ten lines
-/// or bars never gives two of them one colour.
-const COLOURS: [RGBColor; 10] = [
-    RGBColor(31, 119, 180),
-    RGBColor(255, 127, 14),
-    RGBColor(44, 160, 44),
-    RGBColor(214, 39, 40),
-    RGBColor(148, 103, 189),
+/// Ten colours that stay apart for readers with any common colour-vision deficiency: the
+/// Okabe-Ito palette (blue, orange, bluish green, vermillion, reddish purple, sky blue, black,
+/// yellow), then grey and brown, which differ from them in lightness. No red-green pair
+/// separates two series; the Python package draws with the same list.
+pub const COLOURS: [RGBColor; 10] = [
+    RGBColor(0, 114, 178),
+    RGBColor(230, 159, 0),
+    RGBColor(0, 158, 115),
+    RGBColor(213, 94, 0),
+    RGBColor(204, 121, 167),
+    RGBColor(86, 180, 233),
+    RGBColor(0, 0, 0),
+    RGBColor(240, 228, 66),
+    RGBColor(128, 128, 128),
     RGBColor(140, 86, 75),
-    RGBColor(227, 119, 194),
-    RGBColor(127, 127, 127),
-    RGBColor(188, 189, 34),
-    RGBColor(23, 190, 207),
 ];
+
+/// How many lines the legend of `n` series takes, as a share of the plot's height (about 20
+/// of its 430 pixels per line, and a margin): the room left above the data so that the
+/// legend in the upper right corner covers none of it.
+fn legend_share(n: usize) -> f64 {
+    if n <= 1 {
+        0.0
+    } else {
+        (n as f64 * 20.0 + 20.0) / 430.0
+    }
+}
+
+/// Whether every value is a whole number (counts, channels): the axis then says so, with no
+/// tick between two whole numbers.
+fn whole(values: impl IntoIterator<Item = f64>) -> bool {
+    values.into_iter().all(|v| v.fract() == 0.0)
+}
+
+/// A tick label: whole numbers without decimals (and nothing between them when the values are
+/// all whole), others with up to three decimals, very small or very large ones in e-notation.
+fn tick(v: f64, whole: bool) -> String {
+    let is_whole = (v - v.round()).abs() < 1e-9;
+    if whole && !is_whole {
+        String::new()
+    } else if is_whole && v.abs() < 1e12 {
+        format!("{}", v.round() as i64)
+    } else if v.abs() < 1e-3 || v.abs() >= 1e12 {
+        format!("{v:.1e}")
+    } else {
+        let t = format!("{v:.3}");
+        t.trim_end_matches('0').trim_end_matches('.').to_string()
+    }
+}
 
 /// Draw with `draw` on an SVG canvas and write it to `path` whole (or not at all).
 fn svg_file(
@@ -39,9 +76,11 @@ fn svg_file(
     ssdlab_core::output::write(path, svg)
 }
 
-/// Draw `lines` into `path` as an SVG line chart.
+/// Draw `lines` into `path` as an SVG line chart, each point marked when they are sparse
+/// (a straight line between two distant samples would suggest values never measured).
 fn chart(path: &str, title: &str, x_label: &str, y_label: &str, lines: &[Line]) -> Result<()> {
-    chart_with(path, title, (x_label, false), y_label, lines, false)
+    let sparse = lines.iter().all(|l| l.points.len() <= 60);
+    chart_with(path, title, (x_label, false), y_label, lines, sparse)
 }
 
 /// Draw `lines` into `path` as an SVG line chart, the x axis logarithmic if `x.1`, each
@@ -63,6 +102,8 @@ pub fn chart_with(path: &str, title: &str, x: (&str, bool), y_label: &str, lines
         x1 = x0 + 1.0;
     }
     let y1 = if y1 > 0.0 { y1 * 1.05 } else { 1.0 };
+    // Room for the legend above the data.
+    let y1 = y1 / (1.0 - legend_share(lines.len())).max(0.3);
     // A little room beyond the first and last x so that their marks are drawn whole (never
     // below 0 for an axis that starts at or above it).
     let (x0, x1) = if log_x && x0 > 0.0 {
@@ -96,20 +137,27 @@ pub fn chart_with(path: &str, title: &str, x: (&str, bool), y_label: &str, lines
 
 /// Draw a grouped bar chart into `path`: one group per category, in each a bar per line (x
 /// of a line's point = its category's index), with the legend.
-pub fn bars(path: &str, title: &str, categories: &[String], y_label: &str, lines: &[Line]) -> Result<()> {
+pub fn bars(
+    path: &str,
+    title: &str,
+    categories: &[String],
+    (x_label, y_label): (&str, &str),
+    lines: &[Line],
+) -> Result<()> {
     let fail = |e: String| Error::Invalid(format!("{path}: drawing the plot failed: {e}"));
     let y1 = lines
         .iter()
         .flat_map(|l| l.points.iter().map(|p| p.1))
         .fold(0.0f64, f64::max);
-    // Room above the tallest bar for the legend in the upper right corner (about 20 of the
-    // plot's 430 pixels per line), so that it never covers a bar.
-    let legend = (lines.len() as f64 * 20.0 + 20.0) / 430.0;
+    // Room above the tallest bar for the legend in the upper right corner, so that it never
+    // covers a bar (a single series needs none: its label is the axis's).
+    let legend = legend_share(lines.len()).max(20.0 / 430.0);
     let y1 = if y1 > 0.0 {
         y1 * 1.05 / (1.0 - legend).max(0.3)
     } else {
         1.0
     };
+    let whole_y = whole(lines.iter().flat_map(|l| l.points.iter().map(|p| p.1)));
     let n = categories.len().max(1);
     svg_file(path, |root| {
         root.fill(&WHITE).map_err(|e| fail(e.to_string()))?;
@@ -132,7 +180,9 @@ pub fn bars(path: &str, title: &str, categories: &[String], y_label: &str, lines
                     String::new()
                 }
             })
+            .x_desc(x_label)
             .y_desc(y_label)
+            .y_label_formatter(&|y: &f64| tick(*y, whole_y))
             .draw()
             .map_err(|e| fail(e.to_string()))?;
         let k = lines.len().max(1) as f64;
@@ -170,24 +220,45 @@ fn contents<'a, X>(
 where
     X: Ranged<ValueType = f64> + plotters::coord::ranged1d::ValueFormatter<f64>,
 {
+    let whole_x = whole(lines.iter().flat_map(|l| l.points.iter().map(|p| p.0)));
+    let whole_y = whole(lines.iter().flat_map(|l| l.points.iter().map(|p| p.1)));
     c.configure_mesh()
         .x_desc(x_label)
         .y_desc(y_label)
+        .x_label_formatter(&|x: &f64| tick(*x, whole_x))
+        .y_label_formatter(&|y: &f64| tick(*y, whole_y))
         .draw()
         .map_err(|e| e.to_string())?;
     for (i, l) in lines.iter().enumerate() {
         let colour = COLOURS[i % COLOURS.len()];
-        c.draw_series(LineSeries::new(l.points.iter().copied(), &colour))
-            .map_err(|e| e.to_string())?
-            .label(l.label.clone())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], colour));
+        // Every other line dashed and the first ones wider, so that a line drawn over an equal
+        // one leaves it visible.
+        let style = colour.stroke_width(if i < 2 { 4 } else { 2 });
+        let legend = move |(x, y): (i32, i32)| PathElement::new(vec![(x, y), (x + 16, y)], colour.stroke_width(3));
+        if i % 2 == 1 {
+            c.draw_series(DashedLineSeries::new(l.points.iter().copied(), 9, 6, style))
+                .map_err(|e| e.to_string())?
+                .label(l.label.clone())
+                .legend(legend);
+        } else {
+            c.draw_series(LineSeries::new(l.points.iter().copied(), style))
+                .map_err(|e| e.to_string())?
+                .label(l.label.clone())
+                .legend(legend);
+        }
         if marks {
-            c.draw_series(l.points.iter().map(|&p| Circle::new(p, 3, colour.filled())))
-                .map_err(|e| e.to_string())?;
+            // A shape per series as well as a colour.
+            match i % 3 {
+                0 => c.draw_series(l.points.iter().map(|&p| Circle::new(p, 4, colour.filled()))),
+                1 => c.draw_series(l.points.iter().map(|&p| TriangleMarker::new(p, 5, colour.filled()))),
+                _ => c.draw_series(l.points.iter().map(|&p| Cross::new(p, 4, colour.stroke_width(2)))),
+            }
+            .map_err(|e| e.to_string())?;
         }
     }
     if lines.len() > 1 {
         c.configure_series_labels()
+            .position(SeriesLabelPosition::UpperRight)
             .border_style(BLACK)
             .background_style(WHITE)
             .draw()
@@ -196,40 +267,47 @@ where
     Ok(())
 }
 
-/// The latency CDF of each direction over all jobs, from fio's json+ bins: (latency in us,
-/// share of I/Os at or below it).
+/// The latency CDF of each job and direction with I/O, from fio's json+ bins: (latency in
+/// µs, share of the I/Os at or below it).
 fn cdf(r: &RunResult) -> Vec<Line> {
     let mut lines = Vec::new();
-    for (name, pick) in [("read", 0), ("write", 1), ("trim", 2)] {
-        let mut bins: Vec<(u64, u64)> = Vec::new();
-        for j in &r.jobs {
-            let op = [&j.read, &j.write, &j.trim][pick];
-            for (v, n) in op.clat_ns.bins.iter().flat_map(|b| b.0.iter()) {
-                bins.push((v.parse().unwrap_or(0), *n));
+    for j in &r.jobs {
+        for (name, op) in [("read", &j.read), ("write", &j.write), ("trim", &j.trim)] {
+            let mut bins: Vec<(u64, u64)> = op
+                .clat_ns
+                .bins
+                .iter()
+                .flat_map(|b| b.0.iter())
+                .map(|(v, n)| (v.parse().unwrap_or(0), *n))
+                .collect();
+            bins.sort_unstable();
+            let total: u64 = bins.iter().map(|b| b.1).sum();
+            if total == 0 {
+                continue;
             }
+            let mut acc = 0;
+            let points = bins
+                .iter()
+                .map(|&(v, n)| {
+                    acc += n;
+                    ((v as f64 / 1e3).max(1e-3), acc as f64 / total as f64)
+                })
+                .collect();
+            lines.push(Line {
+                label: if r.jobs.len() > 1 {
+                    format!("{} {name}", j.jobname)
+                } else {
+                    name.to_string()
+                },
+                points,
+            });
         }
-        bins.sort_unstable();
-        let total: u64 = bins.iter().map(|b| b.1).sum();
-        if total == 0 {
-            continue;
-        }
-        let mut acc = 0;
-        let points = bins
-            .iter()
-            .map(|&(v, n)| {
-                acc += n;
-                (v as f64 / 1e3, acc as f64 / total as f64)
-            })
-            .collect();
-        lines.push(Line {
-            label: name.into(),
-            points,
-        });
     }
     lines
 }
 
-/// Write `latency.svg`, `latency_cdf.svg`, `waf.svg` and `free_blocks.svg` into `dir`.
+/// Write `latency.svg`, `latency_cdf.svg`, `bandwidth.svg`, `waf.svg` and `free_blocks.svg`
+/// into `dir`.
 pub fn draw(r: &RunResult, dir: &str) -> Result<()> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     let path = |name: &str| std::path::Path::new(dir).join(name).to_string_lossy().into_owned();
@@ -243,33 +321,45 @@ pub fn draw(r: &RunResult, dir: &str) -> Result<()> {
     };
     chart(
         &path("latency.svg"),
-        "Mean latency over time (all jobs)",
+        "Mean completion latency over time (all jobs, reads and writes together)",
         "simulated time (s)",
-        "latency (us)",
+        "mean latency (µs)",
         &one(
             "latency",
             s.latency_over_time.iter().map(|&(t, l)| (secs(t), l / 1e3)).collect(),
         ),
     )?;
-    chart(
+    // A logarithmic latency axis: 100 µs reads stay visible beside a 50 ms write tail.
+    chart_with(
         &path("latency_cdf.svg"),
-        "Completion latency CDF",
-        "latency (us)",
-        "share of I/Os",
+        "Completion latency CDF, per job and direction",
+        ("completion latency (µs, log scale)", true),
+        "share of the I/Os at or below",
         &cdf(r),
+        false,
+    )?;
+    chart(
+        &path("bandwidth.svg"),
+        "Host bandwidth over time (all jobs, reads and writes together)",
+        "simulated time (s)",
+        "bandwidth (MB/s)",
+        &one(
+            "bandwidth",
+            s.bandwidth_over_time.iter().map(|&(t, b)| (secs(t), b / 1e6)).collect(),
+        ),
     )?;
     chart(
         &path("waf.svg"),
         "Write amplification over time (per sampling interval)",
         "simulated time (s)",
-        "WAF",
+        "WAF (flash writes per host write)",
         &one("WAF", s.waf_over_time.iter().map(|&(t, w)| (secs(t), w)).collect()),
     )?;
     chart(
         &path("free_blocks.svg"),
         "Free blocks over time",
         "simulated time (s)",
-        "free blocks",
+        "free blocks (count)",
         &one(
             "free blocks",
             s.free_blocks_over_time

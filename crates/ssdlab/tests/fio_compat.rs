@@ -398,18 +398,34 @@ fn plots_are_svg_with_the_results_series() {
         ],
     );
     let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let svg = |name: &str| std::fs::read_to_string(dir.path().join("plots").join(name)).unwrap();
+    // The points of the plot's longest line (a legend's sample is a line of two).
     let points = |name: &str| -> usize {
-        let svg = std::fs::read_to_string(dir.path().join("plots").join(name)).unwrap();
+        let svg = svg(name);
         assert!(svg.starts_with("<svg"), "{name}");
-        let i = svg.rfind("<polyline").expect("a line");
-        let p = &svg[i..];
-        let p = &p[p.find("points=\"").unwrap() + 8..];
-        p[..p.find('"').unwrap()].split_whitespace().count()
+        svg.split("<polyline")
+            .skip(1)
+            .map(|p| {
+                let p = &p[p.find("points=\"").unwrap() + 8..];
+                p[..p.find('"').unwrap()].split_whitespace().count()
+            })
+            .max()
+            .expect("a line")
     };
     let n = |k: &str| v["ssd"][k].as_array().unwrap().len();
     assert_eq!(points("free_blocks.svg"), n("free_blocks_over_time"));
     assert_eq!(points("waf.svg"), n("waf_over_time"));
     assert_eq!(points("latency.svg"), n("latency_over_time"));
+    assert_eq!(points("bandwidth.svg"), n("bandwidth_over_time"));
+    // Latency on a logarithmic axis, which the plot says; every axis names its unit.
+    assert!(svg("latency_cdf.svg").contains("completion latency (µs, log scale)"));
+    for (f, unit) in [
+        ("bandwidth.svg", "(MB/s)"),
+        ("latency.svg", "(µs)"),
+        ("free_blocks.svg", "(count)"),
+    ] {
+        assert!(svg(f).contains(unit), "{f}");
+    }
     assert!(n("waf_over_time") > 10);
     // Every interval wrote: programmed units at least the host's.
     let waf: Vec<f64> = v["ssd"]["waf_over_time"]

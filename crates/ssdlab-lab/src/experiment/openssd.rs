@@ -795,7 +795,7 @@ impl Experiment for OpenSsd {
             Figure {
                 id: id.into(),
                 title: title.into(),
-                x_label: String::new(),
+                x_label: "host threads (and cache state)".into(),
                 y_label: unit.into(),
                 log_x: false,
                 series: vec![
@@ -844,7 +844,7 @@ impl Experiment for OpenSsd {
         figures.push(Figure {
             id: "figure14_scheme_one".into(),
             title: "Figure 14: 4 KiB random writes, 1 thread, scheme one against scheme two".into(),
-            x_label: String::new(),
+            x_label: "write-buffer replacement".into(),
             y_label: "IOPS".into(),
             log_x: false,
             series: vec![Series {
