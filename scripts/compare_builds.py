@@ -11,7 +11,8 @@ time stamps):
   - the probes in SHARED/tools/probes (`ssdlab run FILE`),
   - the example arrays (examples/raid0-sata.toml, examples/rodi-sata.toml),
   - every experiment's `--quick` result.json (fresh, its default seeds and threads).
-With --keep DIR a binary's outputs are computed once and read back on later comparisons.
+With --keep DIR a binary's outputs are computed once and read back on later comparisons;
+--ignore KEY leaves out keys that one build adds on purpose.
 Prints one line per case and a summary; exits 1 when any case differs or fails.
 """
 import argparse
@@ -23,12 +24,14 @@ import hashlib
 import tempfile
 
 WALL = {"wall_time_s", "sim_requests_per_wall_s", "time", "timestamp", "timestamp_ms"}
+# Keys left out on request (--ignore): what one of the builds added on purpose.
+IGNORED = set()
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def strip(x):
     if isinstance(x, dict):
-        return {k: strip(v) for k, v in x.items() if k not in WALL}
+        return {k: strip(v) for k, v in x.items() if k not in WALL and k not in IGNORED}
     if isinstance(x, list):
         return [strip(v) for v in x]
     return x
@@ -77,11 +80,15 @@ def main():
     ap.add_argument("new")
     ap.add_argument("--shared", default=os.path.join(ROOT, "..", "shared"))
     ap.add_argument("--skip-experiments", action="store_true")
+    ap.add_argument("--ignore", action="append", default=[], metavar="KEY",
+                    help="leave out every key of this name, at any depth (repeatable): what one "
+                         "build adds on purpose, e.g. --ignore 'fio version'")
     ap.add_argument("--keep", metavar="DIR",
                     help="keep each binary's canonical outputs in DIR, keyed by the binary's "
                          "SHA-256, and take them from there on the next comparison")
     a = ap.parse_args()
     old, new = os.path.abspath(a.old), os.path.abspath(a.new)
+    IGNORED.update(a.ignore)
     cases = [("default run", ["run", "--output-format", "json"])]
     for name in presets(new):
         cases.append((f"preset {name}", ["run", name, "--output-format", "json"]))
@@ -107,7 +114,7 @@ def main():
                 return fn(binary)
             with open(binary, "rb") as f:
                 digest = hashlib.sha256(f.read()).hexdigest()[:16]
-            name = hashlib.sha256(label.encode()).hexdigest()[:16]
+            name = hashlib.sha256((label + repr(sorted(IGNORED))).encode()).hexdigest()[:16]
             path = os.path.join(a.keep, digest, name + ".json")
             if os.path.exists(path):
                 with open(path) as f:

@@ -49,6 +49,7 @@ from ._sweep import sweep
 
 __all__ = [
     "run",
+    "load",
     "Result",
     "presets",
     "trace_stats",
@@ -116,6 +117,29 @@ def run(
         jobs = str(jobs.__fspath__())
     plain, plus, _metrics = _native.run(cfg, kind, jobs, seed, sets, max_memory)
     return Result(plain, plus)
+
+
+def load(path: str | os.PathLike) -> Result:
+    """A run's result from a file the command wrote (``ssdlab run --output-format json`` or
+    ``json+``, or ``ssdlab serve``'s statistics): the same :class:`Result` as :func:`run`
+    gives. From a ``json`` file, ``latency`` has no histogram bins (``json+`` has them)."""
+    import copy
+    import json
+
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    try:
+        doc = json.loads(text)
+    except ValueError as e:
+        raise ConfigError(f"{path}: {e}; expected the JSON of `ssdlab run --output-format json`") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("jobs"), list) or "ssd" not in doc:
+        raise ConfigError(f"{path}: not a run's result; expected the JSON of `ssdlab run --output-format json` or json+")
+    plain = copy.deepcopy(doc)
+    for j in plain["jobs"]:
+        for op in ("read", "write", "trim"):
+            if isinstance(j.get(op), dict):
+                j[op].get("clat_ns", {}).pop("bins", None)
+    return Result(json.dumps(plain), text)
 
 
 def presets() -> "pd.DataFrame":

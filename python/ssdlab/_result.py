@@ -39,7 +39,8 @@ class Result:
     @property
     def jobs(self) -> "pd.DataFrame":
         """One row per job: per operation IOPS, bytes/s, bytes, I/Os, and completion latency
-        (ns: mean, min, max, p50, p99, p99.9)."""
+        (ns: mean, min, max, p50, p99, p99.9; NaN for an operation the job did not do, which
+        has no latency)."""
         import pandas as pd
 
         rows = []
@@ -52,11 +53,13 @@ class Result:
                 row[f"{op}_bw_bytes"] = int(o["bw_bytes"])
                 row[f"{op}_io_bytes"] = int(o["io_bytes"])
                 row[f"{op}_ios"] = int(o["total_ios"])
-                row[f"{op}_lat_mean_ns"] = float(lat["mean"])
-                row[f"{op}_lat_min_ns"] = int(lat["min"])
-                row[f"{op}_lat_max_ns"] = int(lat["max"])
+                none = int(o["total_ios"]) == 0
+                nan = float("nan")
+                row[f"{op}_lat_mean_ns"] = nan if none else float(lat["mean"])
+                row[f"{op}_lat_min_ns"] = nan if none else float(lat["min"])
+                row[f"{op}_lat_max_ns"] = nan if none else float(lat["max"])
                 for name, key in _PCTS.items():
-                    row[f"{op}_lat_{name}_ns"] = int(lat["percentile"].get(key, 0))
+                    row[f"{op}_lat_{name}_ns"] = nan if none else float(lat["percentile"].get(key, nan))
             rows.append(row)
         return pd.DataFrame(rows)
 

@@ -243,3 +243,35 @@ def test_ctrl_c_interrupts_a_run_and_the_next_run_works():
     timer.cancel()
     r = ssdlab.run(SMALL, seed=1)
     assert r.json["jobs"][0]["read"]["total_ios"] + r.json["jobs"][0]["write"]["total_ios"] == 30000
+
+
+def test_a_result_file_of_the_command_loads_back_as_the_runs_result(cli, small_file, tmp_path):
+    import subprocess
+
+    plus = tmp_path / "r.json"
+    subprocess.run([cli, "run", str(small_file), "--seed", "1", "--output-format", "json+", "-q", "-o", str(plus)],
+                   check=True)
+    plain = tmp_path / "p.json"
+    subprocess.run([cli, "run", str(small_file), "--seed", "1", "--output-format", "json", "-q", "-o", str(plain)],
+                   check=True)
+    a, b, r = ssdlab.load(plus), ssdlab.load(plain), ssdlab.run(str(small_file), seed=1)
+    assert without_wall(a.json) == without_wall(b.json) == without_wall(r.json)
+    va, ca = a.latency(0, "read")
+    vr, cr = r.latency(0, "read")
+    assert list(va) == list(vr) and list(ca) == list(cr) and ca.sum() == r.json["jobs"][0]["read"]["total_ios"]
+    assert len(b.latency(0, "read")[0]) == 0  # json has no bins
+    pd_a, pd_r = a.jobs, r.jobs
+    assert pd_a.equals(pd_r) or (pd_a.fillna(-1) == pd_r.fillna(-1)).all().all()
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"a": 1}')
+    with pytest.raises(ssdlab.ConfigError, match="not a run's result"):
+        ssdlab.load(bad)
+
+
+def test_an_operation_without_io_has_no_latency(small_file):
+    r = ssdlab.run(str(small_file), seed=1)
+    row = r.jobs.loc[0]
+    assert row["trim_ios"] == 0 and row["trim_iops"] == 0.0
+    for col in ("trim_lat_mean_ns", "trim_lat_min_ns", "trim_lat_p99_ns"):
+        assert np.isnan(row[col]), col
+    assert not np.isnan(row["read_lat_p99_ns"])
