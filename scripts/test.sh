@@ -17,16 +17,18 @@ VENV="$PWD/target/py-venv"
 [ -x "$VENV/bin/python" ] || "$PY" -m venv --system-site-packages "$VENV"
 VPY="$VENV/bin/python"
 missing=()
-for m in maturin:maturin pytest:pytest pandas:pandas numpy:numpy matplotlib:matplotlib ray:ray tqdm:tqdm fio_plot:fio-plot==1.1.21; do
+for m in pytest:pytest pandas:pandas numpy:numpy matplotlib:matplotlib ray:ray tqdm:tqdm fio_plot:fio-plot==1.1.21; do
   "$VPY" -c "import ${m%%:*}" 2>/dev/null || missing+=("${m##*:}")
 done
+# maturin runs as a program: the venv's own, installed there even when the system has one.
+[ -x "$VENV/bin/maturin" ] || missing+=("maturin>=1.5,<2")
 if [ ${#missing[@]} -gt 0 ]; then
   echo "test.sh: installing ${missing[*]} with pip into $VENV" >&2
-  "$VPY" -m pip install --quiet "${missing[@]}"
+  "$VPY" -m pip install --quiet --ignore-installed "${missing[@]}"
 fi
 # The wheel a user installs without Rust (abi3, the release build without debug information,
 # stripped; python/pyproject.toml), built into target/wheels and installed from there.
 rm -rf target/wheels
-(cd python && "$VPY" -m maturin build --quiet --out ../target/wheels)
+(cd python && "$VENV/bin/maturin" build --quiet --out ../target/wheels)
 "$VPY" -m pip install --quiet --force-reinstall --no-deps target/wheels/ssdlab-*.whl
-SSDLAB_CLI="$PWD/target/ci-test/ssdlab" "$VPY" -m pytest -q -p no:cacheprovider python/tests
+PATH="$VENV/bin:$PATH" SSDLAB_CLI="$PWD/target/ci-test/ssdlab" "$VPY" -m pytest -q -p no:cacheprovider python/tests
