@@ -7,7 +7,7 @@ use crate::{Error, Result};
 static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// Ask every simulation running in this process to stop (a front end's Ctrl-C): each returns
-/// [`Error::Interrupted`] at its next progress report (every 65,536 requests, every 2^20
+/// [`Error::Interrupted`] at its next check (every 65,536 requests, every 65,536
 /// preconditioning writes). Stays set until [`clear_interrupt`].
 pub fn interrupt() {
     INTERRUPTED.store(true, std::sync::atomic::Ordering::Relaxed);

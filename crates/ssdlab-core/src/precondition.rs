@@ -139,9 +139,13 @@ pub fn overwrite_until_steady(
     while out.written < max {
         let before = dev.ftl.stats.clone();
         let todo = window.min(max - out.written);
-        for _ in 0..todo {
+        for i in 0..todo {
             let (lpn, stream) = next(&dev.ftl);
             f.put(dev, stream, lpn)?;
+            // Ctrl-C acts within 2^16 writes (tens of milliseconds), not at the window's end.
+            if i & 0xFFFF == 0xFFFF {
+                crate::interrupt::check_interrupt()?;
+            }
         }
         out.written += todo;
         crate::interrupt::check_interrupt()?;
@@ -220,9 +224,11 @@ pub fn precondition(
         } else {
             f.put(dev, 0, lpn)?;
         }
-        if lpn & 0xF_FFFF == 0 {
+        if lpn & 0xFFFF == 0 {
             crate::interrupt::check_interrupt()?;
-            progress(lpn, planned);
+            if lpn & 0xF_FFFF == 0 {
+                progress(lpn, planned);
+            }
         }
     }
     rep.filled_units = n;

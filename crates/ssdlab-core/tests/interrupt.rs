@@ -12,7 +12,7 @@ fn cfg(text: &str) -> ssdlab_core::Config {
 fn an_interrupted_run_stops_with_interrupted_and_runs_again_once_cleared() {
     // 200,000 requests: progress reports at 65,536 and on, so the flag is seen mid-run.
     let run = cfg("[device]\npreset = \"slc-sata\"\n[device.geometry]\nblocks_per_plane = 64\n[precondition]\nmode = \"none\"\n[[job]]\nrw = \"randwrite\"\nbs = \"4KiB\"\nnumber_ios = 200000\n");
-    // Preconditioning looks at the flag every 2^20 units, from its first.
+    // Preconditioning looks at the flag every 65,536 units, from its first.
     let pre = cfg("[device]\npreset = \"slc-sata\"\n[device.geometry]\nblocks_per_plane = 1024\n[precondition]\nmode = \"sequential\"\n[[job]]\nrw = \"randread\"\nbs = \"4KiB\"\nnumber_ios = 10\n");
     sim::interrupt();
     assert!(matches!(sim::check_interrupt(), Err(Error::Interrupted)));
