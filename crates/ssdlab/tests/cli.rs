@@ -347,3 +347,39 @@ fn every_option_of_every_command_says_what_it_does() {
     }
     assert!(silent.is_empty(), "options without help text:\n{}", silent.join("\n"));
 }
+
+#[test]
+fn the_plots_page_shows_what_its_command_draws() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let page = std::fs::read_to_string(root.join("docs/plots.md")).unwrap();
+    let cmd = page
+        .lines()
+        .find(|l| l.starts_with("ssdlab run ") && l.contains("--plot docs/plots"))
+        .expect("the page's command");
+    let dir = tempfile::tempdir().unwrap();
+    let args: Vec<String> = cmd
+        .split_whitespace()
+        .skip(1)
+        .map(|a| match a {
+            "docs/plots" => dir.path().display().to_string(),
+            "examples/plots.fio" => root.join(a).display().to_string(),
+            _ => a.to_string(),
+        })
+        .collect();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let o = ssdlab(&args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // Every plot the page shows from the run is one the command drew, and is in the docs.
+    let shown: Vec<&str> = page
+        .split("](plots/")
+        .skip(1)
+        .map(|s| &s[..s.find(')').unwrap()])
+        .collect();
+    assert_eq!(shown.len(), 6, "{shown:?}");
+    for name in shown.iter().filter(|n| !n.starts_with("figure")) {
+        assert!(dir.path().join(name).is_file(), "{name} not drawn");
+        assert!(root.join("docs/plots").join(name).is_file(), "{name} not in docs/plots");
+    }
+    let drawn = std::fs::read_dir(dir.path()).unwrap().count();
+    assert_eq!(drawn, 5, "the page shows every plot the command draws");
+}
