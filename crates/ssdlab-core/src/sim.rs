@@ -1332,10 +1332,12 @@ impl Simulation {
                 crate::metrics::round6(m.busy_ns.min(disk_span) as f64 / disk_span as f64)
             },
         };
-        let global_options = self.cfg.origins.jobs_file.as_ref().and_then(|(_, text)| {
-            let o = crate::workload::fio::global_options(text);
-            (!o.is_empty()).then_some(crate::metrics::Ordered(o))
-        });
+        let global_options = self
+            .cfg
+            .job
+            .first()
+            .filter(|j| !j.global_options.is_empty())
+            .map(|j| crate::metrics::Ordered(j.global_options.clone()));
         RunResult {
             fio_version: format!(
                 "ssdlab-{} ({} JSON)",

@@ -257,30 +257,6 @@ fn expand_env(val: &str, env: &dyn Fn(&str) -> Option<String>) -> std::result::R
     Ok(out)
 }
 
-/// The options of job-file `text`'s `[global]` section that have a value, as written, in
-/// order: fio's `global options` (a bare flag such as `time_based` is left out, as fio does).
-pub fn global_options(text: &str) -> Vec<(String, String)> {
-    let mut in_global = false;
-    let mut out = Vec::new();
-    for raw in text.lines() {
-        let line = raw.trim();
-        if line.is_empty() || line.starts_with('#') || line.starts_with(';') {
-            continue;
-        }
-        if let Some(rest) = line.strip_prefix('[') {
-            in_global = rest.strip_suffix(']').map(str::trim) == Some("global");
-            continue;
-        }
-        if let (true, Some((k, v))) = (in_global, line.split_once('=')) {
-            let (k, v) = (k.trim(), v.trim());
-            if !k.is_empty() && !v.is_empty() {
-                out.push((k.to_string(), v.to_string()));
-            }
-        }
-    }
-    out
-}
-
 /// Parse fio job-file text into jobs, expanding `${VAR}` from the process environment.
 /// `file` names it in errors.
 pub fn parse_job_file(text: &str, file: &str) -> Result<Vec<JobConfig>> {
@@ -299,6 +275,7 @@ pub fn parse_job_file_env(text: &str, file: &str, env: &dyn Fn(&str) -> Option<S
     // Whether [global] and each job use a synchronous engine.
     let mut global_sync = false;
     let mut sync: Vec<Option<bool>> = Vec::new();
+    let mut globals: Vec<(String, String)> = Vec::new();
     for (i, raw) in text.lines().enumerate() {
         let line_no = i + 1;
         let line = raw.trim();
@@ -359,6 +336,9 @@ pub fn parse_job_file_env(text: &str, file: &str, env: &dyn Fn(&str) -> Option<S
         }
         if !in_global {
             target.job_options.push((k.to_string(), v.to_string()));
+        } else if !v.is_empty() {
+            // fio's `global options`: those with a value (bare flags are left out, as fio does).
+            globals.push((k.to_string(), v.to_string()));
         }
         if k == "kb_base" {
             kb = match v {
@@ -387,6 +367,7 @@ pub fn parse_job_file_env(text: &str, file: &str, env: &dyn Fn(&str) -> Option<S
             if s.unwrap_or(global_sync) {
                 j.iodepth = 1;
             }
+            j.global_options = globals.clone();
             j
         })
         .collect())
@@ -399,6 +380,7 @@ mod tests {
     #[test]
     fn global_options_are_the_global_sections_options_with_a_value_in_order() {
         let text = "; a comment\n[global]\nbs=4k\n# another\ntime_based\n ioengine = libaio \ngroup_reporting\n\n[a]\nrw=read\n[global]\nsize=1m\n[b]\nbs=8k\n";
+        let global_options = |t: &str| parse_job_file(t, "g.fio").unwrap()[0].global_options.clone();
         let got = global_options(text);
         let want = [("bs", "4k"), ("ioengine", "libaio"), ("size", "1m")];
         assert_eq!(got, want.map(|(k, v)| (k.to_string(), v.to_string())));

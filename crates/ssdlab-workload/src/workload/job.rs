@@ -207,6 +207,10 @@ pub struct JobConfig {
     /// jobs of a run file.
     #[serde(skip)]
     pub job_options: Vec<(String, String)>,
+    /// The options of the job file's `[global]` sections that have a value, as given (fio's
+    /// `global options`, the same for every job of the file); empty for jobs of a run file.
+    #[serde(skip)]
+    pub global_options: Vec<(String, String)>,
 }
 
 fn default_name() -> String {
