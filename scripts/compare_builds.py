@@ -109,11 +109,15 @@ def main():
                 jobs.append((f"experiment {name} --quick",
                              lambda b, n=name: experiment_json(
                                  b, n, ROOT, tmp, "old" if b == old else "new")))
+        digests = {}
+
         def kept(binary, label, fn):
             if not a.keep:
                 return fn(binary)
-            with open(binary, "rb") as f:
-                digest = hashlib.sha256(f.read()).hexdigest()[:16]
+            if binary not in digests:
+                with open(binary, "rb") as f:
+                    digests[binary] = hashlib.sha256(f.read()).hexdigest()[:16]
+            digest = digests[binary]
             name = hashlib.sha256(label.encode()).hexdigest()[:16]
             path = os.path.join(a.keep, digest, name + ".json")
             if os.path.exists(path):
