@@ -548,7 +548,7 @@ pub struct RunResult {
     pub timestamp: u64,
     pub timestamp_ms: u64,
     pub time: String,
-    /// The `[global]` options of the fio job file the jobs came from, as written (options
+    /// The `[global]` options of the fio job file the jobs came from, as given (options
     /// with a value; fio leaves out bare flags too). Absent for a run file's own jobs.
     #[serde(rename = "global options", default, skip_serializing_if = "Option::is_none")]
     pub global_options: Option<Ordered<String>>,
