@@ -590,6 +590,8 @@ enum Ev {
 
 struct Stream {
     job: usize,
+    /// Its `jobs[]` entry ([`crate::sim::reporting_units`]).
+    unit: usize,
     source: Box<dyn RequestSource>,
     inflight: u64,
     logs: Option<CloneLogs>,
@@ -640,25 +642,22 @@ pub fn run_jobs(cfg: &HddConfig, jobs: &[JobConfig], seed: u64) -> Result<HddRes
         return Err(Error::Config("hdd run: no job to run; expected at least one".into()));
     }
     let mut streams = Vec::new();
+    let (units, unit_of) = crate::sim::reporting_units(jobs);
     for (i, job) in jobs.iter().enumerate() {
         check_job(job, i, cap)?;
         for c in 0..job.numjobs {
             streams.push(Stream {
                 job: i,
+                unit: unit_of[streams.len()],
                 source: crate::workload::generated_source(job, cap, job.clone_seed(seed, i, c))?,
                 inflight: 0,
                 logs: CloneLogs::create(job, streams.len() + 1)?,
             });
         }
     }
-    let mut stats: Vec<JobStats> = jobs
-        .iter()
-        .map(|j| {
-            let mut st = JobStats::default();
-            st.measure_from = j.ramp_time.map_or(0, |d| d.0);
-            st
-        })
-        .collect();
+    // One per reporting unit; each stream measures from its own job's ramp_time.
+    let mut stats: Vec<JobStats> = units.iter().map(|_| JobStats::default()).collect();
+    let ramp = |s: &Stream| jobs[s.job].ramp_time.map_or(0, |d| d.0);
     let mut heap: BinaryHeap<Reverse<(u64, u64, Ev)>> = BinaryHeap::new();
     let mut seq = 0u64;
     for (si, s) in streams.iter().enumerate() {
@@ -687,8 +686,9 @@ pub fn run_jobs(cfg: &HddConfig, jobs: &[JobConfig], seed: u64) -> Result<HddRes
                 let (svc, parts) = disk.serve(t, req.op, req.offset, req.len)?;
                 sim_end = sim_end.max(svc.media_end_ns);
                 s.inflight += 1;
-                let st = &mut stats[s.job];
-                if t >= st.measure_from {
+                let from = ramp(s);
+                let st = &mut stats[s.unit];
+                if t >= from {
                     st.first_issue.get_or_insert(t);
                     st.depths[depth_bucket(s.inflight)] += 1;
                     first_measured.get_or_insert(t);
@@ -718,9 +718,10 @@ pub fn run_jobs(cfg: &HddConfig, jobs: &[JobConfig], seed: u64) -> Result<HddRes
                 let s = &mut streams[stream as usize];
                 s.inflight -= 1;
                 let job = &jobs[s.job];
-                let st = &mut stats[s.job];
+                let from = ramp(s);
+                let st = &mut stats[s.unit];
                 st.last_any = st.last_any.max(t);
-                if issued >= st.measure_from {
+                if issued >= from {
                     let lat = t - issued;
                     st.ops[op.index()].record(len, lat);
                     st.last_done = st.last_done.max(t);
@@ -734,12 +735,12 @@ pub fn run_jobs(cfg: &HddConfig, jobs: &[JobConfig], seed: u64) -> Result<HddRes
             }
         }
     }
-    for (st, job) in stats.iter_mut().zip(jobs) {
-        st.sample(job, st.last_done, None);
+    for (st, u) in stats.iter_mut().zip(&units) {
+        st.sample(&jobs[u.first_job], st.last_done, None);
     }
     for s in &mut streams {
         if let Some(l) = &mut s.logs {
-            l.finish(stats[s.job].last_done)?;
+            l.finish(stats[s.unit].last_done)?;
         }
     }
     let g = &disk.geo;
@@ -773,14 +774,15 @@ pub fn run_jobs(cfg: &HddConfig, jobs: &[JobConfig], seed: u64) -> Result<HddRes
         sim_time_ns: sim_end,
     };
     Ok(HddResult {
-        jobs: job_results(jobs, &stats),
+        jobs: job_results(jobs, &units, &stats),
         hdd,
     })
 }
 
 /// fio's job results from the runner's statistics.
-fn job_results(jobs: &[JobConfig], stats: &[JobStats]) -> Vec<JobResult> {
-    let groups = group_ids(jobs);
+fn job_results(jobs: &[JobConfig], units: &[crate::sim::Unit], stats: &[JobStats]) -> Vec<JobResult> {
+    let job_groups = group_ids(jobs);
+    let groups: Vec<u32> = units.iter().map(|u| job_groups[u.first_job]).collect();
     let runtime = |st: &JobStats| st.first_issue.map_or(0, |f| st.last_done.saturating_sub(f));
     // A reporting group's bandwidth in a direction (KiB/s): its bytes over its longest runtime.
     let group_kib_s = |g: u32, dir: usize| -> u64 {
@@ -797,10 +799,12 @@ fn job_results(jobs: &[JobConfig], stats: &[JobStats]) -> Vec<JobResult> {
             r => (bytes as u128 * 1_000_000_000 / r as u128 / 1024) as u64,
         }
     };
-    jobs.iter()
+    units
+        .iter()
         .zip(stats)
         .zip(&groups)
-        .map(|((job, st), &g)| {
+        .map(|((unit, st), &g)| {
+            let job = &jobs[unit.first_job];
             let mut buckets = st.ops[0].buckets.clone();
             buckets.add(&st.ops[1].buckets);
             buckets.add(&st.ops[2].buckets);
@@ -808,7 +812,7 @@ fn job_results(jobs: &[JobConfig], stats: &[JobStats]) -> Vec<JobResult> {
                 job.name.clone(),
                 g,
                 st.last_any,
-                job.fio_job_options(),
+                jobs[unit.last_job].fio_job_options(),
                 [0, 1, 2].map(|d| st.ops[d].result(runtime(st), group_kib_s(g, d))),
                 &buckets,
                 &st.depths,
@@ -817,7 +821,7 @@ fn job_results(jobs: &[JobConfig], stats: &[JobStats]) -> Vec<JobResult> {
                 JobExtra {
                     start_ns: 0,
                     last_completion_ns: st.last_any,
-                    numjobs: job.numjobs,
+                    numjobs: unit.clones,
                     iodepth: job.iodepth,
                     stream: job.stream,
                     source: match &job.fs {
@@ -1016,6 +1020,8 @@ mod tests {
             bs: Size(4096),
             iodepth,
             number_ios: Some(n),
+            // n requests even past one pass over the disk (number_ios alone stops there).
+            io_size: Some(Size(n * 4096)),
             ..Default::default()
         }
     }
@@ -1111,6 +1117,7 @@ mod tests {
             runtime: Some(Duration(1_000_000_000)),
             ramp_time: Some(Duration(200_000_000)),
             number_ios: None,
+            io_size: None,
             time_based: true,
             ..job(Rw::RandRead, 1, 1)
         };
@@ -1125,23 +1132,41 @@ mod tests {
         let j = JobConfig {
             size: Some(SizeOrShare::Bytes(Size(1 << 20))),
             number_ios: None,
+            io_size: None,
             ..job(Rw::Read, 2, 1)
         };
         let r = run_jobs(&cfg, &[j], 3).unwrap();
         assert_eq!(r.jobs[0].read.total_ios, 256);
-        // Two clones of two slots: four requests outstanding, all counted.
+        // Two clones of two slots: four requests outstanding, all counted (reported as one
+        // entry under group_reporting, as two without).
         let j = JobConfig {
             numjobs: 2,
+            group_reporting: true,
             ..job(Rw::RandRw, 2, 500)
         };
-        let r = run_jobs(&cfg, &[j], 3).unwrap();
+        let r = run_jobs(&cfg, &[j.clone()], 3).unwrap();
+        assert_eq!(r.jobs.len(), 1);
         assert_eq!(r.jobs[0].read.total_ios + r.jobs[0].write.total_ios, 1000);
+        let apart = run_jobs(
+            &cfg,
+            &[JobConfig {
+                group_reporting: false,
+                ..j
+            }],
+            3,
+        )
+        .unwrap();
+        let ios = |e: &crate::metrics::JobResult| e.read.total_ios + e.write.total_ios;
+        assert_eq!(apart.jobs.iter().map(ios).collect::<Vec<_>>(), [500, 500]);
+        assert!(apart.jobs.iter().all(|e| e.ssdlab.numjobs == 1));
+        assert_eq!(apart.hdd.requests, r.hdd.requests);
         assert!(r.jobs[0].iodepth_level.0[1].1 > 90.0, "{:?}", r.jobs[0].iodepth_level);
         // Same seed, same result.
         let again = run_jobs(
             &cfg,
             &[JobConfig {
                 numjobs: 2,
+                group_reporting: true,
                 ..job(Rw::RandRw, 2, 500)
             }],
             3,

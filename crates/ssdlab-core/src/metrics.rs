@@ -441,6 +441,8 @@ pub struct JobExtra {
     /// had finished) and its last completion, simulated ns.
     pub start_ns: u64,
     pub last_completion_ns: u64,
+    /// The clones this entry reports (fio's `jobs=`): 1 for a clone of its own, more under
+    /// `group_reporting`.
     pub numjobs: u32,
     pub iodepth: u32,
     pub stream: u32,

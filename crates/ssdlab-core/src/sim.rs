@@ -40,6 +40,10 @@ pub struct Progress {
 
 struct Stream {
     job: usize,
+    /// Its reporting unit: the `jobs[]` entry its I/Os count in ([`reporting_units`]).
+    unit: usize,
+    /// Its job's start plus `ramp_time`: the I/Os it issues from then on are measured.
+    measure_from: u64,
     source: Box<dyn RequestSource>,
     open: bool,
     depth: u32,
@@ -178,7 +182,9 @@ fn memory_parts(cfg: &Config) -> Result<(u64, u64)> {
             let fs =
                 j.fs.as_ref()
                     .map_or(0, |f| crate::workload::fs::memory_estimate(j, f, cap));
-            j.numjobs as u64 * (256 + 64 * j.iodepth as u64 + fs) + job_stats_memory(j.ops())
+            // Statistics per reporting unit: one per clone unless group_reporting.
+            let units = if j.group_reporting { 1 } else { j.numjobs as u64 };
+            j.numjobs as u64 * (256 + 64 * j.iodepth as u64 + fs) + units * job_stats_memory(j.ops())
         })
         .sum();
     Ok((devices, jobs))
@@ -301,7 +307,9 @@ pub struct Simulation {
     members: Vec<(String, Option<(PreconditionReport, crate::config::DeviceConfig)>)>,
     cfg: Config,
     streams: Vec<Stream>,
+    /// One per reporting unit, in the order of `units`.
     stats: Vec<JobStats>,
+    units: Vec<Unit>,
     pre: PreconditionReport,
     free_samples: Vec<(u64, u64)>,
     /// (time, units programmed, host units written), cumulative, at the free-block samples.
@@ -344,6 +352,46 @@ fn phases(jobs: &[crate::workload::job::JobConfig]) -> Vec<usize> {
             p
         })
         .collect()
+}
+
+/// One `jobs[]` entry: the clones reported together (fio's thread stats).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Unit {
+    /// The job of its first clone, which names the entry.
+    pub first_job: usize,
+    /// The job of its last clone, whose options the entry lists (as fio does).
+    pub last_job: usize,
+    /// How many clones it reports (fio's `jobs=`).
+    pub clones: u32,
+}
+
+/// fio's reporting units: each clone of a job is its own `jobs[]` entry, except that a clone
+/// whose job sets `group_reporting` joins the entry before it when that clone's job is in the
+/// same reporting group (fio's `__show_run_stats`). Returns the units and, per clone in job
+/// order, its unit.
+pub fn reporting_units(jobs: &[crate::workload::job::JobConfig]) -> (Vec<Unit>, Vec<usize>) {
+    let groups = group_ids(jobs);
+    let mut units: Vec<Unit> = Vec::new();
+    let mut of_clone = Vec::new();
+    let mut prev_group = None;
+    for (i, job) in jobs.iter().enumerate() {
+        for _ in 0..job.numjobs {
+            match units.last_mut() {
+                Some(u) if job.group_reporting && prev_group == Some(groups[i]) => {
+                    u.last_job = i;
+                    u.clones += 1;
+                }
+                _ => units.push(Unit {
+                    first_job: i,
+                    last_job: i,
+                    clones: 1,
+                }),
+            }
+            prev_group = Some(groups[i]);
+            of_clone.push(units.len() - 1);
+        }
+    }
+    (units, of_clone)
 }
 
 /// fio's reporting groups: a new one at each job (after the first) with `stonewall` or
@@ -494,6 +542,7 @@ impl Simulation {
         let mut given = given.map(|v| v.into_iter());
         let mut streams = Vec::new();
         let mut expected = Some(0u64);
+        let (units, unit_of) = reporting_units(&cfg.job);
         for (i, job) in cfg.job.iter().enumerate() {
             for c in 0..job.numjobs {
                 let (source, open): (Box<dyn RequestSource>, bool) = match (&mut given, &job.trace) {
@@ -508,7 +557,7 @@ impl Simulation {
                     }
                     (None, None) => {
                         let src = crate::workload::generated_source(job, cap, job.clone_seed(seed, i, c))?;
-                        expected = match (expected, job.number_ios, job.runtime) {
+                        expected = match (expected, job.expected_ios(cap), job.runtime) {
                             (Some(e), Some(n), None) => Some(e + n),
                             _ => None,
                         };
@@ -518,6 +567,8 @@ impl Simulation {
                 let logs = CloneLogs::create(job, streams.len() + 1)?;
                 streams.push(Stream {
                     job: i,
+                    unit: unit_of[streams.len()],
+                    measure_from: 0,
                     source,
                     open,
                     depth: job.iodepth,
@@ -534,7 +585,8 @@ impl Simulation {
             volume,
             curves: None,
             members: Vec::new(),
-            stats: (0..cfg.job.len()).map(|_| JobStats::default()).collect(),
+            stats: (0..units.len()).map(|_| JobStats::default()).collect(),
+            units,
             cfg: cfg.clone(),
             streams,
             pre,
@@ -577,16 +629,18 @@ impl Simulation {
         seq: &mut u64,
         live: &mut [u64],
     ) -> Result<()> {
-        for (j, st) in self.stats.iter_mut().enumerate() {
-            if phase_of[j] == phase {
+        // A unit's jobs share a reporting group, so a phase.
+        for (u, st) in self.units.iter().zip(self.stats.iter_mut()) {
+            if phase_of[u.first_job] == phase {
                 st.start = t;
-                st.measure_from = t + ramp[j];
+                st.measure_from = t + ramp[u.first_job];
             }
         }
         for (si, s) in self.streams.iter_mut().enumerate() {
             if phase_of[s.job] != phase {
                 continue;
             }
+            s.measure_from = t + ramp[s.job];
             if s.open {
                 if let Some(mut r) = s.source.next_request(0)? {
                     r.time_ns = check_time(r.time_ns.saturating_add(t), "a request's arrival")?;
@@ -691,7 +745,7 @@ impl Simulation {
             } else {
                 let Reverse((t, _, si)) = host.pop().expect("a host event");
                 let s = &mut self.streams[si as usize];
-                let js = &mut self.stats[s.job];
+                let js = &mut self.stats[s.unit];
                 let ph = phase_of[s.job];
                 live[ph] -= 1;
                 // Sources count time from their job's start.
@@ -748,8 +802,8 @@ impl Simulation {
                 if t >= window_start {
                     first_submit.get_or_insert(t);
                 }
-                let js = &mut self.stats[job];
-                if t >= js.measure_from {
+                let js = &mut self.stats[s.unit];
+                if t >= s.measure_from {
                     js.first_issue.get_or_insert(t);
                     js.depths[depth_bucket(s.inflight)] += 1;
                 }
@@ -778,11 +832,11 @@ impl Simulation {
                 let s = &mut self.streams[is.stream as usize];
                 s.inflight -= 1;
                 let job = &self.cfg.job[s.job];
-                let js = &mut self.stats[s.job];
+                let js = &mut self.stats[s.unit];
                 live[phase_of[s.job]] -= 1;
                 js.last_any = js.last_any.max(c);
                 let lat = c - is.time;
-                if is.time >= js.measure_from {
+                if is.time >= s.measure_from {
                     let dir = is.op.index();
                     js.ops[dir].record(is.len, lat);
                     js.last_done = js.last_done.max(c);
@@ -847,13 +901,13 @@ impl Simulation {
         }
         let end = self.volume.last_activity().max(last_host_done);
         self.sample_device(end);
-        for (st, job) in self.stats.iter_mut().zip(&self.cfg.job) {
+        for (st, u) in self.stats.iter_mut().zip(&self.units) {
             // The samples of the windows the job's runtime covers in full.
-            st.sample(job, st.last_done, None);
+            st.sample(&self.cfg.job[u.first_job], st.last_done, None);
         }
         for s in &mut self.streams {
             if let Some(l) = &mut s.logs {
-                l.finish(self.stats[s.job].last_done)?;
+                l.finish(self.stats[s.unit].last_done)?;
             }
         }
         if cfg!(debug_assertions) {
@@ -1207,7 +1261,8 @@ impl Simulation {
         let r3 = crate::metrics::round3;
         // Each reporting group's bandwidth per direction (KiB/s): its bytes over its longest
         // runtime, as fio computes the group's aggregate for `bw_agg`.
-        let groups = group_ids(&self.cfg.job);
+        let job_groups = group_ids(&self.cfg.job);
+        let groups: Vec<u32> = self.units.iter().map(|u| job_groups[u.first_job]).collect();
         let runtimes: Vec<u64> = self
             .stats
             .iter()
@@ -1225,14 +1280,14 @@ impl Simulation {
             }
         };
         let jobs: Vec<JobResult> = self
-            .cfg
-            .job
+            .units
             .iter()
             .zip(&self.stats)
             .enumerate()
-            .map(|(i, (job, st))| {
+            .map(|(i, (unit, st))| {
+                let job = &self.cfg.job[unit.first_job];
                 let runtime = st.first_issue.map_or(0, |f| st.last_done.saturating_sub(f));
-                let open = self.streams.iter().any(|s| s.job == i && s.open);
+                let open = self.streams.iter().any(|s| s.unit == i && s.open);
                 let mean = |v: &mut dyn Iterator<Item = &u64>| {
                     let (s, n) = v.fold((0u128, 0u64), |(s, n), &x| (s + x as u128, n + 1));
                     if n == 0 {
@@ -1259,7 +1314,7 @@ impl Simulation {
                     job.name.clone(),
                     g,
                     st.last_any.saturating_sub(st.start),
-                    job.fio_job_options(),
+                    self.cfg.job[unit.last_job].fio_job_options(),
                     [0, 1, 2].map(|d| st.ops[d].result(runtime, group_kib_s(g, d))),
                     &buckets,
                     &st.depths,
@@ -1268,7 +1323,7 @@ impl Simulation {
                     JobExtra {
                         start_ns: st.start,
                         last_completion_ns: st.last_any,
-                        numjobs: job.numjobs,
+                        numjobs: unit.clones,
                         iodepth: job.iodepth,
                         stream: job.stream,
                         source: match (&job.trace, &job.fs) {
@@ -1282,7 +1337,7 @@ impl Simulation {
                             let reports: Vec<serde_json::Value> = self
                                 .streams
                                 .iter()
-                                .filter(|s| s.job == i)
+                                .filter(|s| s.unit == i)
                                 .filter_map(|s| s.source.report())
                                 .collect();
                             match reports.len() {

@@ -1,5 +1,8 @@
 //! Counters that are parts of a whole add up, with static wear leveling migrating blocks
 //! while foreground and background GC run.
+//!
+//! `io_size = "1000TiB"` beside `number_ios`: that many requests, over the range as often as they
+//! take (fio's `number_ios` alone stops at one pass).
 
 use ssdlab_core::config::parse_config;
 use std::path::Path;
@@ -30,6 +33,7 @@ bs = "4KiB"
 iodepth = 4
 size = "10%"
 number_ios = 150000
+io_size = "1000TiB"
 [[job]]
 name = "gaps"
 rw = "randwrite"
@@ -38,6 +42,7 @@ size = "10%"
 offset = "50%"
 rate_iops = 4000
 number_ios = 100000
+io_size = "1000TiB"
 "#;
     let cfg = parse_config(text, "c.toml", Path::new(".")).unwrap();
     let mut sim = ssdlab_core::Simulation::new(&cfg).unwrap();

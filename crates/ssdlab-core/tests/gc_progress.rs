@@ -3,6 +3,9 @@
 //! data drifts; skewed workloads on small devices used to push one plane past what its GC
 //! could free ("garbage collection in plane N makes no progress"). Allocation now steers
 //! host pages away from a plane at its valid-data limit (`Ftl::takes_host`).
+//!
+//! `io_size = "1000TiB"` beside `number_ios`: that many requests, over the range as often as they
+//! take (fio's `number_ios` alone stops at one pass).
 
 use proptest::prelude::*;
 use ssdlab_core::config::parse_config;
@@ -55,6 +58,7 @@ bs = "4KiB"
 iodepth = 4
 size = "10%"
 number_ios = 200000
+io_size = "1000TiB"
 [[job]]
 name = "cold"
 rw = "randwrite"
@@ -63,6 +67,7 @@ iodepth = 1
 offset = "10%"
 size = "90%"
 number_ios = 40000
+io_size = "1000TiB"
 "#;
 
 #[test]
@@ -102,6 +107,7 @@ rw = "randwrite"
 bs = "4KiB"
 iodepth = 8
 number_ios = 60000
+io_size = "1000TiB"
 "#;
     runs_and_stays_collectable(text).unwrap();
 }
@@ -153,7 +159,7 @@ mode = "none"
     for (i, &(pct, depth, w)) in jobs.iter().enumerate() {
         let ios = (logical * overwrites * w as f64 / weight as f64).ceil() as u64;
         text += &format!(
-            "[[job]]\nname = \"j{i}\"\nrw = \"randwrite\"\nbs = \"4KiB\"\niodepth = {depth}\noffset = \"{offset}%\"\nsize = \"{pct}%\"\nnumber_ios = {ios}\n"
+            "[[job]]\nname = \"j{i}\"\nrw = \"randwrite\"\nbs = \"4KiB\"\niodepth = {depth}\noffset = \"{offset}%\"\nsize = \"{pct}%\"\nnumber_ios = {ios}\nio_size = \"1000TiB\"\n"
         );
         offset += pct;
     }

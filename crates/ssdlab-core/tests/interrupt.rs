@@ -1,5 +1,8 @@
 //! `sim::interrupt` stops a run at its next progress report, preconditioning included. A
 //! test binary of its own: the flag is process-wide.
+//!
+//! `io_size = "1000TiB"` beside `number_ios`: that many requests, over the range as often as they
+//! take (fio's `number_ios` alone stops at one pass).
 
 use ssdlab_core::{config, sim, Error};
 use std::path::Path;
@@ -15,7 +18,7 @@ fn cfg(text: &str) -> ssdlab_core::Config {
 fn an_interrupted_run_stops_with_interrupted_and_runs_again_once_cleared() {
     let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
     // 200,000 requests: progress reports at 65,536 and on, so the flag is seen mid-run.
-    let run = cfg("[device]\npreset = \"slc-sata\"\n[device.geometry]\nblocks_per_plane = 64\n[precondition]\nmode = \"none\"\n[[job]]\nrw = \"randwrite\"\nbs = \"4KiB\"\nnumber_ios = 200000\n");
+    let run = cfg("[device]\npreset = \"slc-sata\"\n[device.geometry]\nblocks_per_plane = 64\n[precondition]\nmode = \"none\"\n[[job]]\nrw = \"randwrite\"\nbs = \"4KiB\"\nnumber_ios = 200000\nio_size = \"1000TiB\"\n");
     // Preconditioning looks at the flag every 65,536 units, from its first.
     let pre = cfg("[device]\npreset = \"slc-sata\"\n[device.geometry]\nblocks_per_plane = 1024\n[precondition]\nmode = \"sequential\"\n[[job]]\nrw = \"randread\"\nbs = \"4KiB\"\nnumber_ios = 10\n");
     sim::interrupt();

@@ -1,5 +1,8 @@
 //! The memory estimate that runs are refused by (`--max-memory`) against what the engine
 //! really allocates, counted by a global allocator.
+//!
+//! `io_size = "1000TiB"` beside `number_ios`: that many requests, over the range as often as they
+//! take (fio's `number_ios` alone stops at one pass).
 
 use ssdlab_core::config::parse_config;
 use ssdlab_core::ftl::{Ftl, FtlParams};
@@ -68,7 +71,7 @@ fn the_estimate_covers_what_a_run_allocates_and_refuses_beyond_the_limit() {
 }
 
 fn estimate_against_allocations() {
-    let job = "[precondition]\nmode = \"sequential\"\nutilisation = 0.5\n[[job]]\nrw = \"randwrite\"\nbs = \"4KiB\"\niodepth = 8\nnumber_ios = 20000\nsize = \"50%\"\n";
+    let job = "[precondition]\nmode = \"sequential\"\nutilisation = 0.5\n[[job]]\nrw = \"randwrite\"\nbs = \"4KiB\"\niodepth = 8\nnumber_ios = 20000\nio_size = \"1000TiB\"\nsize = \"50%\"\n";
     for (what, dev) in [
         (
             "tlc-nvme, 4 KiB units, greedy",
@@ -96,7 +99,7 @@ fn estimate_against_allocations() {
 /// A redundancy scheme's tables: Rails' bitmaps and counts and TTFlash's (none) are exact; HotR's
 /// R-LRU is counted at its capacity (`hot_share` of the host units), a bound.
 fn redundancy_within_the_estimate() {
-    let job = "[[job]]\nname = \"h\"\nsize = \"64MiB\"\nnumber_ios = 20000\n[job.hpc]\n";
+    let job = "[[job]]\nname = \"h\"\nsize = \"64MiB\"\nnumber_ios = 20000\nio_size = \"1000TiB\"\n[job.hpc]\n";
     for (scheme, tight) in [
         ("scheme = \"rails\"", true),
         ("scheme = \"ttflash\"", true),
@@ -187,22 +190,26 @@ fn the_estimate_adds_the_device_and_the_jobs_to_the_ftl() {
     // pages programmed (4 bytes each).
     let (buffered, _, _) = beyond_ftl(2, "\"1MiB\"", one_io);
     assert_eq!(buffered - base, 8 * blocks, "{blocks} blocks");
-    // A second job (randread) of 3 clones at depth 8: its read histogram up to 1 s
-    // (21 × 1,024 counts of 8 bytes: 172,032), its idle write and trim ones (2 × 2,048 × 8 =
-    // 32,768), fio's bins of three operations (3 × 1,856 × 8 = 44,544), the latency windows
-    // (2 × 1,024 × 8 = 16,384), its result (16,384), and 3 × (256 + 64 × 8) = 2,304: 284,416.
-    let second = |rw: &str| {
+    // A second job (randread) of 3 clones at depth 8, reported as one (group_reporting):
+    // its read histogram up to 1 s (21 × 1,024 counts of 8 bytes: 172,032), its idle write
+    // and trim ones (2 × 2,048 × 8 = 32,768), fio's bins of three operations (3 × 1,856 × 8 =
+    // 44,544), the latency windows (2 × 1,024 × 8 = 16,384), its result (16,384), and
+    // 3 × (256 + 64 × 8) = 2,304: 284,416.
+    let second = |rw: &str, grouped: bool| {
         beyond_ftl(
             2,
             "0",
-            &format!("{one_io}[[job]]\nrw = \"{rw}\"\nnumjobs = 3\niodepth = 8\nnumber_ios = 1\n"),
+            &format!(
+                "{one_io}[[job]]\nrw = \"{rw}\"\nnumjobs = 3\niodepth = 8\nnumber_ios = 1\ngroup_reporting = {grouped}\n"
+            ),
         )
         .0 - base
     };
-    assert_eq!(second("randread"), 284_416);
-    assert_eq!(second("trim"), 284_416);
-    // Reads and writes: a second histogram up to 1 s in place of an idle one.
-    assert_eq!(second("randrw"), 284_416 + 172_032 - 16_384);
+    assert_eq!(second("randread", true), 284_416);
+    assert_eq!(second("trim", true), 284_416);
+    // Each clone its own entry: three sets of statistics, 3 × 282,112 + 2,304.
+    assert_eq!(second("randread", false), 848_640);
+    assert_eq!(second("randrw", true), 284_416 + 172_032 - 16_384);
 }
 
 /// Many jobs: each holds its statistics (a latency histogram per operation it issues, fio's

@@ -61,8 +61,8 @@ fn clones_have_their_own_streams() {
 }
 
 #[test]
-fn numjobs_runs_that_many_clones_of_the_job() {
-    let text = |numjobs: u32| {
+fn numjobs_runs_that_many_clones_each_its_own_entry_unless_group_reporting() {
+    let text = |numjobs: u32, group: &str| {
         format!(
             r#"
 [device]
@@ -77,6 +77,7 @@ rw = "randrw"
 iodepth = 2
 numjobs = {numjobs}
 number_ios = 700
+{group}
 [[job]]
 name = "other"
 rw = "randread"
@@ -84,15 +85,66 @@ number_ios = 100
 "#
         )
     };
-    let run = |n: u32| run_config(&parse_config(&text(n), "n.toml", Path::new(".")).unwrap()).unwrap();
-    let one = run(1);
-    let three = run(3);
+    let run = |n: u32, g: &str| run_config(&parse_config(&text(n, g), "n.toml", Path::new(".")).unwrap()).unwrap();
     let ios = |r: &ssdlab_core::RunResult, j: usize| r.jobs[j].read.total_ios + r.jobs[j].write.total_ios;
-    assert_eq!((ios(&one, 0), ios(&three, 0)), (700, 2100));
-    assert_eq!((ios(&one, 1), ios(&three, 1)), (100, 100));
-    assert_eq!(three.jobs[0].ssdlab.numjobs, 3);
-    assert_eq!(three.jobs[0].read.io_bytes + three.jobs[0].write.io_bytes, 2100 * 4096);
+    let names = |r: &ssdlab_core::RunResult| r.jobs.iter().map(|j| j.jobname.clone()).collect::<Vec<_>>();
+    let one = run(1, "");
+    assert_eq!(names(&one), ["job", "other"]);
+    assert_eq!((ios(&one, 0), ios(&one, 1)), (700, 100));
+    // As fio: one entry per clone, each with its own 700 requests.
+    let three = run(3, "");
+    assert_eq!(names(&three), ["job", "job", "job", "other"]);
+    assert_eq!((0..4).map(|j| ios(&three, j)).collect::<Vec<_>>(), [700, 700, 700, 100]);
+    assert!(three.jobs.iter().all(|j| j.ssdlab.numjobs == 1));
+    // group_reporting: the clones as one entry.
+    let grouped = run(3, "group_reporting = true");
+    assert_eq!(names(&grouped), ["job", "other"]);
+    assert_eq!((ios(&grouped, 0), ios(&grouped, 1)), (2100, 100));
+    assert_eq!(grouped.jobs[0].ssdlab.numjobs, 3);
+    assert_eq!(
+        grouped.jobs[0].read.io_bytes + grouped.jobs[0].write.io_bytes,
+        2100 * 4096
+    );
+    // The same simulation either way: only its reporting differs.
     assert_eq!(three.ssd.requests, 2200);
+    assert_eq!(grouped.ssd.requests, 2200);
+    assert_eq!(three.ssd.waf, grouped.ssd.waf);
+    let sum = |r: &ssdlab_core::RunResult, f: fn(&ssdlab_core::metrics::JobResult) -> u64| {
+        r.jobs.iter().filter(|j| j.jobname == "job").map(f).sum::<u64>()
+    };
+    for f in [
+        (|j: &ssdlab_core::metrics::JobResult| j.read.io_bytes) as fn(&_) -> u64,
+        |j| j.write.io_bytes,
+        |j| j.read.total_ios,
+    ] {
+        assert_eq!(sum(&three, f), sum(&grouped, f));
+    }
+}
+
+#[test]
+fn group_reporting_merges_the_jobs_of_a_reporting_group_as_fio_does() {
+    // fio 3.33 on this job file writes two entries: "a" (a's 2 clones and b's 3, with b's
+    // options) and "c" (its own group).
+    let text = "[global]\nsize=16m\nbs=4k\ngroup_reporting\n[a]\nrw=randwrite\nnumjobs=2\n[b]\nrw=randread\nnumjobs=3\n[c]\nnew_group\nrw=read\n";
+    let jobs = parse_job_file(text, "g.fio").unwrap();
+    let (units, of_clone) = ssdlab_core::sim::reporting_units(&jobs);
+    let unit = |first_job, last_job, clones| ssdlab_core::sim::Unit {
+        first_job,
+        last_job,
+        clones,
+    };
+    assert_eq!(units, [unit(0, 1, 5), unit(2, 2, 1)]);
+    assert_eq!(of_clone, [0, 0, 0, 0, 0, 1]);
+    // Without group_reporting each clone is its own entry; a job that sets it joins the entry
+    // before it when in the same group, as fio's reporting loop does.
+    let plain = parse_job_file(
+        "[a]\nnumjobs=2\n[b]\nnumjobs=2\ngroup_reporting\n[c]\nstonewall\ngroup_reporting\n",
+        "p.fio",
+    )
+    .unwrap();
+    let (units, of_clone) = ssdlab_core::sim::reporting_units(&plain);
+    assert_eq!(units, [unit(0, 0, 1), unit(0, 1, 3), unit(2, 2, 1)]);
+    assert_eq!(of_clone, [0, 1, 1, 1, 2]);
 }
 
 use ssdlab_core::units::{Duration, Size};
@@ -166,12 +218,24 @@ fn limits_end_the_stream_where_they_say() {
     let offs: Vec<u64> = drain(&mut source(&twice), 0).iter().map(|r| r.offset).collect();
     assert_eq!(offs.len(), 32);
     assert_eq!((offs[15], offs[16], offs[31]), (15 * 4096, 0, 15 * 4096));
-    // number_ios overrides the one pass.
-    let n = JobConfig {
-        number_ios: Some(40),
+    // number_ios stops a job early but never extends it past its pass (fio's rule)...
+    let n = |ios, io_size: Option<u64>| JobConfig {
+        number_ios: Some(ios),
+        io_size: io_size.map(Size),
         ..pass.clone()
     };
-    assert_eq!(drain(&mut source(&n), 0).len(), 40);
+    assert_eq!(drain(&mut source(&n(40, None)), 0).len(), 16);
+    assert_eq!(drain(&mut source(&n(10, None)), 0).len(), 10);
+    // ...nor past io_size, which does extend it.
+    assert_eq!(drain(&mut source(&n(40, Some(10 * 65536))), 0).len(), 40);
+    assert_eq!(drain(&mut source(&n(40, Some(2 * 65536))), 0).len(), 32);
+    // time_based goes on past the pass; number_ios then ends it.
+    let looping = JobConfig {
+        time_based: true,
+        runtime: Some(Duration(u64::MAX / 4)),
+        ..n(40, None)
+    };
+    assert_eq!(drain(&mut source(&looping), 0).len(), 40);
     // runtime (plus ramp_time): nothing once simulated time reaches it.
     let timed = JobConfig {
         time_based: true,

@@ -1,6 +1,9 @@
 //! Superblock placement (`[device.placement]`) through whole runs: every policy keeps the
 //! FTL's and the superblocks' invariants, its counters add up, runs are deterministic, the
 //! per-plane default is untouched, and bad settings are refused on one line.
+//!
+//! `io_size = "1000TiB"` beside `number_ios`: that many requests, over the range as often as they
+//! take (fio's `number_ios` alone stops at one pass).
 
 use ssdlab_core::config::parse_config;
 use ssdlab_core::{Config, Simulation};
@@ -28,6 +31,7 @@ bs = "4k"
 iodepth = 8
 random_distribution = "zipf:1.1"
 number_ios = 60000
+io_size = "1000TiB"
 stream = 2
 [[job]]
 name = "large"
@@ -36,6 +40,7 @@ bs = "256k"
 size = "50%"
 iodepth = 2
 number_ios = 600
+io_size = "1000TiB"
 stream = 3
 [[job]]
 name = "trim"
@@ -146,7 +151,7 @@ fn runs_are_deterministic() {
 fn per_plane_frontiers_stay_the_default_and_unchanged() {
     let text = |placement: &str| {
         format!(
-            "[device]\npreset = \"tlc-nvme\"\n[device.geometry]\nblocks_per_plane = 128\npages_per_block = 64\n{placement}[[job]]\nrw = \"randwrite\"\nnumber_ios = 20000\niodepth = 16\n"
+            "[device]\npreset = \"tlc-nvme\"\n[device.geometry]\nblocks_per_plane = 128\npages_per_block = 64\n{placement}[[job]]\nrw = \"randwrite\"\nnumber_ios = 20000\nio_size = \"1000TiB\"\niodepth = 16\n"
         )
     };
     let plain = parse_config(&text(""), "a.toml", Path::new(".")).unwrap();

@@ -1,6 +1,9 @@
 //! Validation of the engine against independent references: analytic write amplification,
 //! exact latencies of single requests, bottleneck bandwidth, FTL invariants, determinism.
 //! Heavy: run with `cargo test --profile ci-test`.
+//!
+//! `io_size = "1000TiB"` beside `number_ios`: that many requests, over the range as often as they
+//! take (fio's `number_ios` alone stops at one pass).
 
 mod common;
 
@@ -60,8 +63,8 @@ fn measured_waf(alpha: f64, b: u32, units: u64, policy: &str) -> f64 {
     let mut text = waf_device(alpha, b, blocks, policy);
     let logical = (blocks as f64 * b as f64 / alpha).floor() as u64;
     text += &format!(
-        "[[job]]\nname = \"w\"\nrw = \"randwrite\"\nbs = \"4KiB\"\niodepth = 4\nnumber_ios = {}\n",
-        logical * 2
+        "[[job]]\nname = \"w\"\nrw = \"randwrite\"\nbs = \"4KiB\"\niodepth = 4\nio_size = \"{}KiB\"\n",
+        logical * 2 * 4
     );
     let c = cfg(&text);
     let mut sim = Simulation::new(&c).unwrap();
@@ -126,7 +129,8 @@ fn waf_random_matches_alpha_over_alpha_minus_one() {
 #[test]
 fn gc_frontier_choice_does_not_matter_for_uniform_writes() {
     // All data is equally hot, so where survivors go cannot change write amplification.
-    let base = waf_device(1.1, 64, 4096, "fifo") + "[[job]]\nrw = \"randwrite\"\nnumber_ios = 400000\n";
+    let base =
+        waf_device(1.1, 64, 4096, "fifo") + "[[job]]\nrw = \"randwrite\"\nnumber_ios = 400000\nio_size = \"1000TiB\"\n";
     let shared = run_config(&cfg(&base)).unwrap().ssd.waf;
     let separate = run_config(&cfg(
         &base.replace("gc_frontier = \"shared\"", "gc_frontier = \"separate\"")
@@ -144,7 +148,7 @@ fn gc_frontier_choice_does_not_matter_for_uniform_writes() {
 fn d_choices_sits_between_random_and_greedy() {
     let alpha = 1.10;
     let mut text = waf_device(alpha, 64, 4096, "d-choices").replace("gc_d = 64", "gc_d = 2");
-    text += "[[job]]\nrw = \"randwrite\"\nnumber_ios = 400000\n";
+    text += "[[job]]\nrw = \"randwrite\"\nnumber_ios = 400000\nio_size = \"1000TiB\"\n";
     let w = run_config(&cfg(&text)).unwrap().ssd.waf;
     assert!(
         w > greedy_wa(alpha, 64) * 1.02 && w < alpha / (alpha - 1.0),
@@ -304,7 +308,9 @@ fn seq_bw(text: String, rw: &str) -> f64 {
     } else {
         ""
     };
-    let job = format!("{pre}[[job]]\nrw = \"{rw}\"\nbs = \"128KiB\"\niodepth = 64\nnumber_ios = 3000\n");
+    let job = format!(
+        "{pre}[[job]]\nrw = \"{rw}\"\nbs = \"128KiB\"\niodepth = 64\nnumber_ios = 3000\nio_size = \"1000TiB\"\n"
+    );
     let c = cfg(&(text + &job));
     let mut sim = Simulation::new(&c).unwrap();
     let r = sim.run(&mut |_| {}).unwrap();
@@ -357,8 +363,8 @@ fn sequential_bandwidth_hits_the_bottleneck() {
 #[test]
 fn invariants_hold_after_trim_and_gc_heavy_mixes() {
     let text = waf_device(1.1, 32, 512, "greedy").replace("mode = \"steady\"", "mode = \"sequential\"")
-        + "[[job]]\nname = \"mix\"\nrw = \"randrw\"\nrwmixread = 30\nbssplit = \"4k/60:16k/30:64k/10\"\niodepth = 16\nnumber_ios = 60000\n"
-        + "[[job]]\nname = \"trim\"\nrw = \"randtrim\"\nbs = \"32k\"\niodepth = 2\nnumber_ios = 5000\n";
+        + "[[job]]\nname = \"mix\"\nrw = \"randrw\"\nrwmixread = 30\nbssplit = \"4k/60:16k/30:64k/10\"\niodepth = 16\nnumber_ios = 60000\nio_size = \"1000TiB\"\n"
+        + "[[job]]\nname = \"trim\"\nrw = \"randtrim\"\nbs = \"32k\"\niodepth = 2\nnumber_ios = 5000\nio_size = \"1000TiB\"\n";
     for policy in ["greedy", "fifo", "random", "cost-benefit", "d-choices"] {
         let c = cfg(&text.replace("gc_policy = \"greedy\"", &format!("gc_policy = \"{policy}\"")));
         let mut sim = Simulation::new(&c).unwrap();
@@ -378,7 +384,7 @@ fn invariants_hold_after_trim_and_gc_heavy_mixes() {
 fn sub_page_mapping_with_buffer_and_wear_leveling_keeps_invariants() {
     let text = exact().replace("[device.ftl]\n", "[device.ftl]\nwrite_buffer = \"64KiB\"\nstatic_wl_threshold = 4\nbg_gc_threshold = 4\n")
         + "[precondition]\nmode = \"steady\"\nutilisation = 0.5\n"
-        + "[[job]]\nrw = \"randrw\"\nbssplit = \"2k/20:4k/50:12k/30\"\nrandom_distribution = \"zipf:1.1\"\niodepth = 8\nnumber_ios = 50000\n";
+        + "[[job]]\nrw = \"randrw\"\nbssplit = \"2k/20:4k/50:12k/30\"\nrandom_distribution = \"zipf:1.1\"\niodepth = 8\nnumber_ios = 50000\nio_size = \"1000TiB\"\n";
     let c = cfg(&text);
     let mut sim = Simulation::new(&c).unwrap();
     let r = sim.run(&mut |_| {}).unwrap();
@@ -395,7 +401,7 @@ fn sub_page_mapping_with_buffer_and_wear_leveling_keeps_invariants() {
 #[test]
 fn blocks_retire_at_their_endurance_limit() {
     let text = waf_device(1.25, 16, 256, "greedy").replace("endurance = 1000000", "endurance = 6")
-        + "[[job]]\nrw = \"randwrite\"\nnumber_ios = 200000\n";
+        + "[[job]]\nrw = \"randwrite\"\nnumber_ios = 200000\nio_size = \"1000TiB\"\n";
     let c = cfg(&text.replace("max_overwrites = 8", "max_overwrites = 0"));
     let mut sim = Simulation::new(&c).unwrap();
     let res = sim.run(&mut |_| {});
@@ -416,7 +422,7 @@ fn blocks_retire_at_their_endurance_limit() {
 #[test]
 fn same_seed_same_json_other_seed_differs() {
     let text = waf_device(1.1, 32, 512, "d-choices").replace("gc_d = 64", "gc_d = 4")
-        + "[[job]]\nrw = \"randrw\"\niodepth = 8\nnumber_ios = 30000\nrandom_distribution = \"zipf:0.9\"\n";
+        + "[[job]]\nrw = \"randrw\"\niodepth = 8\nnumber_ios = 30000\nio_size = \"1000TiB\"\nrandom_distribution = \"zipf:0.9\"\n";
     let mut c = cfg(&text);
     let a = run_config(&c).unwrap().deterministic_json();
     let b = run_config(&c).unwrap().deterministic_json();
@@ -448,7 +454,7 @@ fn presets_load_and_run_briefly() {
 #[test]
 fn open_loop_reports_whether_the_device_keeps_up() {
     let base = exact().replace("blocks_per_plane = 64", "blocks_per_plane = 2048")
-        + "[[job]]\nrw = \"randwrite\"\nbs = \"8KiB\"\nnumber_ios = 20000\n";
+        + "[[job]]\nrw = \"randwrite\"\nbs = \"8KiB\"\nnumber_ios = 20000\nio_size = \"1000TiB\"\n";
     // Write-through 8 KiB writes, no GC on this size: a 282 us page program per plane, two
     // planes: about 7,000 IOPS.
     let slow = run_config(&cfg(&(base.clone() + "rate_iops = 2000\n"))).unwrap();
@@ -467,7 +473,7 @@ fn open_loop_reports_whether_the_device_keeps_up() {
 #[test]
 fn runtime_limits_simulated_time_and_numjobs_multiplies_streams() {
     let text = exact()
-        + "[precondition]\nmode = \"sequential\"\n[[job]]\nrw = \"randread\"\niodepth = 2\nnumjobs = 3\nruntime = \"50ms\"\n";
+        + "[precondition]\nmode = \"sequential\"\n[[job]]\nrw = \"randread\"\niodepth = 2\nnumjobs = 3\ngroup_reporting = true\nruntime = \"50ms\"\n";
     let r = run_config(&cfg(&text)).unwrap();
     assert!(
         r.ssd.sim_time_ns >= 50_000_000 && r.ssd.sim_time_ns < 51_000_000,
@@ -493,7 +499,7 @@ fn background_gc_uses_idle_time_and_spares_the_foreground() {
     let base = waf_device(1.2, 32, 1024, "greedy").replace(
         "gc_threshold = 2",
         "gc_threshold = 2\nbg_gc_threshold = 8\nbg_gc_idle = \"100us\"",
-    ) + "[[job]]\nrw = \"randwrite\"\nnumber_ios = 6000\nrate_iops = 200\n";
+    ) + "[[job]]\nrw = \"randwrite\"\nnumber_ios = 6000\nio_size = \"1000TiB\"\nrate_iops = 200\n";
     let mut sim = Simulation::new(&cfg(&base)).unwrap();
     let r = sim.run(&mut |_| {}).unwrap();
     sim.device().ftl.check_invariants().unwrap();
@@ -518,7 +524,8 @@ fn least_busy_allocation_keeps_invariants_and_spreads_writes() {
     let text = bw_device("50us", "500us", "400MB/s", "nvme-gen3x4").replace(
         "[device.host]",
         "[device.ftl]\nallocation = \"least-busy\"\n[device.host]",
-    ) + "[[job]]\nrw = \"randrw\"\nbs = \"16KiB\"\niodepth = 32\nnumber_ios = 20000\n";
+    )
+        + "[[job]]\nrw = \"randrw\"\nbs = \"16KiB\"\niodepth = 32\nnumber_ios = 20000\nio_size = \"1000TiB\"\n";
     let mut sim = Simulation::new(&cfg(&text)).unwrap();
     let r = sim.run(&mut |_| {}).unwrap();
     sim.device().ftl.check_invariants().unwrap();
@@ -603,12 +610,12 @@ fn runs_keep_the_output_invariants() {
         (
             "buffered sequential writes".into(),
             bw_device("50us", "500us", "400MB/s", "nvme-gen3x4")
-                + "[device.ftl]\nwrite_buffer = \"16MiB\"\n[[job]]\nrw = \"write\"\nbs = \"128KiB\"\niodepth = 32\nnumber_ios = 2000\n",
+                + "[device.ftl]\nwrite_buffer = \"16MiB\"\n[[job]]\nrw = \"write\"\nbs = \"128KiB\"\niodepth = 32\nnumber_ios = 2000\nio_size = \"1000TiB\"\n",
         ),
         (
             "mixed with GC, wear leveling and background GC".into(),
             exact().replace("[device.ftl]\n", "[device.ftl]\nwrite_buffer = \"64KiB\"\nstatic_wl_threshold = 2\nbg_gc_threshold = 4\n")
-                + "[precondition]\nmode = \"steady\"\nutilisation = 0.9\n[[job]]\nrw = \"randrw\"\nbssplit = \"2k/20:4k/50:12k/30\"\niodepth = 8\nnumber_ios = 40000\n",
+                + "[precondition]\nmode = \"steady\"\nutilisation = 0.9\n[[job]]\nrw = \"randrw\"\nbssplit = \"2k/20:4k/50:12k/30\"\niodepth = 8\nnumber_ios = 40000\nio_size = \"1000TiB\"\n",
         ),
     ];
     // The shared probe configs (small runs that reach corners of the engine).
@@ -638,7 +645,7 @@ fn busy_span_bandwidth_never_exceeds_the_bottleneck_with_a_write_buffer() {
     // 16 planes x 16 KiB / 500 us = 524.288 MB/s. The buffer absorbs the last 64 MiB: the
     // host sees more (its span ends when the buffer has the data), the busy span does not.
     let text = bw_device("50us", "500us", "400MB/s", "nvme-gen3x4")
-        + "[device.ftl]\nwrite_buffer = \"64MiB\"\n[[job]]\nrw = \"write\"\nbs = \"128KiB\"\niodepth = 32\nnumber_ios = 3000\n";
+        + "[device.ftl]\nwrite_buffer = \"64MiB\"\n[[job]]\nrw = \"write\"\nbs = \"128KiB\"\niodepth = 32\nnumber_ios = 3000\nio_size = \"1000TiB\"\n";
     let r = run_config(&cfg(&text)).unwrap();
     let bound = 16.0 * 16384.0 / 500e-6;
     let busy = r.ssd.throughput["busy_span"]["write_bytes_per_s"].as_f64().unwrap();
@@ -738,7 +745,7 @@ fn the_steady_state_criterion_holds_against_a_ten_times_longer_run() {
 fn a_precondition_converges_only_on_steady_collection() {
     let run = |pre: &str| {
         let text = steady_device("")
-            + &format!("[precondition]\nmode = \"steady\"\n{pre}\n[[job]]\nrw = \"randwrite\"\nnumber_ios = 2000\n");
+            + &format!("[precondition]\nmode = \"steady\"\n{pre}\n[[job]]\nrw = \"randwrite\"\nnumber_ios = 2000\nio_size = \"1000TiB\"\n");
         run_config(&cfg(&text)).unwrap()
     };
     let warned = |r: &ssdlab_core::RunResult| {
@@ -815,7 +822,7 @@ fn ramp_time_excludes_the_warm_up_and_time_based_loops() {
 
 #[test]
 fn reads_of_never_written_data_are_counted_and_warned_about() {
-    let text = steady_device("") + "[[job]]\nrw = \"randread\"\nnumber_ios = 1000\n";
+    let text = steady_device("") + "[[job]]\nrw = \"randread\"\nnumber_ios = 1000\nio_size = \"1000TiB\"\n";
     let r = run_config(&cfg(&text)).unwrap();
     assert_eq!(r.ssd.host["unmapped_read_units"].as_u64().unwrap(), 1000);
     assert!(
@@ -824,7 +831,7 @@ fn reads_of_never_written_data_are_counted_and_warned_about() {
         r.ssd.warnings
     );
     let text =
-        steady_device("") + "[precondition]\nmode = \"sequential\"\n[[job]]\nrw = \"randread\"\nnumber_ios = 1000\n";
+        steady_device("") + "[precondition]\nmode = \"sequential\"\n[[job]]\nrw = \"randread\"\nnumber_ios = 1000\nio_size = \"1000TiB\"\n";
     let r = run_config(&cfg(&text)).unwrap();
     assert_eq!(r.ssd.host["unmapped_read_units"].as_u64().unwrap(), 0);
     assert!(r.ssd.warnings.is_empty(), "{:?}", r.ssd.warnings);
@@ -848,7 +855,7 @@ fn least_busy_allocation_keeps_write_amplification() {
     // it; the slack window keeps it at round robin's.
     let run = |ftl: &str| {
         let text = steady_device(ftl)
-            + "[precondition]\nmode = \"steady\"\n[[job]]\nrw = \"randwrite\"\niodepth = 32\nnumber_ios = 150000\n";
+            + "[precondition]\nmode = \"steady\"\n[[job]]\nrw = \"randwrite\"\niodepth = 32\nnumber_ios = 150000\nio_size = \"1000TiB\"\n";
         let r = run_config(&cfg(&text)).unwrap();
         victim_waf(&r, 256.0)
     };

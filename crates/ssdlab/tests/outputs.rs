@@ -73,6 +73,8 @@ fn a_run_interrupted_while_preconditioning_exits_130_with_one_line_and_writes_no
         "run",
         "slc-sata",
         "--set",
+        "job.0.io_size=\"4000TiB\"",
+        "--set",
         "job.0.number_ios=1000000000000",
         "-o",
         out.to_str().unwrap(),
@@ -108,7 +110,7 @@ fn a_run_terminated_while_writing_fio_logs_exits_143_and_leaves_no_log() {
     std::fs::write(
         &jobs,
         format!(
-            "[w]\nrw=randwrite\nbs=4k\nsize=64m\nnumber_ios=1000000000000\nwrite_lat_log={}\n",
+            "[w]\nrw=randwrite\nbs=4k\nsize=64m\nio_size=4000g\nwrite_lat_log={}\n",
             prefix.display()
         ),
     )
@@ -161,9 +163,16 @@ fn unwritable_outputs_are_refused_before_anything_is_simulated() {
     let blocker = d.path().join("file");
     std::fs::write(&blocker, "").unwrap();
     let under = |name: &str| blocker.join(name).to_string_lossy().into_owned();
-    // A run of 10^12 requests: refused before preconditioning says it starts, or it would
+    // A run of 10^12 requests (io_size beyond one pass): refused before preconditioning says it starts, or it would
     // never end.
-    let long = ["run", "slc-sata", "--set", "job.0.number_ios=1000000000000"];
+    let long = [
+        "run",
+        "slc-sata",
+        "--set",
+        "job.0.number_ios=1000000000000",
+        "--set",
+        "job.0.io_size=\"4000TiB\"",
+    ];
     fn with<'a>(long: &[&'a str], extra: &[&'a str]) -> Vec<&'a str> {
         [long, extra].concat()
     }

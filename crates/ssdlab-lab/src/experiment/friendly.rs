@@ -160,7 +160,7 @@ const INTRO_THREADS: [u32; 4] = [2, 4, 8, 16];
 fn timed_job(name: &str, rw: &str, bs: &str, threads: u32, scale: Scale) -> String {
     let (ramp, runtime) = durations(scale);
     format!(
-        "[{name}]\nrw={rw}\nbs={bs}\niodepth=1\nnumjobs={threads}\nsize=80%\nramp_time={ramp}\nruntime={runtime}\ntime_based\n"
+        "[{name}]\nrw={rw}\nbs={bs}\niodepth=1\nnumjobs={threads}\ngroup_reporting\nsize=80%\nramp_time={ramp}\nruntime={runtime}\ntime_based\n"
     )
 }
 
@@ -210,9 +210,10 @@ name = "overwrite"
 rw = "randwrite"
 bs = "4KiB"
 iodepth = 1
-number_ios = {n}
+io_size = "{kib}KiB"
 "#,
-        n = units * writes
+        // `writes` passes over the logical space: fio's io_size (number_ios would stop at one).
+        kib = units * writes * 4
     );
     let config = crate::config::parse_config(
         &text,

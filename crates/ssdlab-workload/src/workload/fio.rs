@@ -13,7 +13,6 @@ const IGNORED: &[&str] = &[
     "buffered",
     "filename",
     "directory",
-    "group_reporting",
     "thread",
     "norandommap",
     "randrepeat",
@@ -115,6 +114,7 @@ fn apply_reporting(job: &mut JobConfig, key: &str, val: &str) -> std::result::Re
     match key {
         "stonewall" | "wait_for_previous" => job.stonewall = fio_bool(val)?,
         "new_group" => job.new_group = fio_bool(val)?,
+        "group_reporting" => job.group_reporting = fio_bool(val)?,
         "readonly" => job.readonly = fio_bool(val)?,
         "bw_avg_time" => job.bw_avg_time = fio_msec(val)?,
         "iops_avg_time" => job.iops_avg_time = fio_msec(val)?,
@@ -134,6 +134,7 @@ const FLAGS: &[&str] = &[
     "stonewall",
     "wait_for_previous",
     "new_group",
+    "group_reporting",
     "log_offset",
     "readonly",
 ];
@@ -301,6 +302,7 @@ pub fn parse_job_file_env(text: &str, file: &str, env: &dyn Fn(&str) -> Option<S
             if !in_global {
                 let mut j = global.clone();
                 j.name = name.to_string();
+                j.job_options = Some(Vec::new());
                 jobs.push((j, line_no));
                 sync.push(None);
             }
@@ -334,10 +336,15 @@ pub fn parse_job_file_env(text: &str, file: &str, env: &dyn Fn(&str) -> Option<S
         if v.is_empty() && !IGNORED.contains(&k) && !FLAGS.contains(&k) {
             return Err(err(format!("{k}: no value; expected {k}=VALUE")));
         }
-        if !in_global {
-            target.job_options.push((k.to_string(), v.to_string()));
-        } else if !v.is_empty() {
-            // fio's `global options`: those with a value (bare flags are left out, as fio does).
+        // fio's `job options` and `global options`: those given with a value (bare flags such
+        // as `time_based` or `group_reporting` are left out, as fio leaves them out).
+        if v.is_empty() {
+        } else if !in_global {
+            target
+                .job_options
+                .get_or_insert_with(Vec::new)
+                .push((k.to_string(), v.to_string()));
+        } else {
             globals.push((k.to_string(), v.to_string()));
         }
         if k == "kb_base" {
@@ -509,11 +516,18 @@ mod tests {
         let opts = |j: &JobConfig| {
             j.job_options
                 .iter()
+                .flatten()
                 .map(|(k, v)| format!("{k}={v}"))
                 .collect::<Vec<_>>()
         };
         assert_eq!(opts(&jobs[0]), ["write_lat_log=x", "log_avg_msec=100", "log_offset=1"]);
-        assert_eq!(opts(&jobs[2]), ["new_group="]);
+        // Bare flags are left out, as fio leaves them out; a section of flags only has none.
+        assert_eq!(opts(&jobs[2]), Vec::<String>::new());
+        assert_eq!(jobs[2].fio_job_options(), []);
+        assert_eq!(
+            opts(&parse_job_file("[a]\nnew_group=1\nstonewall\n", "t.fio").unwrap()[0]),
+            ["new_group=1"]
+        );
     }
 
     #[test]

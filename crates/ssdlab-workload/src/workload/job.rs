@@ -178,6 +178,11 @@ pub struct JobConfig {
     /// fio's `new_group`: a new reporting group, started with the jobs before it.
     #[serde(default)]
     pub new_group: bool,
+    /// fio's `group_reporting`: the job's clones (and the jobs after it in its reporting
+    /// group that set it too) are reported as one `jobs[]` entry; without it each clone has
+    /// its own entry, as fio writes them.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub group_reporting: bool,
     /// fio's `readonly`: the job never writes; on a `rodi` array its range holds read-only
     /// data, placed on the read-only members.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -203,10 +208,10 @@ pub struct JobConfig {
     /// Log each I/O's offset (an extra column).
     #[serde(default)]
     pub log_offset: bool,
-    /// The options as a fio job file's section gave them (fio's `job options`); empty for
-    /// jobs of a run file.
+    /// The options as a fio job file's section gave them with a value (fio's `job options`);
+    /// None for jobs of a run file.
     #[serde(skip)]
-    pub job_options: Vec<(String, String)>,
+    pub job_options: Option<Vec<(String, String)>>,
     /// The options of the job file's `[global]` sections that have a value, as given (fio's
     /// `global options`, the same for every job of the file); empty for jobs of a run file.
     #[serde(skip)]
@@ -560,8 +565,8 @@ impl JobConfig {
     /// run file, the keys that differ from their defaults (values as strings, as fio prints
     /// them).
     pub fn fio_job_options(&self) -> Vec<(String, String)> {
-        if !self.job_options.is_empty() {
-            return self.job_options.clone();
+        if let Some(given) = &self.job_options {
+            return given.clone();
         }
         let (Ok(serde_json::Value::Object(mine)), Ok(serde_json::Value::Object(dflt))) =
             (serde_json::to_value(self), serde_json::to_value(JobConfig::default()))
@@ -621,6 +626,24 @@ impl Limits {
             (None, true, _) | (None, false, Some(_)) => None,
             (None, false, None) => Some(default_bytes),
         };
+        Limits::with_bytes(job, max_bytes)
+    }
+
+    /// fio's rule for its own jobs (`rw = ...`): `number_ios` only caps the run, it never
+    /// extends it past `io_size` (one pass over `size` when no `io_size` is given); only
+    /// `time_based` goes on past that (fio(1), `number_ios`: "this does not extend the
+    /// amount of I/O that will be done, it will only stop fio if this condition is met
+    /// before other end-of-job criteria").
+    pub fn fio(job: &JobConfig, range_bytes: u64) -> Limits {
+        let max_bytes = match (job.io_size, job.time_based) {
+            (Some(s), _) => Some(s.0),
+            (None, true) => None,
+            (None, false) => Some(range_bytes),
+        };
+        Limits::with_bytes(job, max_bytes)
+    }
+
+    fn with_bytes(job: &JobConfig, max_bytes: Option<u64>) -> Limits {
         let ramp = job.ramp_time.map_or(0, |d| d.0);
         Limits {
             max_ios: job.number_ios,
@@ -702,9 +725,9 @@ impl JobSource {
             zipf,
             rng: Xoshiro256PlusPlus::seed_from_u64(seed),
             seq_next: 0,
-            // As fio: one pass over the range (or io_size), unless time_based or number_ios
-            // says how long to go on.
-            limits: Limits::new(job, len),
+            // As fio: one pass over the range (or io_size), unless time_based; number_ios
+            // stops it earlier, never later.
+            limits: Limits::fio(job, len),
             interval_ns: job.rate_iops.map(|r| (1_000_000_000 / r).max(1)),
             ahead: std::collections::VecDeque::with_capacity(AHEAD + 1),
         })
@@ -842,6 +865,8 @@ mod tests {
             rwmixread: 70,
             bssplit: Some("4k/50:16k/50".into()),
             number_ios: Some(20_000),
+            // 20,000 requests of 10 KiB on average: about three passes over the range.
+            io_size: Some(Size(1 << 40)),
             offset: Some(SizeOrShare::Bytes(Size(1 << 20))),
             size: Some(SizeOrShare::Bytes(Size(64 << 20))),
             ..Default::default()
@@ -909,6 +934,8 @@ mod tests {
             rw: Rw::RandRead,
             random_distribution: dist.into(),
             number_ios: Some(50_000),
+            // About three passes over the slots.
+            io_size: Some(Size(50_000 * 4096)),
             size: Some(SizeOrShare::Bytes(Size(slots * 4096))),
             ..Default::default()
         };

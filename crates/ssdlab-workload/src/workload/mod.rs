@@ -23,6 +23,29 @@ pub fn generated_source(job: &JobConfig, capacity: u64, seed: u64) -> Result<Box
 }
 
 impl JobConfig {
+    /// How many requests a clone of this generated job issues when that is known before it
+    /// runs: `number_ios`, or for fio's own jobs of one block size with neither a runtime
+    /// nor `time_based`, the fewer of that and the requests `io_size` (or one pass over the
+    /// region) holds. None when only running it tells.
+    pub fn expected_ios(&self, capacity: u64) -> Option<u64> {
+        let fio_job = self.fs.is_none() && self.hpc.is_none() && self.trace.is_none();
+        let by_bytes = match self.block_sizes().ok()?.as_slice() {
+            [(bs, _)] if fio_job && !self.time_based && self.runtime.is_none() => {
+                let bytes = match self.io_size {
+                    Some(s) => s.0,
+                    None => self.region(capacity).ok()?.1,
+                };
+                Some(bytes.div_ceil((*bs).max(1)))
+            }
+            _ => None,
+        };
+        match (self.number_ios, by_bytes) {
+            (Some(n), Some(b)) => Some(n.min(b)),
+            (n, None) => n,
+            (None, b) => b,
+        }
+    }
+
     /// Check what serde cannot, the job at `key` of `file` on a region of `capacity` bytes:
     /// fio's keys ([`JobConfig::validate_fio`]), then the application's or the generator's
     /// own table. Errors name the key (`job[0].fs.theta`).
