@@ -2,7 +2,7 @@
 
 >>> import ssdlab
 >>> r = ssdlab.run("slc-sata", jobs="[w]\\nrw=randwrite\\nbs=4k\\nsize=64m\\nnumber_ios=5000\\n")
->>> r.jobs[["jobname", "write_iops"]]
+>>> r.jobs[["job", "write_iops", "write_p99_us"]]
 
 ``run`` simulates one run; ``sweep`` runs a grid of them (here or on Ray); ``experiment``
 reproduces a seed as ``ssdlab experiment NAME`` does. Errors raise ``ConfigError`` or
@@ -13,7 +13,7 @@ does not exist) with the command line's one-line message.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -44,6 +44,7 @@ def _traces(f):
 
 
 from ._result import Result
+from ._frames import long
 from ._experiment import Experiment, experiment, experiments
 from ._sweep import sweep
 
@@ -51,6 +52,7 @@ __all__ = [
     "run",
     "load",
     "Result",
+    "long",
     "presets",
     "trace_stats",
     "lifetime",
@@ -101,6 +103,7 @@ def run(
     seed: int | None = None,
     set: dict[str, str | int | float | bool] | None = None,
     max_memory: int | str | None = None,
+    progress: bool | Callable[[str, int, int | None], None] | None = None,
 ) -> Result:
     """Simulate one run, as ``ssdlab run`` does.
 
@@ -111,12 +114,64 @@ def run(
     estimated above it, bytes or a size with units (``"4GiB"``), as ``--max-memory``.
     Errors about a dict config name its key path (a dict has no lines). Returns a
     :class:`Result`.
+
+    ``progress``: a callable, called about five times a second from this thread with
+    ``(phase, done, total)``: ``phase`` is ``"precondition"`` (units written of ``total``
+    planned at most) or ``"run"`` (requests completed of ``total``, ``None`` when only the
+    run tells); ``True`` shows a bar on stderr (tqdm's, if installed), ``None`` shows it on a
+    terminal only, ``False`` never. Ctrl-C stops the run within a fraction of a second and
+    raises ``KeyboardInterrupt``.
     """
     cfg, kind, sets = _config_args(config, set)
     if jobs is not None and hasattr(jobs, "__fspath__"):
         jobs = str(jobs.__fspath__())
-    plain, plus, _metrics = _native.run(cfg, kind, jobs, seed, sets, max_memory)
+    report, close = _progress(progress)
+    try:
+        plain, plus, _metrics = _native.run(cfg, kind, jobs, seed, sets, max_memory, report)
+    finally:
+        close()
     return Result(plain, plus)
+
+
+def _progress(progress):
+    """The native run's progress callback for ``run(progress=...)`` and what ends it."""
+    import sys
+
+    if callable(progress):
+        return progress, lambda: None
+    show = sys.stderr.isatty() if progress is None else bool(progress)
+    if not show:
+        return None, lambda: None
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        tqdm = None
+    state = {"phase": None, "bar": None}
+
+    def report(phase, done, total):
+        if state["phase"] != phase:
+            close()
+            state["phase"] = phase
+            unit = "unit" if phase == "precondition" else "req"
+            if tqdm is not None:
+                state["bar"] = tqdm(total=total, desc=phase, unit=unit, unit_scale=True, file=sys.stderr)
+        bar = state["bar"]
+        if bar is not None:
+            if total is not None and bar.total != total:
+                bar.total = total
+            bar.update(done - bar.n)
+        else:
+            of = f" of {total:,}" if total is not None else ""
+            print(f"\rssdlab: {phase}: {done:,}{of}", end="", file=sys.stderr, flush=True)
+
+    def close():
+        if state["bar"] is not None:
+            state["bar"].close()
+            state["bar"] = None
+        elif state["phase"] is not None and tqdm is None:
+            print(file=sys.stderr)
+
+    return report, close
 
 
 def load(path: str | os.PathLike) -> Result:

@@ -9,12 +9,11 @@ if TYPE_CHECKING:
     import pandas as pd
 
 import json
-import os
 import time
 
 from . import _native
-from ._atomic import write_text
 from ._backend import map_points
+from ._frames import long, no_io_is_nan
 
 
 class Experiment:
@@ -22,10 +21,11 @@ class Experiment:
     are DataFrames of it; ``deterministic_json`` is the JSON with its wall-clock fields zeroed
     (equal for any backend and thread count)."""
 
-    def __init__(self, result_json: str, deterministic_json: str) -> None:
-        self.json = json.loads(result_json)
-        self.deterministic_json = deterministic_json
-        self._text = result_json
+    def __init__(self, output: _native.ExperimentOutput) -> None:
+        self._output = output
+        self._text = output.json()
+        self.json = json.loads(self._text)
+        self.deterministic_json = output.deterministic_json()
 
     def __repr__(self) -> str:
         s = self.json["summary"]
@@ -47,7 +47,8 @@ class Experiment:
 
     @property
     def runs(self) -> pd.DataFrame:
-        """One row per point: its id, labels and the table's figures (as ``table.csv``)."""
+        """One row per point: its id, labels and the table's figures (as ``table.csv``), in
+        the vocabulary of ``Result.jobs`` (NaN latencies for a direction with no I/O)."""
         import pandas as pd
 
         rows = []
@@ -55,13 +56,20 @@ class Experiment:
             row = {"point": r["id"]}
             row.update(r["labels"])
             row.update({k: (float("nan") if v is None else v) for k, v in r["metrics"].items()})
-            rows.append(row)
+            rows.append(no_io_is_nan(row))
         return pd.DataFrame(rows)
 
+    @property
+    def runs_long(self) -> pd.DataFrame:
+        """``runs`` in long form: one row per point and direction (``op``), the headline
+        figures as metric columns (``iops``, ``mb_s``, ``mean_us``, ``p99_us``)."""
+        return long(self.runs)
+
     def write(self, out: str | os.PathLike) -> None:
-        """Write ``result.json`` into the folder ``out`` (as the CLI names it), whole or not at all."""
-        os.makedirs(out, exist_ok=True)
-        write_text(os.path.join(out, "result.json"), self._text + "\n")
+        """Write into the folder ``out`` what ``ssdlab experiment --out`` writes, with the
+        command's code: ``result.json``, ``table.md``, ``table.csv`` and one SVG per figure,
+        each file whole or not at all."""
+        self._output.write(os.fspath(out))
 
 
 def experiments() -> pd.DataFrame:
@@ -92,20 +100,20 @@ def experiment(
     ``backend="local"`` runs the points on this machine's cores (``threads``, 0 for one per
     core); ``"ray"`` submits one Ray task per point to the cluster ``ray.init()`` joins (start
     it yourself for a remote cluster). Both give the CLI's result, byte for byte except its
-    wall-clock fields. ``out`` writes ``result.json`` there.
+    wall-clock fields. ``out`` writes there what the command writes (see :meth:`Experiment.write`).
     """
     if backend == "local":
-        text, det = _native.experiment_run(name, quick, threads, seeds)
+        output = _native.experiment_run(name, quick, threads, seeds)
     elif backend == "ray":
         start = time.monotonic()
         n = len(_native.experiment_points(name, quick, seeds))
         outcomes = map_points(
             _run_point, [(name, quick, i, seeds) for i in range(n)], "ray", progress, f"{name} points"
         )
-        text, det = _native.experiment_assemble(name, quick, outcomes, time.monotonic() - start, seeds)
+        output = _native.experiment_assemble(name, quick, outcomes, time.monotonic() - start, seeds)
     else:
         raise _native.ConfigError(f"backend: {backend!r}; expected 'local' or 'ray'")
-    e = Experiment(text, det)
+    e = Experiment(output)
     if out is not None:
         e.write(out)
     return e

@@ -10,8 +10,7 @@ if TYPE_CHECKING:
 
 import json
 
-_OPS = ("read", "write", "trim")
-_PCTS = {"p50": "50.000000", "p99": "99.000000", "p99.9": "99.900000"}
+from ._frames import METRICS, OPS, long, op_figures
 _SERIES = {
     "free_blocks": "free_blocks_over_time",
     "waf": "waf_over_time",
@@ -38,39 +37,46 @@ class Result:
 
     @property
     def jobs(self) -> "pd.DataFrame":
-        """One row per job: per operation IOPS, bytes/s, bytes, I/Os, and completion latency
-        (ns: mean, min, max, p50, p99, p99.9; NaN for an operation the job did not do, which
-        has no latency)."""
+        """One row per ``jobs[]`` entry (one per clone unless ``group_reporting``): ``job``
+        (its name), ``group``, ``clones`` (the clones it reports), ``runtime_s``, then per
+        operation ``{op}_iops``, ``_mb_s``, ``_ios``, ``_bytes`` and completion latency
+        ``_mean_us``, ``_min_us``, ``_max_us``, ``_p50_us``, ``_p99_us``, ``_p99_9_us`` (NaN for
+        an operation the job did not do). The vocabulary of sweep and experiment frames
+        (docs/python.md)."""
         import pandas as pd
 
         rows = []
         for j in self.json["jobs"]:
-            row = {"jobname": j["jobname"], "runtime_ms": j["job_runtime"]}
-            for op in _OPS:
-                o = j[op]
-                lat = o["clat_ns"]
-                row[f"{op}_iops"] = float(o["iops"])
-                row[f"{op}_bw_bytes"] = int(o["bw_bytes"])
-                row[f"{op}_io_bytes"] = int(o["io_bytes"])
-                row[f"{op}_ios"] = int(o["total_ios"])
-                none = int(o["total_ios"]) == 0
-                nan = float("nan")
-                row[f"{op}_lat_mean_ns"] = nan if none else float(lat["mean"])
-                row[f"{op}_lat_min_ns"] = nan if none else float(lat["min"])
-                row[f"{op}_lat_max_ns"] = nan if none else float(lat["max"])
-                for name, key in _PCTS.items():
-                    row[f"{op}_lat_{name}_ns"] = nan if none else float(lat["percentile"].get(key, nan))
+            row = {
+                "job": j["jobname"],
+                "group": int(j["groupid"]),
+                "clones": int(j.get("ssdlab", {}).get("numjobs", 1)),
+                "runtime_s": int(j["job_runtime"]) / 1e3,
+            }
+            for op in OPS:
+                row.update({f"{op}_{m}": v for m, v in op_figures(j[op]).items()})
             rows.append(row)
-        return pd.DataFrame(rows)
+        columns = ["job", "group", "clones", "runtime_s"] + [f"{op}_{m}" for op in OPS for m in METRICS]
+        return pd.DataFrame(rows, columns=columns)
+
+    @property
+    def jobs_long(self) -> "pd.DataFrame":
+        """``jobs`` in long form: one row per entry and operation, with ``job``, ``group``,
+        ``clones``, ``runtime_s``, ``op`` and the metric columns (``iops``, ``mb_s``, ...)."""
+        return long(self.jobs)
 
     @property
     def ssd(self) -> "pd.DataFrame":
-        """The device's figures as one row, nested keys joined with dots (``gc.collections``);
-        the time series are left out (see ``timeseries``)."""
+        """The device's figures as one row, nested keys joined with dots (``gc.collections``),
+        one number or string per cell: the time series are left out (see ``timeseries``), and
+        so are lists (an array's members, per-part figures; they are in ``json``)."""
         import pandas as pd
 
         ssd = {k: v for k, v in self.json["ssd"].items() if k not in _SERIES.values()}
-        return pd.json_normalize(ssd, sep=".")
+        flat = pd.json_normalize(ssd, sep=".")
+        # One value per cell: lists (an array's members, per-part figures) stay in ``json``.
+        lists = [c for c in flat.columns if isinstance(flat.at[0, c], (list, dict))]
+        return flat.drop(columns=lists)
 
     def latency(self, job: int | str, op: str = "read") -> tuple[np.ndarray, np.ndarray]:
         """Completion-latency histogram of ``job`` (index or name) for ``op``: (values in ns,
@@ -91,8 +97,8 @@ class Result:
                     f" (or -{len(jobs)} to -1), or a job's name"
                 )
             j = jobs[job]
-        if op not in _OPS:
-            raise KeyError(f"op {op!r}; expected one of {', '.join(_OPS)}")
+        if op not in OPS:
+            raise KeyError(f"op {op!r}; expected one of {', '.join(OPS)}")
         bins = j[op]["clat_ns"].get("bins", {})
         pairs = sorted((int(v), int(c)) for v, c in bins.items())
         values = np.array([p[0] for p in pairs], dtype=np.int64)

@@ -16,6 +16,7 @@ import os
 from . import _native
 from ._atomic import write_text
 from ._backend import map_points
+from ._frames import no_io_is_nan
 
 
 def _point(cfg, kind, jobs, seed, sets, max_memory):
@@ -55,7 +56,9 @@ def sweep(
 
     The rows (a DataFrame, in grid order): the grid's keys, ``seed``, ``key``, and the
     headline figures every experiment table has (``read_iops``, ``read_mb_s``,
-    ``read_mean_us``, ``read_p99_us``, the same for writes, ``waf``, ``lifetime_days``).
+    ``read_mean_us``, ``read_p99_us``, the same for writes, ``waf``, ``lifetime_days``), in
+    the vocabulary of ``Result.jobs`` (NaN latencies for a direction with no I/O);
+    ``ssdlab.long(rows)`` gives them in long form.
     """
     import pandas as pd
 
@@ -115,7 +118,7 @@ def sweep(
         row = dict(params)
         row["key"] = key
         row.update({k: (float("nan") if v is None else v) for k, v in metrics})
-        rows.append(row)
+        rows.append(no_io_is_nan(row))
     df = pd.DataFrame(rows)
     if out is not None:
         write_text(os.path.join(out, "sweep.csv"), df.to_csv(index=False))

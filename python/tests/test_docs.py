@@ -32,3 +32,9 @@ def test_python_md_examples_run_and_say_true(tmp_path, monkeypatch):
     assert (tmp_path / "results" / "sweep-gc-op" / "waf.svg").exists()
     assert len(list((tmp_path / "results" / "sweep-gc-op" / "points").glob("*.json"))) == 24
     assert ns["ssdlab"].lifetime(capacity="1TB", pe=3000, write_rate="100MB/s", waf=2.0)["human"] == "5.8 months"
+    # "print(seen[-1])   # ('run', 50000, 50000)"
+    assert ns["seen"][-1] == ("run", 50000, 50000)
+    # e.write writes what the command writes.
+    plan = tmp_path / "results" / "plan"
+    assert {"result.json", "table.md", "table.csv"} <= {p.name for p in plan.iterdir()}
+    assert len(list(plan.glob("*.svg"))) == len(ns["e"].json["figures"]) > 0

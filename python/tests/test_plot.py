@@ -47,13 +47,13 @@ def test_claims_chart_has_a_bar_per_claim():
 
 
 def test_the_command_and_the_package_draw_in_the_same_colours():
-    """ssdlab.plot's colour list is the command's (crates/ssdlab/src/plot.rs), in order."""
+    """ssdlab.plot's colour list is the command's (crates/ssdlab-lab/src/plot.rs), in order."""
     import pathlib
     import re
 
     from ssdlab import plot
 
-    src = pathlib.Path(__file__).resolve().parents[2] / "crates" / "ssdlab" / "src" / "plot.rs"
+    src = pathlib.Path(__file__).resolve().parents[2] / "crates" / "ssdlab-lab" / "src" / "plot.rs"
     text = src.read_text()
     block = text[text.index("pub const COLOURS"):]
     block = block[: block.index("];")]

@@ -68,13 +68,58 @@ def test_jobs_frame_matches_the_json(small_file):
     r = ssdlab.run(str(small_file), seed=1)
     df = r.jobs
     j = r.json["jobs"][0]
-    assert list(df["jobname"]) == ["mixed"]
+    assert list(df["job"]) == ["mixed"] and list(df["clones"]) == [1] and list(df["group"]) == [0]
     assert df["write_iops"].dtype == np.float64 and df["read_ios"].dtype == np.int64
     assert df.loc[0, "read_ios"] == j["read"]["total_ios"] > 0
-    assert df.loc[0, "write_bw_bytes"] == j["write"]["bw_bytes"] > 0
-    assert df.loc[0, "read_lat_p99_ns"] == j["read"]["clat_ns"]["percentile"]["99.000000"]
-    assert df.loc[0, "read_lat_mean_ns"] == pytest.approx(j["read"]["clat_ns"]["mean"])
+    assert df.loc[0, "write_mb_s"] == j["write"]["bw_bytes"] / 1e6 > 0
+    assert df.loc[0, "write_bytes"] == j["write"]["io_bytes"]
+    assert df.loc[0, "read_p99_us"] == j["read"]["clat_ns"]["percentile"]["99.000000"] / 1e3
+    assert df.loc[0, "read_p99_9_us"] == j["read"]["clat_ns"]["percentile"]["99.900000"] / 1e3
+    assert df.loc[0, "read_mean_us"] == pytest.approx(j["read"]["clat_ns"]["mean"] / 1e3)
+    assert df.loc[0, "read_min_us"] <= df.loc[0, "read_p50_us"] <= df.loc[0, "read_max_us"]
+    assert df.loc[0, "runtime_s"] == j["job_runtime"] / 1e3
     assert df.loc[0, "read_ios"] + df.loc[0, "write_ios"] == 30000
+
+
+def test_one_vocabulary_for_result_sweep_and_experiment_frames(small_file):
+    # The same run through ssdlab.run and a one-point sweep: the headline columns of the
+    # sweep's row are the Result's, with the same values (the sweep's rounded to the table's
+    # digits); the experiment frame uses the same names.
+    r = ssdlab.run(str(small_file), seed=1)
+    row = ssdlab.sweep(str(small_file), {}, seeds=[1]).iloc[0]
+    jobs = r.jobs.iloc[0]
+    headline = [f"{op}_{m}" for op in ("read", "write") for m in ("iops", "mb_s", "mean_us", "p99_us")]
+    for col in headline:
+        assert col in r.jobs.columns, col
+        assert row[col] == pytest.approx(jobs[col], abs=0.05), col
+    assert set(headline) <= set(row.index)
+    import ssdlab._frames as frames
+
+    for col in row.index:
+        op, _, metric = col.partition("_")
+        if op in frames.OPS:
+            assert metric in frames.METRICS, col
+
+
+def test_long_frames_have_a_row_per_job_and_op(tmp_path):
+    job = "[a]\nrw=randrw\nbs=4k\nsize=16m\nnumber_ios=2000\nnumjobs=2\n[b]\nrw=randread\nbs=4k\nsize=16m\nnumber_ios=500\n"
+    r = ssdlab.run("slc-sata", jobs=job, set={"precondition.mode": "none", "device.geometry.blocks_per_plane": 64}, seed=2)
+    wide = r.jobs
+    # One entry per clone (no group_reporting), as fio writes them.
+    assert list(wide["job"]) == ["a", "a", "b"]
+    long = r.jobs_long
+    assert list(long.columns[:5]) == ["job", "group", "clones", "runtime_s", "op"]
+    assert list(long["op"]) == ["read", "write", "trim"] * 3
+    assert list(long["job"]) == ["a"] * 6 + ["b"] * 3
+    assert set(long.columns[5:]) == {"iops", "mb_s", "ios", "bytes", "mean_us", "min_us", "max_us", "p50_us", "p99_us", "p99_9_us"}
+    for i, entry in enumerate(wide.itertuples()):
+        for k, op in enumerate(("read", "write", "trim")):
+            got = long.iloc[3 * i + k]
+            assert got["ios"] == getattr(entry, f"{op}_ios")
+            assert got["iops"] == getattr(entry, f"{op}_iops")
+    b_write = long[(long["job"] == "b") & (long["op"] == "write")].iloc[0]
+    assert b_write["ios"] == 0 and np.isnan(b_write["p99_us"])
+    assert ssdlab.long(wide).equals(long)
 
 
 def test_ssd_frame_is_one_row_of_dotted_keys(small_file):
@@ -214,7 +259,8 @@ def test_lifetime_is_the_formula_and_reads_a_result(cli, small_file, tmp_path):
         ssdlab.lifetime(capacity="1TB", pe=3000)
 
 
-LONG = SMALL.replace("number_ios = 30000", "number_ios = 200000000")
+# io_size beyond one pass over the drive: number_ios alone stops at one pass, as fio's does.
+LONG = SMALL.replace("number_ios = 30000", 'number_ios = 200000000\nio_size = "1000TiB"')
 
 
 def test_the_gil_is_released_while_simulating():
@@ -228,7 +274,7 @@ def test_the_gil_is_released_while_simulating():
 
     t = threading.Thread(target=count)
     t.start()
-    ssdlab.run(SMALL.replace("number_ios = 30000", "number_ios = 600000"), seed=1)
+    ssdlab.run(SMALL.replace("number_ios = 30000", 'number_ios = 600000\nio_size = "1000TiB"'), seed=1)
     stop.set()
     t.join()
     # A run of about a second: a thread that could not take the GIL would not count at all.
@@ -236,10 +282,18 @@ def test_the_gil_is_released_while_simulating():
 
 
 def test_ctrl_c_interrupts_a_run_and_the_next_run_works():
-    timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
+    sent = []
+
+    def interrupt():
+        sent.append(time.monotonic())
+        os.kill(os.getpid(), signal.SIGINT)
+
+    timer = threading.Timer(0.5, interrupt)
     timer.start()
     with pytest.raises(KeyboardInterrupt):
         ssdlab.run(LONG, seed=1)
+    # Within a fraction of a second of the signal (the run alone would take minutes).
+    assert time.monotonic() - sent[0] < 0.5
     timer.cancel()
     r = ssdlab.run(SMALL, seed=1)
     assert r.json["jobs"][0]["read"]["total_ios"] + r.json["jobs"][0]["write"]["total_ios"] == 30000
@@ -272,6 +326,36 @@ def test_an_operation_without_io_has_no_latency(small_file):
     r = ssdlab.run(str(small_file), seed=1)
     row = r.jobs.loc[0]
     assert row["trim_ios"] == 0 and row["trim_iops"] == 0.0
-    for col in ("trim_lat_mean_ns", "trim_lat_min_ns", "trim_lat_p99_ns"):
+    for col in ("trim_mean_us", "trim_min_us", "trim_p99_us", "trim_p99_9_us"):
         assert np.isnan(row[col]), col
-    assert not np.isnan(row["read_lat_p99_ns"])
+    assert not np.isnan(row["read_p99_us"])
+
+
+def test_progress_reaches_a_callback_and_ends_at_the_total():
+    seen = []
+    r = ssdlab.run(SMALL, seed=1, progress=lambda phase, done, total: seen.append((phase, done, total)))
+    # Preconditioning, then the run; the last report is the run's end: every request of the
+    # known total.
+    phases = [p for p, _, _ in seen]
+    assert phases[0] == "precondition" and phases[-1] == "run"
+    assert phases == sorted(phases, key=["precondition", "run"].index)
+    assert seen[-1] == ("run", 30000, 30000)
+    done = [d for p, d, _ in seen if p == "run"]
+    assert done == sorted(done)
+    pre = [(d, t) for p, d, t in seen if p == "precondition"]
+    assert all(t is not None and 0 <= d <= t for d, t in pre)
+    assert r.json["ssd"]["requests"] == 30000
+
+
+def test_progress_true_draws_a_bar_on_stderr_and_a_raising_callback_stops_the_run(capfd):
+    ssdlab.run(SMALL, seed=1, progress=True)
+    err = capfd.readouterr().err
+    assert "precondition" in err and "run" in err and "30.0k/30.0k" in err
+
+    def boom(phase, done, total):
+        raise RuntimeError("stop here")
+
+    start = time.monotonic()
+    with pytest.raises(RuntimeError, match="stop here"):
+        ssdlab.run(LONG, seed=1, progress=boom)
+    assert time.monotonic() - start < 2.0

@@ -153,3 +153,35 @@ def test_whole_writes_leave_devices_and_links_as_they_are(tmp_path):
     _atomic.write_text(link, "new")
     assert link.is_symlink() and real.read_text() == "new"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["link.json", "real.json"]
+
+
+def test_experiment_write_writes_the_folder_the_command_writes(cli, tmp_path):
+    out = subprocess.run(
+        [cli, "experiment", "openssd", "--quick", "--seeds", "1", "-q", "--out", str(tmp_path / "cli")],
+        capture_output=True, text=True,
+    )
+    assert out.returncode == 0, out.stderr
+    e = ssdlab.experiment("openssd", quick=True, seeds=1, out=tmp_path / "py")
+    cli_files = sorted(p.name for p in (tmp_path / "cli").iterdir() if p.is_file())
+    py_files = sorted(p.name for p in (tmp_path / "py").iterdir())
+    # The command also keeps its finished points (points/); the files are the same.
+    assert py_files == cli_files
+    assert {"result.json", "table.md", "table.csv"} <= set(py_files)
+    assert sum(f.endswith(".svg") for f in py_files) == len(e.json["figures"]) > 0
+    for name in py_files:
+        ours, theirs = (tmp_path / "py" / name).read_text(), (tmp_path / "cli" / name).read_text()
+        if name == "result.json":
+            assert zero_wall(json.loads(ours)) == zero_wall(json.loads(theirs))
+        else:
+            assert ours == theirs, name
+    # Written again elsewhere, from the same object: the same bytes.
+    e.write(tmp_path / "again")
+    for name in py_files:
+        assert (tmp_path / "again" / name).read_bytes() == (tmp_path / "py" / name).read_bytes()
+    # Runs in the one vocabulary, and in long form.
+    runs, long = e.runs, e.runs_long
+    assert {"read_iops", "read_mb_s", "read_mean_us", "read_p99_us"} <= set(runs.columns)
+    assert len(long) == 2 * len(runs) and set(long["op"]) == {"read", "write"}
+    assert {"iops", "mb_s", "mean_us", "p99_us"} <= set(long.columns)
+    idle_reads = runs[runs["read_iops"] == 0]
+    assert idle_reads["read_p99_us"].isna().all()

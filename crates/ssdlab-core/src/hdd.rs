@@ -1144,7 +1144,7 @@ mod tests {
             group_reporting: true,
             ..job(Rw::RandRw, 2, 500)
         };
-        let r = run_jobs(&cfg, &[j.clone()], 3).unwrap();
+        let r = run_jobs(&cfg, std::slice::from_ref(&j), 3).unwrap();
         assert_eq!(r.jobs.len(), 1);
         assert_eq!(r.jobs[0].read.total_ios + r.jobs[0].write.total_ios, 1000);
         let apart = run_jobs(

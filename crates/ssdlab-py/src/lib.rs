@@ -75,10 +75,80 @@ fn interruptible<T: Send + 'static>(
     py: Python<'_>,
     f: impl FnOnce() -> ssdlab_core::Result<T> + Send + 'static,
 ) -> PyResult<ssdlab_core::Result<T>> {
+    reporting(py, move |_| f(), None)
+}
+
+/// A progress event: (phase, done, total if known).
+type Event = (&'static str, u64, Option<u64>);
+
+/// How often progress reaches Python at most.
+const REPORT_EVERY: Duration = Duration::from_millis(200);
+
+/// As [`interruptible`], with `f` reporting progress events: at most one each
+/// [`REPORT_EVERY`] (and the last one) reaches `report`, called on this thread with the GIL
+/// held as `report(phase, done, total)`. An exception `report` raises stops the simulation and
+/// is raised.
+fn reporting<T: Send + 'static>(
+    py: Python<'_>,
+    f: impl FnOnce(&mut dyn FnMut(Event)) -> ssdlab_core::Result<T> + Send + 'static,
+    report: Option<Bound<'_, PyAny>>,
+) -> PyResult<ssdlab_core::Result<T>> {
     let (tx, rx) = mpsc::channel();
+    let (ptx, prx) = mpsc::channel::<Event>();
     let handle = std::thread::spawn(move || {
-        let _ = tx.send(f());
+        // Events are thinned here, where they are many (one per 65,536 requests, and many
+        // more while preconditioning); the last one is always sent.
+        let mut last_sent: Option<(std::time::Instant, &'static str)> = None;
+        let mut held: Option<Event> = None;
+        let mut progress = |e: Event| {
+            let due = last_sent.is_none_or(|(t, phase)| phase != e.0 || t.elapsed() >= REPORT_EVERY / 2);
+            if due {
+                let _ = ptx.send(e);
+                last_sent = Some((std::time::Instant::now(), e.0));
+                held = None;
+            } else {
+                held = Some(e);
+            }
+        };
+        let r = f(&mut progress);
+        if let Some(e) = held {
+            let _ = ptx.send(e);
+        }
+        let _ = tx.send(r);
     });
+    let mut delivered: Option<(std::time::Instant, Event)> = None;
+    // The last event of each phase not yet handed to `report`, in order: a phase is never
+    // skipped, and the last event of all always reaches it.
+    let mut pending: Vec<Event> = Vec::new();
+    let mut deliver = |last: bool| -> PyResult<()> {
+        for e in prx.try_iter() {
+            match pending.last_mut() {
+                Some(l) if l.0 == e.0 => *l = e,
+                _ => pending.push(e),
+            }
+        }
+        let Some(report) = &report else {
+            pending.clear();
+            return Ok(());
+        };
+        let n = pending.len();
+        let mut kept = None;
+        for (i, e) in pending.drain(..).enumerate() {
+            let due = match delivered {
+                None => true,
+                Some((_, d)) if d == e => false,
+                Some((t, d)) => d.0 != e.0 || last || i + 1 < n || t.elapsed() >= REPORT_EVERY,
+            };
+            if due {
+                report.call1((e.0, e.1, e.2))?;
+                delivered = Some((std::time::Instant::now(), e));
+            } else if delivered.is_some_and(|(_, d)| d != e) {
+                kept = Some(e);
+            }
+        }
+        pending.extend(kept);
+        Ok(())
+    };
     let mut rx = Some(rx);
     loop {
         let waiting = rx.take().expect("the receiver is put back");
@@ -87,10 +157,11 @@ fn interruptible<T: Send + 'static>(
         match got {
             Ok(r) => {
                 let _ = handle.join();
+                deliver(true)?;
                 return Ok(r);
             }
             Err(RecvTimeoutError::Timeout) => {
-                if let Err(e) = py.check_signals() {
+                if let Err(e) = py.check_signals().and_then(|_| deliver(false)) {
                     ssdlab_core::sim::interrupt();
                     let _ = py.allow_threads(|| handle.join());
                     ssdlab_core::sim::clear_interrupt();
@@ -234,7 +305,8 @@ type PointInfo = (String, Vec<(String, String)>);
 /// `json+` (with the latency histograms' bins), and the headline figures every experiment's
 /// table shows (`experiment::row_metrics`).
 #[pyfunction]
-#[pyo3(signature = (config=None, kind="auto", jobs=None, seed=None, sets=Vec::new(), max_memory=None))]
+#[pyo3(signature = (config=None, kind="auto", jobs=None, seed=None, sets=Vec::new(), max_memory=None, progress=None))]
+#[allow(clippy::too_many_arguments)]
 fn run(
     py: Python<'_>,
     config: Option<String>,
@@ -243,6 +315,7 @@ fn run(
     seed: Option<Bound<'_, PyAny>>,
     sets: Vec<String>,
     max_memory: Option<Bound<'_, PyAny>>,
+    progress: Option<Bound<'_, PyAny>>,
 ) -> PyResult<RunOutput> {
     let seed = seed_arg(seed.as_ref())?;
     let max_memory = memory_arg(max_memory.as_ref())?;
@@ -252,13 +325,21 @@ fn run(
             .map_err(|e| cfg.locate(e))
             .map_err(|e| to_py(e, &inputs))?;
     }
-    let r = interruptible(py, move || {
-        let result = ssdlab_core::run_config(&cfg)?;
-        let plain = serde_json::to_string_pretty(&result.without_bins()).expect("serialisable") + "\n";
-        let plus = serde_json::to_string(&result).expect("serialisable");
-        let metrics = experiment::row_metrics(&Outcome::Ssd(Box::new(result)));
-        Ok((plain, plus, metrics))
-    })?;
+    let progress = progress.filter(|p| !p.is_none());
+    let r = reporting(
+        py,
+        move |report| {
+            let mut sim = ssdlab_core::Simulation::with_progress(&cfg, &mut |done, planned| {
+                report(("precondition", done, Some(planned)))
+            })?;
+            let result = sim.run(&mut |p| report(("run", p.requests, p.expected)))?;
+            let plain = serde_json::to_string_pretty(&result.without_bins()).expect("serialisable") + "\n";
+            let plus = serde_json::to_string(&result).expect("serialisable");
+            let metrics = experiment::row_metrics(&Outcome::Ssd(Box::new(result)));
+            Ok((plain, plus, metrics))
+        },
+        progress,
+    )?;
     r.map_err(|e| to_py(e, &inputs))
 }
 
@@ -406,15 +487,35 @@ fn experiment_point<'py>(
     Ok(PyBytes::new(py, &bytes))
 }
 
-fn experiment_json(res: &experiment::ExperimentResult) -> (String, String) {
-    (
-        serde_json::to_string_pretty(res).expect("serialisable"),
-        res.deterministic_json(),
-    )
+/// An experiment's result as the engine holds it: its `result.json`, and the folder
+/// `ssdlab experiment --out DIR` writes.
+#[pyclass(frozen, module = "ssdlab._native")]
+struct ExperimentOutput {
+    res: experiment::ExperimentResult,
 }
 
-/// The experiment's result from its points' outcomes (in the points' order), as the CLI's
-/// `result.json` has it, and with the wall-clock fields zeroed.
+#[pymethods]
+impl ExperimentOutput {
+    /// `result.json`'s text, as the command writes it (without the final newline).
+    fn json(&self) -> String {
+        ssdlab_lab::folder::result_json(&self.res)
+    }
+
+    /// The JSON with its wall-clock fields zeroed: equal for any backend and thread count.
+    fn deterministic_json(&self) -> String {
+        self.res.deterministic_json()
+    }
+
+    /// Write `result.json`, `table.md`, `table.csv` and one SVG per figure into `dir`, as
+    /// the command does, each file whole or not at all.
+    fn write(&self, py: Python<'_>, dir: String) -> PyResult<()> {
+        py.allow_threads(|| ssdlab_lab::folder::write_folder(&self.res, &dir))
+            .map_err(|e| pyo3::exceptions::PyOSError::new_err(e.to_string()))
+    }
+}
+
+/// The experiment's result from its points' outcomes (in the points' order), assembled as
+/// the command assembles it.
 #[pyfunction]
 #[pyo3(signature = (name, quick, outcomes, wall_time_s, seeds=None))]
 fn experiment_assemble(
@@ -423,7 +524,7 @@ fn experiment_assemble(
     outcomes: Vec<Vec<u8>>,
     wall_time_s: f64,
     seeds: Option<usize>,
-) -> PyResult<(String, String)> {
+) -> PyResult<ExperimentOutput> {
     let exp = find(name)?;
     let seeds = seeds_of(quick, seeds);
     let points = experiment::points_of(exp, scale(quick), seeds).map_err(|e| ConfigError::new_err(e.to_string()))?;
@@ -439,14 +540,9 @@ fn experiment_assemble(
         .map(|b| Outcome::from_bytes(b))
         .collect::<ssdlab_core::Result<Vec<_>>>()
         .map_err(|e| SsdlabError::new_err(e.to_string()))?;
-    Ok(experiment_json(&experiment::assemble(
-        exp,
-        scale(quick),
-        seeds,
-        &points,
-        outcomes,
-        wall_time_s,
-    )))
+    Ok(ExperimentOutput {
+        res: experiment::assemble(exp, scale(quick), seeds, &points, outcomes, wall_time_s),
+    })
 }
 
 /// Run an experiment here as `ssdlab experiment NAME` does, on `threads` threads (0: one per
@@ -459,13 +555,13 @@ fn experiment_run(
     quick: bool,
     threads: usize,
     seeds: Option<usize>,
-) -> PyResult<(String, String)> {
+) -> PyResult<ExperimentOutput> {
     let exp = find(name)?;
     let seeds = seeds_of(quick, seeds);
     let r = interruptible(py, move || {
         experiment::run(exp, scale(quick), seeds, threads, &|_, _| {})
     })?;
-    r.map(|res| experiment_json(&res))
+    r.map(|res| ExperimentOutput { res })
         .map_err(|e| to_py(e, &Inputs::default()))
 }
 
@@ -492,6 +588,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ConfigError", py.get_type::<ConfigError>())?;
     m.add("TraceError", py.get_type::<TraceError>())?;
     m.add("_TraceNotFound", py.get_type::<_TraceNotFound>())?;
+    m.add_class::<ExperimentOutput>()?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(presets, m)?)?;

@@ -3,12 +3,12 @@
 //! queue depth, the read-only gain laid out as the seed's Tables 2 and 3, SVG plots like its
 //! Figures 1 to 4, and the profile as JSON.
 
-use crate::plot::{chart_with, Line};
 use clap::Args;
 use ssdlab_core::array::profile::{DeviceProfile, Pattern};
 use ssdlab_core::units::fmt_size;
 use ssdlab_core::{config, Error, Result};
 use ssdlab_lab::characterize::{characterize, gains, Sweep};
+use ssdlab_lab::plot::{chart_with, Line};
 use std::path::Path;
 
 #[derive(Args)]

@@ -1,10 +1,10 @@
 //! `ssdlab experiment`: run a seed reproduction, write its result folder, print its claims.
 
-use crate::plot::{bars, chart_with, Line};
 use clap::{Args, ValueEnum};
 use ssdlab_core::{Error, Result};
 use ssdlab_lab::experiment::cache::PointCache;
 use ssdlab_lab::experiment::{self, ExperimentResult, Scale};
+use ssdlab_lab::folder::{result_json, write_folder};
 use std::io::IsTerminal;
 use std::path::Path;
 
@@ -114,47 +114,8 @@ pub fn run(a: ExperimentArgs) -> Result<()> {
     }
     write_folder(&res, &out)?;
     match a.output_format {
-        Format::Json => println!("{}", json(&res)),
+        Format::Json => println!("{}", result_json(&res)),
         Format::Normal => print!("{}", summary(&res, &out)),
-    }
-    Ok(())
-}
-
-fn json(res: &ExperimentResult) -> String {
-    serde_json::to_string_pretty(res).expect("serialisable")
-}
-
-/// `result.json`, `table.md`, `table.csv` and one SVG per figure into `dir`.
-pub fn write_folder(res: &ExperimentResult, dir: &str) -> Result<()> {
-    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-    let path = |name: &str| Path::new(dir).join(name).to_string_lossy().into_owned();
-    let write = |name: &str, text: String| ssdlab_core::output::write(path(name), text);
-    write("result.json", json(res) + "\n")?;
-    write("table.md", experiment::table_md(res))?;
-    write("table.csv", experiment::table_csv(&res.runs))?;
-    // The figures last: one that fails leaves the result and tables in place.
-    write_figures(res, dir)
-        .map_err(|e| Error::Invalid(format!("{e} (result.json and the tables were written to {dir})")))
-}
-
-/// One SVG per figure into `dir`.
-fn write_figures(res: &ExperimentResult, dir: &str) -> Result<()> {
-    let path = |name: &str| Path::new(dir).join(name).to_string_lossy().into_owned();
-    for f in &res.figures {
-        let lines: Vec<Line> = f
-            .series
-            .iter()
-            .map(|s| Line {
-                label: s.name.clone(),
-                points: s.points.clone(),
-            })
-            .collect();
-        let file = path(&format!("{}.svg", f.id));
-        if f.categories.is_empty() {
-            chart_with(&file, &f.title, (&f.x_label, f.log_x), &f.y_label, &lines, true)?;
-        } else {
-            bars(&file, &f.title, &f.categories, (&f.x_label, &f.y_label), &lines)?;
-        }
     }
     Ok(())
 }

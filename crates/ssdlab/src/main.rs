@@ -6,7 +6,6 @@ mod experiment_cmd;
 mod interrupt;
 mod lifetime_cmd;
 mod lint_cmd;
-mod plot;
 mod profile_cmd;
 mod report;
 mod serve_cmd;
@@ -436,7 +435,7 @@ fn run(
     // The result first: a plot that fails does not lose it.
     write_result(&result, fmt, output.as_deref())?;
     if let Some(dir) = plot {
-        plot::draw(&result, &dir).map_err(|e| {
+        ssdlab_lab::plot::draw(&result, &dir).map_err(|e| {
             let kept = output.as_deref().unwrap_or("standard output");
             Error::Invalid(format!("--plot: {e} (the result was written to {kept})"))
         })?;

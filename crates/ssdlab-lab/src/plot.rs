@@ -1,11 +1,11 @@
-//! `ssdlab run --plot DIR`: SVG plots of a run's result (latency over time, the latency CDF
+//! SVG plots: those of a run's result (`ssdlab run --plot DIR`) (latency over time, the latency CDF
 //! per job and direction, bandwidth, WAF and free blocks over time), and the line and bar
 //! charts of the experiments' figures. The choices are the Python package's (`ssdlab.plot`):
 //! a logarithmic latency axis where tails matter, the Okabe-Ito colours, units on every axis.
 
+use crate::metrics::RunResult;
+use crate::{Error, Result};
 use plotters::prelude::*;
-use ssdlab_core::metrics::RunResult;
-use ssdlab_core::{Error, Result};
 
 /// One line of a plot.
 pub struct Line {

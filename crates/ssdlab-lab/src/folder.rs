@@ -1,0 +1,48 @@
+//! An experiment's result folder: `result.json`, `table.md`, `table.csv` and one SVG per
+//! figure, as `ssdlab experiment --out DIR` and Python's `Experiment.write` write it. Each
+//! file is written whole or not at all (`output::write`).
+
+use crate::experiment::{self, ExperimentResult};
+use crate::plot::{bars, chart_with, Line};
+use crate::{Error, Result};
+use std::path::Path;
+
+/// `result.json`'s text (without its final newline).
+pub fn result_json(res: &ExperimentResult) -> String {
+    serde_json::to_string_pretty(res).expect("serialisable")
+}
+
+/// `result.json`, `table.md`, `table.csv` and one SVG per figure into `dir`.
+pub fn write_folder(res: &ExperimentResult, dir: &str) -> Result<()> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    let path = |name: &str| Path::new(dir).join(name).to_string_lossy().into_owned();
+    let write = |name: &str, text: String| crate::output::write(path(name), text);
+    write("result.json", result_json(res) + "\n")?;
+    write("table.md", experiment::table_md(res))?;
+    write("table.csv", experiment::table_csv(&res.runs))?;
+    // The figures last: one that fails leaves the result and tables in place.
+    write_figures(res, dir)
+        .map_err(|e| Error::Invalid(format!("{e} (result.json and the tables were written to {dir})")))
+}
+
+/// One SVG per figure into `dir`.
+fn write_figures(res: &ExperimentResult, dir: &str) -> Result<()> {
+    let path = |name: &str| Path::new(dir).join(name).to_string_lossy().into_owned();
+    for f in &res.figures {
+        let lines: Vec<Line> = f
+            .series
+            .iter()
+            .map(|s| Line {
+                label: s.name.clone(),
+                points: s.points.clone(),
+            })
+            .collect();
+        let file = path(&format!("{}.svg", f.id));
+        if f.categories.is_empty() {
+            chart_with(&file, &f.title, (&f.x_label, f.log_x), &f.y_label, &lines, true)?;
+        } else {
+            bars(&file, &f.title, &f.categories, (&f.x_label, &f.y_label), &lines)?;
+        }
+    }
+    Ok(())
+}
