@@ -101,9 +101,12 @@ def sweep(
     todo = [p for p in points if p[1] not in done]
     # A key twice (the same config from two grid cells) runs once.
     unique = list({p[1]: p for p in todo}.values())
-    results = map_points(
-        _point, [p[2] for p in unique], backend, progress, "sweep", threads=threads, ray_address=ray_address
-    )
+    # Points here on the same device and precondition start from one preconditioned state
+    # (the result is the same as preconditioning each; Ray's workers precondition their own).
+    with _native.share_preconditioning():
+        results = map_points(
+            _point, [p[2] for p in unique], backend, progress, "sweep", threads=threads, ray_address=ray_address
+        )
     for (params, key, _), (plain, metrics) in zip(unique, results):
         metrics = [list(m) for m in metrics]
         result = json.loads(plain)

@@ -13,7 +13,10 @@ GRID = {"device.ftl.gc_policy": ["greedy", "random"], "job.0.iodepth": [1, 8]}
 
 
 def test_sweep_runs_the_grid_times_the_seeds_in_order():
+    before = ssdlab._native.shared_copies()
     df = ssdlab.sweep(SMALL, GRID, seeds=[1, 2])
+    # Points of one policy and seed share a preconditioned drive (iodepth is the job's).
+    assert ssdlab._native.shared_copies() - before >= 4
     assert len(df) == 8
     assert list(df.columns[:4]) == ["device.ftl.gc_policy", "job.0.iodepth", "seed", "key"]
     assert list(df["device.ftl.gc_policy"]) == ["greedy"] * 4 + ["random"] * 4
@@ -22,11 +25,13 @@ def test_sweep_runs_the_grid_times_the_seeds_in_order():
     assert df["key"].is_unique
     for col in ("read_iops", "write_mb_s", "read_p99_us", "waf", "lifetime_days"):
         assert col in df.columns
-    # Each row is the run of its point.
-    one = ssdlab.run(SMALL, seed=2, set={"device.ftl.gc_policy": "random", "job.0.iodepth": 8})
-    row = df.iloc[7]
-    assert row["waf"] == one.json["ssd"]["waf"]
-    assert row["write_iops"] == pytest.approx(one.json["jobs"][0]["write"]["iops"], abs=0.05)
+    # Each row is the run of its point, as if it had preconditioned its own drive.
+    for i, row in df.iterrows():
+        sets = {"device.ftl.gc_policy": row["device.ftl.gc_policy"], "job.0.iodepth": int(row["job.0.iodepth"])}
+        one = ssdlab.run(SMALL, seed=int(row["seed"]), set=sets)
+        assert row["waf"] == one.json["ssd"]["waf"], i
+        assert row["write_iops"] == pytest.approx(one.json["jobs"][0]["write"]["iops"], abs=0.05), i
+        assert row["read_p99_us"] == pytest.approx(one.jobs.loc[0, "read_p99_us"], abs=0.0005), i
     # The parameters reach the runs: deeper queues raise throughput under each policy, and
     # random victims copy more than greedy ones.
     for _, g in df.groupby("device.ftl.gc_policy"):

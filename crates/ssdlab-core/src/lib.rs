@@ -5,6 +5,7 @@
 //! and never exits the process: every failure is an [`Error`] whose text names the file, line or
 //! key at fault.
 
+pub mod aged;
 pub mod array;
 pub mod blockdata;
 pub mod compression;

@@ -86,14 +86,43 @@ impl Placement {
         }
         let p = self.plane[stream];
         if dev.ftl.append_stream(p, stream, lpn)?.is_some() {
-            // The next plane round robin that can take host pages (as the device's allocation
-            // steers them: a plane at its valid-data limit is passed over), or simply the next.
-            let planes = dev.geo.planes;
-            let next = (1..=planes)
-                .map(|k| (p + k) % planes)
-                .find(|&q| dev.ftl.takes_host(q))
-                .unwrap_or((p + 1) % planes);
-            self.plane[stream] = next;
+            self.plane[stream] = next_plane(dev, p);
+        }
+        Ok(())
+    }
+}
+
+/// The plane after `p` round robin that can take host pages (as the device's allocation
+/// steers them: a plane at its valid-data limit is passed over), or simply the next.
+fn next_plane(dev: &Device, p: usize) -> usize {
+    let planes = dev.geo.planes;
+    (1..=planes)
+        .map(|k| (p + k) % planes)
+        .find(|&q| dev.ftl.takes_host(q))
+        .unwrap_or((p + 1) % planes)
+}
+
+impl Placement {
+    /// [`Placement::put`] of the logical units `first..first + n` in order: a page at a time
+    /// where the placement is round robin (no fixed planes, no superblocks), unit by unit
+    /// otherwise. The same state either way.
+    pub fn put_run(&mut self, dev: &mut Device, stream: usize, first: u64, n: u64) -> Result<()> {
+        if self.fixed || self.superblocks {
+            for lpn in first..first + n {
+                self.put(dev, stream, lpn)?;
+            }
+            return Ok(());
+        }
+        let upp = dev.geo.units_per_page as u64;
+        let (mut lpn, end) = (first, first + n);
+        while lpn < end {
+            let p = self.plane[stream];
+            let at = dev.ftl.page_offset(p, stream);
+            let k = (upp - at).min(end - lpn);
+            if dev.ftl.append_run(p, stream, lpn, k as u32)? {
+                self.plane[stream] = next_plane(dev, p);
+            }
+            lpn += k;
         }
         Ok(())
     }
@@ -213,22 +242,32 @@ pub fn precondition(
     let mut f = Placement::new(dev);
     let redundant = dev.scheme().is_some();
     let mut units = Vec::with_capacity(4);
-    for lpn in 0..n {
-        if redundant {
+    if redundant {
+        for lpn in 0..n {
             // A redundancy scheme's copies and parity are written with the data.
             units.clear();
             dev.fill_units(lpn, &mut |l| units.push(l));
             for &l in &units {
                 f.put(dev, 0, l)?;
             }
-        } else {
-            f.put(dev, 0, lpn)?;
+            if lpn & 0xFFFF == 0 {
+                crate::interrupt::check_interrupt()?;
+                if lpn & 0xF_FFFF == 0 {
+                    progress(lpn, planned);
+                }
+            }
         }
-        if lpn & 0xFFFF == 0 {
+    } else {
+        // In runs of 65,536 units, pages at a time.
+        let mut lpn = 0;
+        while lpn < n {
+            let k = (n - lpn).min(0x1_0000);
+            f.put_run(dev, 0, lpn, k)?;
             crate::interrupt::check_interrupt()?;
             if lpn & 0xF_FFFF == 0 {
                 progress(lpn, planned);
             }
+            lpn += k;
         }
     }
     rep.filled_units = n;

@@ -18,7 +18,7 @@ use crate::config::Config;
 use crate::device::{Device, Snapshot};
 use crate::fiolog::CloneLogs;
 use crate::metrics::{depth_bucket, DiskUtil, JobExtra, JobResult, OpStats, OpenLoopReport, RunResult, SsdResult};
-use crate::precondition::{precondition, PreconditionReport};
+use crate::precondition::PreconditionReport;
 use crate::request::Op;
 use crate::request::{Request, RequestSource};
 use crate::sampling::Windows;
@@ -423,14 +423,7 @@ impl Simulation {
         if cfg.array.is_some() {
             return Self::array(cfg, progress);
         }
-        let seed = cfg.precondition.seed;
-        let mut device = Device::new(&cfg.device, seed)?;
-        let pre = precondition(
-            &mut device,
-            &cfg.precondition,
-            cfg.device.ftl.bg_gc_threshold as usize,
-            progress,
-        )?;
+        let (device, pre) = crate::aged::preconditioned(&cfg.device, &cfg.precondition, progress)?;
         Self::with_device(cfg, device, pre)
     }
 
@@ -445,13 +438,8 @@ impl Simulation {
             match spec {
                 MemberSpec::Device(dc) => {
                     let pc = crate::config::member_precondition(cfg, i)?;
-                    let mut device = Device::new(&dc, pc.seed)?;
-                    pres.push(Some(precondition(
-                        &mut device,
-                        &pc,
-                        dc.ftl.bg_gc_threshold as usize,
-                        progress,
-                    )?));
+                    let (device, pre) = crate::aged::preconditioned(&dc, &pc, progress)?;
+                    pres.push(Some(pre));
                     members.push(Member::Sim(Box::new(device)));
                 }
                 MemberSpec::Profile(p) => {

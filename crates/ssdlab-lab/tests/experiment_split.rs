@@ -47,9 +47,15 @@ fn check(name: &str, whole: bool) {
     let moved = experiment::assemble(exp, Scale::Quick, 1, &points, back, 0.0);
     assert_eq!(direct.deterministic_json(), moved.deterministic_json(), "{name}");
     assert!(!direct.claims.is_empty());
-    // And `run` is the same assembly.
+    // And `run` is the same assembly, its points starting from shared preconditioned states
+    // (tests/shared_precondition.rs has the others).
     if whole {
+        let before = ssdlab_lab::aged::copies();
         let whole = experiment::run(exp, Scale::Quick, 1, 2, &|_, _| {}).unwrap();
+        assert!(
+            ssdlab_lab::aged::copies() > before,
+            "{name}: no point started from a copy"
+        );
         assert_eq!(whole.deterministic_json(), direct.deterministic_json(), "{name}");
     }
 }

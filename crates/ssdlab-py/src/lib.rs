@@ -565,6 +565,45 @@ fn experiment_run(
         .map_err(|e| to_py(e, &Inputs::default()))
 }
 
+/// Sharing of preconditioned drives between the runs of this process while it is open
+/// (`ssdlab_core::aged`): a sweep's points on the same device and precondition start from
+/// one preconditioned state. A context manager; `close` ends it too.
+#[pyclass(module = "ssdlab._native")]
+struct SharedPreconditioning {
+    guard: Option<ssdlab_core::aged::Shared>,
+}
+
+#[pymethods]
+impl SharedPreconditioning {
+    fn __enter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    #[pyo3(signature = (*_args))]
+    fn __exit__(&mut self, _args: &Bound<'_, pyo3::types::PyTuple>) -> bool {
+        self.guard = None;
+        false
+    }
+
+    fn close(&mut self) {
+        self.guard = None;
+    }
+}
+
+/// Start sharing preconditioned drives (see [`SharedPreconditioning`]).
+#[pyfunction]
+fn share_preconditioning() -> SharedPreconditioning {
+    SharedPreconditioning {
+        guard: Some(ssdlab_core::aged::share()),
+    }
+}
+
+/// Runs of this process that started from a shared preconditioned state.
+#[pyfunction]
+fn shared_copies() -> u64 {
+    ssdlab_core::aged::copies()
+}
+
 /// Stop every simulation of this process at its next progress report (Ctrl-C of a sweep).
 #[pyfunction]
 fn interrupt() {
@@ -589,6 +628,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("TraceError", py.get_type::<TraceError>())?;
     m.add("_TraceNotFound", py.get_type::<_TraceNotFound>())?;
     m.add_class::<ExperimentOutput>()?;
+    m.add_class::<SharedPreconditioning>()?;
+    m.add_function(wrap_pyfunction!(share_preconditioning, m)?)?;
+    m.add_function(wrap_pyfunction!(shared_copies, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(presets, m)?)?;

@@ -14,6 +14,9 @@
 //!   work allows (every plane busy), and that bound derived from the greedy model.
 //! - `precondition`: a 512 GiB device to random-write steady state at 75 % utilisation.
 //! - `memory`: a 1 TiB device (256 Mi pages) preconditioned to steady state; peak RSS.
+//! - `sizes`: the same 1 M requests (70/30 random 4 KiB, QD 32) on devices of 16, 64, 256
+//!   and 1,024 GiB filled in order first (no GC in the run): the fill, the run's cost per
+//!   request, and requests per wall second with the fill included.
 //! - `trace-parse`: lines parsed per second per trace format, on generated 2 M-line files
 //!   (MSR CSV, MQSim, DiskSim, SPC, and the native binary form of the MSR file).
 //! - `trace-replay`: end-to-end replay of `ssd-iozone-aligned2-100K.trace` and
@@ -27,7 +30,7 @@ use std::time::Instant;
 #[derive(Args)]
 pub struct BenchArgs {
     /// Cases to run: randwrite, randread, mixed, precondition (the default set), mixed-fcfs,
-    /// mixed-suspend, steady-write, memory, trace-parse, trace-replay.
+    /// mixed-suspend, steady-write, memory, sizes, trace-parse, trace-replay.
     #[arg(long, value_delimiter = ',')]
     case: Vec<String>,
     /// Requests per timed run (default 4000000, or 20000 with --quick).
@@ -104,6 +107,32 @@ fn timed_run(gib: u64, op: f64, job: &str, scheduler: &str, requests: u64) -> Re
 }
 
 const MIXED: &str = "rw = \"randrw\"\nrwmixread = 70\nbs = \"4KiB\"";
+
+/// `requests` 70/30 random 4 KiB requests at QD 32 on devices of each size in `gibs` (25 %
+/// over-provisioning: 8 spare blocks per plane at 16 GiB), each filled in order first: how the
+/// cost per request grows with the device.
+fn sizes(gibs: &[u64], requests: u64) -> Result<()> {
+    for &gib in gibs {
+        let text = format!(
+            "{}[precondition]\nmode = \"sequential\"\nutilisation = 1.0\n[[job]]\nname = \"bench\"\n{MIXED}\niodepth = 32\nnumber_ios = {requests}\n",
+            device(gib, 0.25)
+        );
+        let cfg = parse_config(&text, "bench", Path::new("."))?;
+        let t0 = Instant::now();
+        let mut sim = Simulation::new(&cfg)?;
+        let fill = t0.elapsed().as_secs_f64();
+        let t1 = Instant::now();
+        let r = sim.run(&mut |_| {})?;
+        let run = t1.elapsed().as_secs_f64();
+        let done = r.ssd.requests;
+        println!(
+            "  {gib:>5} GiB filled in order, {done} requests 70/30: fill {fill:.2} s, run {run:.2} s ({:.3} us per request), {:.0} requests per wall second with the fill",
+            run * 1e6 / done as f64,
+            done as f64 / (fill + run)
+        );
+    }
+    Ok(())
+}
 
 /// tlc-nvme at steady state, random 4 KiB writes: IOPS against the bound.
 fn steady_write(quick: bool) -> Result<()> {
@@ -198,11 +227,15 @@ pub fn run(a: BenchArgs) -> Result<()> {
             "steady-write" => steady_write(a.quick)?,
             "precondition" => precondition_case(big, 0.75)?,
             "memory" => precondition_case(huge, 0.75)?,
+            "sizes" => sizes(
+                if a.quick { &[16, 32] } else { &[16, 64, 256, 1024] },
+                a.requests.unwrap_or(if a.quick { 20_000 } else { 1_000_000 }),
+            )?,
             "trace-parse" => trace_parse(if a.quick { 100_000 } else { 2_000_000 })?,
             "trace-replay" => trace_replay()?,
             other => {
                 return Err(Error::Invalid(format!(
-                    "--case: unknown benchmark '{other}' (expected randwrite, randread, mixed, mixed-fcfs, mixed-suspend, steady-write, precondition, memory, trace-parse, trace-replay)"
+                    "--case: unknown benchmark '{other}' (expected randwrite, randread, mixed, mixed-fcfs, mixed-suspend, steady-write, precondition, memory, sizes, trace-parse, trace-replay)"
                 )))
             }
         }

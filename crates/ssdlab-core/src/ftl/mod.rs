@@ -218,9 +218,9 @@ pub struct Ftl {
     /// goes to frontier `s` of its plane, so streams never share a block.
     hosts: Vec<Frontier>,
     streams: usize,
-    l2p: Vec<u32>,
-    p2l: Vec<u32>,
-    bits: Vec<u64>,
+    l2p: Maps<u32>,
+    p2l: Maps<u32>,
+    bits: Maps<u64>,
     valid: Vec<u32>,
     /// Valid units per plane, and blocks per plane neither retired nor lent: what
     /// [`Ftl::takes_host`] weighs.
@@ -269,8 +269,60 @@ fn filled<T: Clone>(n: usize, v: T) -> Result<Vec<T>> {
             (n as u64).saturating_mul(std::mem::size_of::<T>() as u64) >> 20
         ))
     })?;
+    huge_pages(&out);
     out.resize(n, v);
     Ok(out)
+}
+
+/// One of the FTL's large maps: a vector whose buffer asks for huge pages ([`huge_pages`]),
+/// copies included.
+struct Maps<T>(Vec<T>);
+
+impl<T: Copy> Clone for Maps<T> {
+    fn clone(&self) -> Self {
+        let mut v = Vec::with_capacity(self.0.len());
+        huge_pages(&v);
+        v.extend_from_slice(&self.0);
+        Maps(v)
+    }
+}
+
+impl<T> std::ops::Deref for Maps<T> {
+    type Target = Vec<T>;
+    fn deref(&self) -> &Vec<T> {
+        &self.0
+    }
+}
+
+impl<T> std::ops::DerefMut for Maps<T> {
+    fn deref_mut(&mut self) -> &mut Vec<T> {
+        &mut self.0
+    }
+}
+
+/// Ask the kernel to back `v`'s buffer with huge pages (2 MiB on x86-64) where it offers them
+/// on request (transparent huge pages in `madvise` or `always` mode), before the buffer is
+/// first touched: the maps of a large device are read at random, and with 4 KiB pages most
+/// of those reads also miss the TLB. A hint only: nothing changes where it is refused.
+fn huge_pages<T>(v: &Vec<T>) {
+    #[cfg(target_os = "linux")]
+    {
+        const HUGE: usize = 2 << 20;
+        let start = v.as_ptr() as usize;
+        let end = start + v.capacity() * std::mem::size_of::<T>();
+        let (from, to) = (start.next_multiple_of(HUGE), end / HUGE * HUGE);
+        if to > from {
+            // SAFETY: the range lies inside the vector's own allocation, and the advice
+            // changes how pages are backed, never their contents.
+            let _ = unsafe {
+                rustix::mm::madvise(
+                    from as *mut std::ffi::c_void,
+                    to - from,
+                    rustix::mm::Advice::LinuxHugepage,
+                )
+            };
+        }
+    }
 }
 
 /// Bytes the victim policies keep per block at most (fifo: a queue entry and a stamp).
@@ -323,9 +375,9 @@ impl Ftl {
         Ok(Ftl {
             hosts: vec![NO_FRONTIER; geo.planes * streams],
             streams,
-            l2p: filled(geo.logical_units as usize, NONE)?,
-            p2l: filled(geo.physical_units as usize, NONE)?,
-            bits: filled((geo.physical_units as usize).div_ceil(64), 0)?,
+            l2p: Maps(filled(geo.logical_units as usize, NONE)?),
+            p2l: Maps(filled(geo.physical_units as usize, NONE)?),
+            bits: Maps(filled((geo.physical_units as usize).div_ceil(64), 0)?),
             valid: vec![0; geo.blocks],
             plane_valid: vec![0; geo.planes],
             plane_blocks: vec![geo.blocks_per_plane as u32; geo.planes],
@@ -628,6 +680,58 @@ impl Ftl {
         } else {
             Ok(None)
         }
+    }
+
+    /// Where in its page the host frontier of `stream` on `plane` is (units written to the
+    /// page so far; 0 at a page's start or with no open block).
+    pub fn page_offset(&self, plane: usize, stream: usize) -> u64 {
+        let f = self.hosts[self.host_idx(plane, stream)];
+        if f.block == NONE {
+            0
+        } else {
+            (f.next % self.geo.units_per_page as u32) as u64
+        }
+    }
+
+    /// [`Ftl::append_stream`] of the logical units `first..first + n`, in order, all to the
+    /// page the frontier is at (they must not run past its end): the same state, with the
+    /// per-unit work done once per run. Returns whether the page was completed. The
+    /// preconditioning fill goes through here a page at a time.
+    pub fn append_run(&mut self, plane: usize, stream: usize, first: u64, n: u32) -> Result<bool> {
+        let upb = self.geo.units_per_block as u32;
+        let upp = self.geo.units_per_page as u32;
+        let hi = self.host_idx(plane, stream);
+        let mut f = self.hosts[hi];
+        if f.block == NONE || f.next == upb {
+            f = self.new_host_block(plane, hi, f)?;
+        }
+        if n == 0 || f.next % upp + n > upp {
+            return Err(Error::Invalid(format!(
+                "plane {plane}: a run of {n} units at unit {} of a {upp}-unit page; expected at least one unit, within the page",
+                f.next % upp
+            )));
+        }
+        let base = f.block * upb + f.next;
+        for k in 0..n {
+            let lpn = first + k as u64;
+            let pun = base + k;
+            let old = self.l2p[lpn as usize];
+            if old != NONE {
+                self.invalidate(old);
+            }
+            // As `map`, in the same order (an invalidated unit's counts first).
+            self.l2p[lpn as usize] = pun;
+            self.p2l[pun as usize] = lpn as u32;
+            self.bits[(pun >> 6) as usize] |= 1u64 << (pun & 63);
+            self.valid[f.block as usize] += 1;
+            self.plane_valid[plane] += 1;
+        }
+        f.next += n;
+        self.hosts[hi] = f;
+        self.stats.host_units_written += n as u64;
+        let done = f.next.is_multiple_of(upp);
+        self.stats.host_pages_programmed += done as u64;
+        Ok(done)
     }
 
     /// A new block for the host frontier `hi` of `plane` (whose current state is `f`).

@@ -660,6 +660,8 @@ pub fn run_cached(
     let start = std::time::Instant::now();
     let points = points_of(exp, scale, seeds)?;
     let pool = thread_pool(threads)?;
+    // Points on the same device and precondition start from one preconditioned state.
+    let _shared = crate::aged::share();
     let one = |p: &Point| {
         let Some(cache) = cache else {
             return run_point(exp, p);
