@@ -8,6 +8,7 @@ pub mod defaults;
 pub mod error;
 pub mod fiohist;
 pub mod interrupt;
+pub mod memory;
 pub mod parallel;
 pub mod request;
 pub mod sampling;

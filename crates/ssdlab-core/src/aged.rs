@@ -73,7 +73,7 @@ pub fn sharing() -> bool {
 /// Memory the kept states may take: a quarter of the default memory limit (three quarters of
 /// physical memory), or 2 GiB where it is unknown.
 pub fn budget() -> u64 {
-    crate::sim::default_memory_limit().map_or(2 << 30, |l| l / 4)
+    crate::memory::default_memory_limit().map_or(2 << 30, |l| l / 4)
 }
 
 /// The device `dc` preconditioned as `pc` says: built and preconditioned here, or, while

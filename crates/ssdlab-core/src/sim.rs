@@ -1446,14 +1446,7 @@ fn span_and_throughput(
     )
 }
 
-/// Three quarters of the machine's physical memory (from /proc/meminfo), if known: the
-/// default limit of a run's memory estimate.
-pub fn default_memory_limit() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024 / 4 * 3)
-}
+pub use crate::memory::default_memory_limit;
 
 /// Build, precondition and run a config without progress reporting.
 pub fn run_config(cfg: &Config) -> Result<RunResult> {
