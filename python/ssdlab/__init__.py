@@ -139,7 +139,9 @@ def _progress(progress):
 
     if callable(progress):
         return progress, lambda: None
-    show = sys.stderr.isatty() if progress is None else bool(progress)
+    if progress is not None and not isinstance(progress, bool):
+        raise ConfigError(f"progress: {progress!r}; expected True, False, None or a callable (phase, done, total)")
+    show = sys.stderr.isatty() if progress is None else progress
     if not show:
         return None, lambda: None
     try:

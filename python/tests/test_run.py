@@ -355,6 +355,8 @@ def test_progress_true_draws_a_bar_on_stderr_and_a_raising_callback_stops_the_ru
     def boom(phase, done, total):
         raise RuntimeError("stop here")
 
+    with pytest.raises(ssdlab.ConfigError, match="progress: 'yes'; expected True, False, None or a callable"):
+        ssdlab.run(SMALL, seed=1, progress="yes")
     start = time.monotonic()
     with pytest.raises(RuntimeError, match="stop here"):
         ssdlab.run(LONG, seed=1, progress=boom)
