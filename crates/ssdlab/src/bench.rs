@@ -84,18 +84,24 @@ fn peak_rss_kib() -> u64 {
         .unwrap_or(0)
 }
 
-fn timed_run(gib: u64, op: f64, job: &str, scheduler: &str, requests: u64) -> Result<()> {
-    let text = format!(
-        "{}[device.scheduler]\n{scheduler}\n[precondition]\nmode = \"steady\"\nutilisation = 1.0\n[[job]]\nname = \"bench\"\n{job}\niodepth = 32\nnumber_ios = {requests}\n",
-        device(gib, op)
-    );
-    let cfg = parse_config(&text, "bench", Path::new("."))?;
+/// Build and precondition the run file `text`, then run it: (seconds to build and
+/// precondition, seconds to run, the result).
+fn simulate(text: &str) -> Result<(f64, f64, ssdlab_core::RunResult)> {
+    let cfg = parse_config(text, "bench", Path::new("."))?;
     let t0 = Instant::now();
     let mut sim = Simulation::new(&cfg)?;
     let pre = t0.elapsed().as_secs_f64();
     let t1 = Instant::now();
     let r = sim.run(&mut |_| {})?;
-    let secs = t1.elapsed().as_secs_f64();
+    Ok((pre, t1.elapsed().as_secs_f64(), r))
+}
+
+fn timed_run(gib: u64, op: f64, job: &str, scheduler: &str, requests: u64) -> Result<()> {
+    let text = format!(
+        "{}[device.scheduler]\n{scheduler}\n[precondition]\nmode = \"steady\"\nutilisation = 1.0\n[[job]]\nname = \"bench\"\n{job}\niodepth = 32\nnumber_ios = {requests}\n",
+        device(gib, op)
+    );
+    let (pre, secs, r) = simulate(&text)?;
     println!(
         "  {:<34} {:>10.0} host requests/s  ({requests} requests in {secs:.2} s; WAF {:.2}, GC runs {}; precondition {pre:.1} s)",
         format!("{} {}", job.replace('\n', " "), scheduler.replace('\n', " ")).trim(),
@@ -117,13 +123,7 @@ fn sizes(gibs: &[u64], requests: u64) -> Result<()> {
             "{}[precondition]\nmode = \"sequential\"\nutilisation = 1.0\n[[job]]\nname = \"bench\"\n{MIXED}\niodepth = 32\nnumber_ios = {requests}\n",
             device(gib, 0.25)
         );
-        let cfg = parse_config(&text, "bench", Path::new("."))?;
-        let t0 = Instant::now();
-        let mut sim = Simulation::new(&cfg)?;
-        let fill = t0.elapsed().as_secs_f64();
-        let t1 = Instant::now();
-        let r = sim.run(&mut |_| {})?;
-        let run = t1.elapsed().as_secs_f64();
+        let (fill, run, r) = simulate(&text)?;
         let done = r.ssd.requests;
         println!(
             "  {gib:>5} GiB filled in order, {done} requests 70/30: fill {fill:.2} s, run {run:.2} s ({:.3} us per request), {:.0} requests per wall second with the fill",

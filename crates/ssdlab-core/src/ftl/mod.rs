@@ -534,11 +534,18 @@ impl Ftl {
     /// Map logical unit `lpn` to physical unit `pun`, which lies in `plane`.
     #[inline]
     fn map(&mut self, plane: usize, lpn: u32, pun: u32) {
-        debug_assert_eq!(self.geo.plane_of_block(pun as usize / self.geo.units_per_block), plane);
+        self.map_in(plane, pun as usize / self.geo.units_per_block, lpn, pun);
+    }
+
+    /// [`Ftl::map`] with `pun`'s block known (no division).
+    #[inline]
+    fn map_in(&mut self, plane: usize, block: usize, lpn: u32, pun: u32) {
+        debug_assert_eq!(pun as usize / self.geo.units_per_block, block);
+        debug_assert_eq!(self.geo.plane_of_block(block), plane);
         self.l2p[lpn as usize] = pun;
         self.p2l[pun as usize] = lpn;
         self.bits[(pun >> 6) as usize] |= 1u64 << (pun & 63);
-        self.valid[pun as usize / self.geo.units_per_block] += 1;
+        self.valid[block] += 1;
         self.plane_valid[plane] += 1;
     }
 
@@ -719,12 +726,7 @@ impl Ftl {
             if old != NONE {
                 self.invalidate(old);
             }
-            // As `map`, in the same order (an invalidated unit's counts first).
-            self.l2p[lpn as usize] = pun;
-            self.p2l[pun as usize] = lpn as u32;
-            self.bits[(pun >> 6) as usize] |= 1u64 << (pun & 63);
-            self.valid[f.block as usize] += 1;
-            self.plane_valid[plane] += 1;
+            self.map_in(plane, f.block as usize, lpn as u32, pun);
         }
         f.next += n;
         self.hosts[hi] = f;
