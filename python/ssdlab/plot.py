@@ -12,10 +12,10 @@ if TYPE_CHECKING:
     from ._result import Result
 
 
-# The command's colours (crates/ssdlab-lab/src/plot.rs): Okabe-Ito, then grey and brown, which no
+# The command's colours (crates/ssdlab-lab/src/plot.rs): Okabe-Ito, then grey, brown, indigo and wine, which no
 # common colour-vision deficiency confuses; no red-green pair separates two series.
 COLOURS = ["#0072b2", "#e69f00", "#009e73", "#d55e00", "#cc79a7", "#56b4e9", "#000000", "#f0e442",
-           "#808080", "#8c564b"]
+           "#808080", "#8c564b", "#332288", "#882255"]
 
 
 def _axes(ax):

@@ -58,4 +58,4 @@ def test_the_command_and_the_package_draw_in_the_same_colours():
     block = text[text.index("pub const COLOURS"):]
     block = block[: block.index("];")]
     rust = ["#%02x%02x%02x" % tuple(map(int, c)) for c in re.findall(r"RGBColor\((\d+), (\d+), (\d+)\)", block)]
-    assert rust == plot.COLOURS and len(rust) == 10
+    assert rust == plot.COLOURS and len(rust) == 12

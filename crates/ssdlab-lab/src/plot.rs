@@ -13,11 +13,12 @@ pub struct Line {
     pub points: Vec<(f64, f64)>,
 }
 
-/// Ten colours that stay apart for readers with any common colour-vision deficiency: the
+/// Twelve colours that stay apart for readers with any common colour-vision deficiency: the
 /// Okabe-Ito palette (blue, orange, bluish green, vermillion, reddish purple, sky blue, black,
-/// yellow), then grey and brown, which differ from them in lightness. No red-green pair
-/// separates two series; the Python package draws with the same list.
-pub const COLOURS: [RGBColor; 10] = [
+/// yellow), then grey and brown, which differ from them in lightness, and Paul Tol's indigo
+/// and wine, for the figures of eleven or twelve series (hotr's per-workload bars). No
+/// red-green pair separates two series; the Python package draws with the same list.
+pub const COLOURS: [RGBColor; 12] = [
     RGBColor(0, 114, 178),
     RGBColor(230, 159, 0),
     RGBColor(0, 158, 115),
@@ -28,7 +29,21 @@ pub const COLOURS: [RGBColor; 10] = [
     RGBColor(240, 228, 66),
     RGBColor(128, 128, 128),
     RGBColor(140, 86, 75),
+    RGBColor(51, 34, 136),
+    RGBColor(136, 34, 85),
 ];
+
+/// The title's font size: 22 px, smaller for a title that would not fit the 900-pixel canvas
+/// at that size (about 12 px a character), never below 12 px.
+fn title_size(title: &str) -> u32 {
+    const FITS: usize = 70;
+    let n = title.chars().count();
+    if n <= FITS {
+        22
+    } else {
+        (22 * FITS / n).max(12) as u32
+    }
+}
 
 /// How many lines the legend of `n` series takes, as a share of the plot's height (about 20
 /// of its 430 pixels per line, and a margin): the room left above the data so that the
@@ -116,7 +131,7 @@ pub fn chart_with(path: &str, title: &str, x: (&str, bool), y_label: &str, lines
         root.fill(&WHITE).map_err(|e| fail(e.to_string()))?;
         let mut builder = ChartBuilder::on(root);
         builder
-            .caption(title, ("sans-serif", 22))
+            .caption(title, ("sans-serif", title_size(title)))
             .margin(12)
             .x_label_area_size(44)
             .y_label_area_size(72);
@@ -162,7 +177,7 @@ pub fn bars(
     svg_file(path, |root| {
         root.fill(&WHITE).map_err(|e| fail(e.to_string()))?;
         let mut c = ChartBuilder::on(root)
-            .caption(title, ("sans-serif", 22))
+            .caption(title, ("sans-serif", title_size(title)))
             .margin(12)
             .x_label_area_size(44)
             .y_label_area_size(72)
@@ -369,4 +384,27 @@ pub fn draw(r: &RunResult, dir: &str) -> Result<()> {
         ),
     )?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_titles_get_a_smaller_font_that_fits_the_canvas() {
+        assert_eq!(title_size("Write amplification"), 22);
+        assert_eq!(title_size(&"x".repeat(70)), 22);
+        // 100 characters at 15 px (about 8 px each) take about 820 of the 900 pixels.
+        assert_eq!(title_size(&"x".repeat(100)), 15);
+        assert_eq!(title_size(&"x".repeat(400)), 12);
+        // Characters, not bytes.
+        assert_eq!(title_size(&"é".repeat(70)), 22);
+    }
+
+    #[test]
+    fn eleven_series_get_eleven_colours() {
+        let distinct: std::collections::HashSet<_> = COLOURS.iter().map(|c| (c.0, c.1, c.2)).collect();
+        assert_eq!(distinct.len(), COLOURS.len());
+        assert!(COLOURS.len() >= 11, "hotr's per-workload figures have 11 series");
+    }
 }
