@@ -46,13 +46,32 @@ fn kept() -> std::sync::MutexGuard<'static, Kept> {
 }
 
 /// Sharing of preconditioned states, on while it lives; the states go when the last guard does.
+/// A guard from [`keep`] also keeps its state from being dropped for memory.
 #[must_use = "sharing stops when the guard is dropped"]
-pub struct Shared(());
+pub struct Shared(#[allow(dead_code)] Option<Slot>);
 
 /// Turn sharing on until the guard is dropped (guards nest).
 pub fn share() -> Shared {
     kept().guards += 1;
-    Shared(())
+    Shared(None)
+}
+
+/// The key of a device preconditioned as `pc`: runs with equal keys start from one state.
+pub fn key(dc: &DeviceConfig, pc: &PreconditionConfig) -> String {
+    serde_json::to_string(&(dc, pc)).expect("configs serialise")
+}
+
+/// Turn sharing on with `ftl` (what preconditioning `dc` as `pc` left, and reported as `pre`)
+/// kept as that key's state until the guard is dropped, e.g. a state read from a snapshot file:
+/// runs with that device and precondition start from a copy of it.
+pub fn keep(dc: &DeviceConfig, pc: &PreconditionConfig, ftl: Ftl, pre: PreconditionReport) -> Shared {
+    let slot: Slot = Arc::new(Mutex::new(Some((ftl, pre))));
+    let mut k = kept();
+    k.guards += 1;
+    let key = key(dc, pc);
+    k.states.retain(|(k, ..)| *k != key);
+    k.states.push((key, 0, slot.clone()));
+    Shared(Some(slot))
 }
 
 impl Drop for Shared {
@@ -92,7 +111,7 @@ pub fn preconditioned(
     if pc.mode == PreconditionMode::None || pc.utilisation == 0.0 || !sharing() {
         return fresh(progress);
     }
-    let key = serde_json::to_string(&(dc, pc)).expect("configs serialise");
+    let key = key(dc, pc);
     let slot = {
         let mut k = kept();
         match k.states.iter().find(|(k, ..)| *k == key) {

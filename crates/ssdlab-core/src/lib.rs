@@ -28,6 +28,7 @@ pub mod pslc;
 pub mod redundancy;
 pub mod run_config;
 pub mod sim;
+pub mod snapshot;
 pub mod toml_position;
 
 // The layers below under their usual names: `crate::units`, `crate::geometry` and

@@ -763,10 +763,13 @@ impl RunResult {
     /// The result as JSON with the wall-clock fields zeroed: equal for equal configs and seeds.
     pub fn deterministic_json(&self) -> String {
         let mut r = self.clone();
-        r.ssd.wall_time_s = 0.0;
-        r.ssd.sim_requests_per_wall_s = 0.0;
-        if let Some(o) = r.ssd.precondition.as_object_mut() {
-            o.remove("wall_time_s");
+        let members = r.members.iter_mut().flatten().filter_map(|m| m.ssd.as_mut());
+        for ssd in std::iter::once(&mut r.ssd).chain(members) {
+            ssd.wall_time_s = 0.0;
+            ssd.sim_requests_per_wall_s = 0.0;
+            if let Some(o) = ssd.precondition.as_object_mut() {
+                o.remove("wall_time_s");
+            }
         }
         serde_json::to_string_pretty(&r).expect("serialisable")
     }

@@ -427,6 +427,61 @@ impl Simulation {
         Self::with_device(cfg, device, pre)
     }
 
+    /// As [`Simulation::with_progress`], with the device started from `snap` (read from `file`)
+    /// instead of preconditioned: the run's device and `[precondition]` must be the snapshot's.
+    /// In an array, the members whose device and precondition are the snapshot's start from
+    /// copies of it, the others are preconditioned (`progress`); at least one must be.
+    pub fn from_snapshot(
+        cfg: &Config,
+        snap: crate::snapshot::Snapshot,
+        file: &str,
+        progress: &mut dyn FnMut(u64, u64),
+    ) -> Result<Simulation> {
+        check_trace_files(cfg)?;
+        crate::fiolog::check_dirs(cfg).map_err(|e| cfg.locate(e))?;
+        let start = std::time::Instant::now();
+        let what = format!(
+            "{} preconditioned {}",
+            snap.device.name,
+            format!("{:?}", snap.precondition.mode).to_lowercase()
+        );
+        let refuse = |why: String| {
+            Error::Invalid(format!(
+                "--from-snapshot: {file}: {why}; expected a run whose device and [precondition] are the snapshot's ({what})"
+            ))
+        };
+        if cfg.array.is_none() {
+            if let Some(why) = snap.mismatch(&cfg.device, &cfg.precondition) {
+                return Err(refuse(why));
+            }
+            let device = Device::with_ftl(&cfg.device, snap.ftl)?;
+            let pre = PreconditionReport {
+                wall_time_s: crate::metrics::round3(start.elapsed().as_secs_f64()),
+                ..snap.report
+            };
+            return Self::with_device(cfg, device, pre);
+        }
+        let mut why = None;
+        let mut matched = false;
+        for (i, (_, spec)) in crate::config::members(cfg)?.into_iter().enumerate() {
+            if let crate::config::MemberSpec::Device(dc) = spec {
+                match snap.mismatch(&dc, &crate::config::member_precondition(cfg, i)?) {
+                    None => matched = true,
+                    Some(w) => {
+                        why.get_or_insert(format!("member {i}: {w}"));
+                    }
+                }
+            }
+        }
+        if !matched {
+            return Err(refuse(
+                why.unwrap_or_else(|| "the array has no simulated member".into()),
+            ));
+        }
+        let _kept = crate::aged::keep(&snap.device, &snap.precondition, snap.ftl, snap.report);
+        Self::array(cfg, progress)
+    }
+
     /// An array run: every member built and preconditioned as a device alone would be (the
     /// run's `[precondition]`, member `i` seeded with the run's seed + `i`), under the
     /// layout.

@@ -10,7 +10,7 @@ use crate::units::Size;
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Geometry {
     pub channels: usize,
     pub ways: usize,

@@ -6,6 +6,7 @@ mod experiment_cmd;
 mod interrupt;
 mod lifetime_cmd;
 mod lint_cmd;
+mod precondition_cmd;
 mod profile_cmd;
 mod report;
 mod serve_cmd;
@@ -73,6 +74,11 @@ enum Cmd {
         /// WAF and free blocks over time).
         #[arg(long, value_name = "DIR")]
         plot: Option<String>,
+        /// Start from the aged drive in this snapshot file (`ssdlab precondition -o FILE`)
+        /// instead of preconditioning: the run's device and [precondition] must be the
+        /// snapshot's, and the result is the same as preconditioning gives.
+        #[arg(long, value_name = "FILE")]
+        from_snapshot: Option<String>,
     },
     /// Device presets.
     #[command(subcommand)]
@@ -100,6 +106,9 @@ enum Cmd {
     /// Serve a simulated SSD as an NBD export (through nbdkit) until Ctrl-C, then print the
     /// statistics of what the clients sent.
     Serve(serve_cmd::ServeArgs),
+    /// Precondition a run file's device and save the aged state as a snapshot file, which
+    /// `ssdlab run --from-snapshot FILE` starts from instead of preconditioning again.
+    Precondition(precondition_cmd::PreconditionArgs),
 }
 
 #[derive(Subcommand)]
@@ -131,6 +140,10 @@ fn main() -> ExitCode {
         Cmd::Experiment(_) => interrupt::install("experiment stopped; nothing written"),
         Cmd::Characterize(_) => interrupt::install("characterize stopped; nothing written"),
         Cmd::Lint(_) => interrupt::install("lint stopped; nothing written"),
+        Cmd::Precondition(a) => interrupt::install(&format!(
+            "precondition stopped; nothing written ({} untouched)",
+            a.output
+        )),
         _ => {}
     }
     let res = match cli.cmd {
@@ -145,6 +158,7 @@ fn main() -> ExitCode {
             set,
             max_memory,
             plot,
+            from_snapshot,
         } => run(
             config,
             job,
@@ -156,6 +170,7 @@ fn main() -> ExitCode {
             &set,
             max_memory,
             plot,
+            from_snapshot,
         ),
         Cmd::Config(ConfigCmd::Show { name }) => match config::preset_text(&name) {
             Some(t) => {
@@ -180,6 +195,7 @@ fn main() -> ExitCode {
         Cmd::Experiment(a) => experiment_cmd::run(a),
         Cmd::Lifetime(a) => lifetime_cmd::run(a),
         Cmd::Lint(a) => lint_cmd::run(a),
+        Cmd::Precondition(a) => precondition_cmd::run(a),
         Cmd::Profile(a) => profile_cmd::run(a),
         Cmd::Characterize(a) => characterize_cmd::run(a),
         Cmd::Serve(a) => serve_cmd::run(a),
@@ -376,6 +392,7 @@ fn run(
     set: &[String],
     max_memory: Option<u64>,
     plot: Option<String>,
+    from_snapshot: Option<String>,
 ) -> Result<()> {
     let mut cfg = config::load_config_with(config.as_deref().unwrap_or(config::DEFAULT_PRESET), set)?;
     if let Some(j) = job {
@@ -401,7 +418,12 @@ fn run(
         ssdlab_core::output::check_dir(dir, true)
             .map_err(|why| Error::Invalid(format!("--plot: {why}; expected a writable directory")))?;
     }
-    if !quiet && cfg.precondition.mode != config::PreconditionMode::None {
+    // A snapshot that cannot be read, or is of another device, is found before anything runs.
+    let snapshot = match &from_snapshot {
+        Some(f) => Some((f, ssdlab_core::snapshot::Snapshot::load(f)?)),
+        None => None,
+    };
+    if !quiet && snapshot.is_none() && cfg.precondition.mode != config::PreconditionMode::None {
         eprintln!(
             "ssdlab: preconditioning {} ({}) ...",
             cfg.device.name,
@@ -409,13 +431,28 @@ fn run(
         );
     }
     let mut pre_ui = ProgressUi::new(quiet);
-    let mut sim = ssdlab_core::Simulation::with_progress(&cfg, &mut |done, planned| {
+    let mut progress = |done, planned| {
         pre_ui.update(
             done,
             None,
             &format!("preconditioning: {done} of at most {planned} units written"),
         );
-    })?;
+    };
+    let mut sim = match snapshot {
+        Some((f, s)) => {
+            let what = format!(
+                "ssdlab: started from {f} ({} preconditioned {})",
+                s.device.name,
+                format!("{:?}", s.precondition.mode).to_lowercase()
+            );
+            let sim = ssdlab_core::Simulation::from_snapshot(&cfg, s, f, &mut progress)?;
+            if !quiet {
+                eprintln!("{what}");
+            }
+            sim
+        }
+        None => ssdlab_core::Simulation::with_progress(&cfg, &mut progress)?,
+    };
     pre_ui.finish();
     let mut ui = ProgressUi::new(quiet);
     let result = sim.run(&mut |p| {

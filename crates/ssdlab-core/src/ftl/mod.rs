@@ -24,14 +24,14 @@ use crate::{Error, Result};
 use gc::{VictimCtx, VictimPolicy};
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 /// "No unit" in the maps.
 pub const NONE: u32 = u32::MAX;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[repr(u8)]
 pub enum BlockState {
     Free,
@@ -45,7 +45,7 @@ pub enum BlockState {
 }
 
 /// Static parameters of the FTL.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct FtlParams {
     pub gc_policy: String,
     pub gc_d: u32,
@@ -82,7 +82,7 @@ impl FtlParams {
 }
 
 /// What a garbage-collection (or wear-leveling) flash operation does.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum GcOpKind {
     /// Read a victim page; `units` of it are valid and copied.
     Read,
@@ -96,7 +96,7 @@ pub enum GcOpKind {
 
 /// One flash operation caused by garbage collection or wear leveling, in the order they must
 /// run on the plane.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GcOp {
     pub plane: u32,
     pub kind: GcOpKind,
@@ -108,7 +108,7 @@ pub struct GcOp {
     pub program_ns: u64,
 }
 
-#[derive(Clone, Debug, Default, Serialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
 pub struct FtlStats {
     pub host_units_written: u64,
     pub host_pages_programmed: u64,
@@ -165,7 +165,7 @@ impl FtlStats {
     }
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
 struct Frontier {
     block: u32,
     /// Next free unit offset within the block.
@@ -186,7 +186,7 @@ enum Pick {
 }
 
 /// A collection under way in a plane.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
 struct Cursor {
     victim: u32,
     /// Next unit offset in the victim to look at.
@@ -195,7 +195,7 @@ struct Cursor {
     forced: bool,
 }
 
-#[derive(Clone)]
+#[derive(Clone, Serialize, Deserialize)]
 struct PlaneState {
     free: BinaryHeap<Reverse<(u32, u32)>>,
     gc: Frontier,
@@ -210,16 +210,20 @@ pub struct PageDone {
 }
 
 /// The whole state; `clone` copies it (maps, blocks, policy index), e.g. to run several
-/// workloads from one preconditioned state.
-#[derive(Clone)]
+/// workloads from one preconditioned state. Serialised, it is all but the maps, which a
+/// snapshot file (`crate::snapshot`) writes as raw arrays beside it ([`Ftl::maps`]).
+#[derive(Clone, Serialize, Deserialize)]
 pub struct Ftl {
     pub geo: Geometry,
     /// Host write frontiers, `streams` per plane (plane-major): a host write of stream `s`
     /// goes to frontier `s` of its plane, so streams never share a block.
     hosts: Vec<Frontier>,
     streams: usize,
+    #[serde(skip)]
     l2p: Maps<u32>,
+    #[serde(skip)]
     p2l: Maps<u32>,
+    #[serde(skip)]
     bits: Maps<u64>,
     valid: Vec<u32>,
     /// Valid units per plane, and blocks per plane neither retired nor lent: what
@@ -230,6 +234,7 @@ pub struct Ftl {
     state: Vec<BlockState>,
     stamp: Vec<u64>,
     planes: Vec<PlaneState>,
+    #[serde(with = "gc::boxed")]
     policy: Box<dyn VictimPolicy>,
     rng: Xoshiro256PlusPlus,
     params: FtlParams,
@@ -253,7 +258,7 @@ pub struct Ftl {
 
 /// A valid unit GC or wear leveling copied: logical unit `lpn` moved from physical unit
 /// `from` to `to`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Move {
     pub lpn: u32,
     pub from: u32,
@@ -276,6 +281,7 @@ fn filled<T: Clone>(n: usize, v: T) -> Result<Vec<T>> {
 
 /// One of the FTL's large maps: a vector whose buffer asks for huge pages ([`huge_pages`]),
 /// copies included.
+#[derive(Default)]
 struct Maps<T>(Vec<T>);
 
 impl<T: Copy> Clone for Maps<T> {
@@ -403,6 +409,28 @@ impl Ftl {
             record_moves: false,
             sb: None,
         })
+    }
+
+    /// The maps (L2P, P2L, valid bitmap) as the machine holds them: what a snapshot file
+    /// writes beside the rest of the state, which serialises without them.
+    pub fn map_bytes(&self) -> [&[u8]; 3] {
+        [
+            bytemuck::cast_slice(&self.l2p),
+            bytemuck::cast_slice(&self.p2l),
+            bytemuck::cast_slice(&self.bits),
+        ]
+    }
+
+    /// Allocate the maps of a deserialised state for its geometry and fill each, in
+    /// [`Ftl::map_bytes`]' order, with `read` (which fills the whole slice or fails).
+    pub fn load_maps(&mut self, read: &mut dyn FnMut(&mut [u8]) -> Result<()>) -> Result<()> {
+        let units = self.geo.physical_units as usize;
+        self.l2p = Maps(filled(self.geo.logical_units as usize, NONE)?);
+        self.p2l = Maps(filled(units, NONE)?);
+        self.bits = Maps(filled(units.div_ceil(64), 0)?);
+        read(bytemuck::cast_slice_mut(&mut self.l2p))?;
+        read(bytemuck::cast_slice_mut(&mut self.p2l))?;
+        read(bytemuck::cast_slice_mut(&mut self.bits))
     }
 
     pub fn policy_name(&self) -> &'static str {

@@ -28,12 +28,12 @@
 use super::{BlockState, Frontier, Ftl, Pick, NONE, NO_FRONTIER};
 use crate::placement::Layout;
 use crate::{Error, Result};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Percent bins of the victims' valid share (0 … 100).
 pub const RATIO_BINS: usize = 101;
 
-#[derive(Clone, Debug, Default, Serialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
 pub struct SbStats {
     pub superblocks_opened: u64,
     /// GC victims: superblocks (whole GC) or blocks (block GC), GC blocks included.
@@ -62,13 +62,13 @@ impl SbStats {
     }
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 struct Superblock {
     /// Member blocks not yet erased, in plane order.
     blocks: Vec<u32>,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Superblocks {
     /// Chips per channel of each slot.
     widths: Vec<usize>,

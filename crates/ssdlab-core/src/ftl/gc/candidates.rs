@@ -6,7 +6,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 const NONE: u32 = u32::MAX;
 
-#[derive(Clone)]
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
 pub struct CandidateSet {
     lists: Vec<Vec<u32>>,
     /// Position of each block in its plane's list.

@@ -3,7 +3,7 @@
 use super::{candidates::candidate_set_policy, CandidateSet, VictimCtx, VictimPolicy};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-#[derive(Clone)]
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
 pub struct DChoices {
     set: CandidateSet,
     d: u32,

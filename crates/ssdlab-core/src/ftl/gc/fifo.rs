@@ -4,7 +4,7 @@ use super::{VictimCtx, VictimPolicy};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::collections::VecDeque;
 
-#[derive(Clone)]
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
 pub struct Fifo {
     queues: Vec<VecDeque<(u32, u64)>>,
     /// Stamp under which each block is queued (0 = not a candidate).

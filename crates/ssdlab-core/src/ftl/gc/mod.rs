@@ -25,14 +25,88 @@ pub struct VictimCtx<'a> {
 }
 
 /// A copy of a policy behind its box (an FTL's state is copied whole, its policy's index
-/// with it). Every `Clone` policy has it.
+/// with it), and its index as bytes (an FTL's state is saved whole in a snapshot file). Every
+/// `Clone + Serialize` policy has it.
 pub trait PolicyClone {
     fn clone_box(&self) -> Box<dyn VictimPolicy>;
+    /// The policy's state in MessagePack, read back by its registry line's loader.
+    fn save(&self) -> Vec<u8>;
 }
 
-impl<T: VictimPolicy + Clone + 'static> PolicyClone for T {
+impl<T: VictimPolicy + Clone + serde::Serialize + 'static> PolicyClone for T {
     fn clone_box(&self) -> Box<dyn VictimPolicy> {
         Box::new(self.clone())
+    }
+    fn save(&self) -> Vec<u8> {
+        rmp_serde::to_vec(self).expect("a policy's state serialises")
+    }
+}
+
+/// A policy of type `T` read back from [`PolicyClone::save`]'s bytes.
+fn load<T: VictimPolicy + serde::de::DeserializeOwned + 'static>(
+    bytes: &[u8],
+) -> Result<Box<dyn VictimPolicy>, String> {
+    rmp_serde::from_slice::<T>(bytes)
+        .map(|p| Box::new(p) as Box<dyn VictimPolicy>)
+        .map_err(|e| e.to_string())
+}
+
+/// Serde for an FTL's boxed policy: its registry name and its saved state.
+pub mod boxed {
+    use super::{VictimPolicy, REGISTRY};
+    use serde::{de::Error, Deserialize, Deserializer, Serialize, Serializer};
+
+    // Serde's `with` hands over the field as it is: a reference to the box.
+    #[allow(clippy::borrowed_box)]
+    pub fn serialize<S: Serializer>(p: &Box<dyn VictimPolicy>, s: S) -> Result<S::Ok, S::Error> {
+        (p.name(), Bytes(&p.save())).serialize(s)
+    }
+
+    /// Bytes serialised as bytes (MessagePack's bin), not as a sequence of numbers.
+    struct Bytes<'a>(&'a [u8]);
+
+    impl Serialize for Bytes<'_> {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            s.serialize_bytes(self.0)
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Box<dyn VictimPolicy>, D::Error> {
+        let (name, bytes): (String, ByteBuf) = Deserialize::deserialize(d)?;
+        let (_, _, _, load) = REGISTRY
+            .iter()
+            .find(|r| r.0 == name)
+            .ok_or_else(|| D::Error::custom(format!("unknown GC policy '{name}'")))?;
+        load(&bytes.0).map_err(|e| D::Error::custom(format!("GC policy '{name}': {e}")))
+    }
+
+    /// Bytes read back from bytes (or, from a self-describing format, a sequence of numbers).
+    struct ByteBuf(Vec<u8>);
+
+    impl<'de> Deserialize<'de> for ByteBuf {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V;
+            impl<'de> serde::de::Visitor<'de> for V {
+                type Value = ByteBuf;
+                fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                    f.write_str("bytes")
+                }
+                fn visit_bytes<E: Error>(self, v: &[u8]) -> Result<ByteBuf, E> {
+                    Ok(ByteBuf(v.to_vec()))
+                }
+                fn visit_byte_buf<E: Error>(self, v: Vec<u8>) -> Result<ByteBuf, E> {
+                    Ok(ByteBuf(v))
+                }
+                fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut a: A) -> Result<ByteBuf, A::Error> {
+                    let mut v = Vec::new();
+                    while let Some(b) = a.next_element()? {
+                        v.push(b);
+                    }
+                    Ok(ByteBuf(v))
+                }
+            }
+            d.deserialize_bytes(V)
+        }
     }
 }
 
@@ -58,32 +132,43 @@ pub trait VictimPolicy: Send + PolicyClone {
 
 /// Builds a policy for a device: (name, description, constructor(planes, blocks, units_per_block, d)).
 type Ctor = fn(usize, usize, u32, u32) -> Box<dyn VictimPolicy>;
+/// Reads a policy back from its saved state ([`PolicyClone::save`]).
+type Loader = fn(&[u8]) -> Result<Box<dyn VictimPolicy>, String>;
 
-pub const REGISTRY: &[(&str, &str, Ctor)] = &[
+/// The policies: (name, description, constructor, loader).
+pub const REGISTRY: &[(&str, &str, Ctor, Loader)] = &[
     (
         "greedy",
         "fewest valid units; O(1) per-valid-count buckets",
         greedy::Greedy::boxed,
+        load::<greedy::Greedy>,
     ),
-    ("fifo", "oldest full block first", fifo::Fifo::boxed),
-    ("random", "uniformly random full block", random::Random::boxed),
+    ("fifo", "oldest full block first", fifo::Fifo::boxed, load::<fifo::Fifo>),
+    (
+        "random",
+        "uniformly random full block",
+        random::Random::boxed,
+        load::<random::Random>,
+    ),
     (
         "cost-benefit",
         "max (1-u)·age/2u over all candidates",
         cost_benefit::CostBenefit::boxed,
+        load::<cost_benefit::CostBenefit>,
     ),
     (
         "d-choices",
         "fewest valid among d random candidates (gc_d)",
         d_choices::DChoices::boxed,
+        load::<d_choices::DChoices>,
     ),
 ];
 
 pub fn check_policy_name(name: &str) -> Result<(), String> {
-    if REGISTRY.iter().any(|(n, _, _)| *n == name) {
+    if REGISTRY.iter().any(|(n, ..)| *n == name) {
         Ok(())
     } else {
-        let names: Vec<&str> = REGISTRY.iter().map(|(n, _, _)| *n).collect();
+        let names: Vec<&str> = REGISTRY.iter().map(|(n, ..)| *n).collect();
         Err(format!(
             "unknown GC policy '{name}'; expected one of {}",
             names.join(", ")
@@ -100,8 +185,8 @@ pub fn make_policy(
 ) -> Option<Box<dyn VictimPolicy>> {
     REGISTRY
         .iter()
-        .find(|(n, _, _)| *n == name)
-        .map(|(_, _, c)| c(planes, blocks, units_per_block, d))
+        .find(|(n, ..)| *n == name)
+        .map(|(_, _, c, _)| c(planes, blocks, units_per_block, d))
 }
 
 #[cfg(test)]
@@ -127,7 +212,7 @@ mod tests {
 
     #[test]
     fn the_registry_names_its_policies() {
-        for (name, _, _) in REGISTRY {
+        for (name, ..) in REGISTRY {
             assert_eq!(policy(name, 2).name(), *name);
             assert_eq!(check_policy_name(name), Ok(()));
         }
@@ -142,7 +227,7 @@ mod tests {
     #[test]
     fn every_policy_gives_each_candidate_of_the_plane_once() {
         let valid = [3, 1, 4, 1, 5, 0, 2, 6, 7, 7, 7, 7, 7, 7, 7, 7];
-        for (name, _, _) in REGISTRY {
+        for (name, ..) in REGISTRY {
             let mut p = policy(name, 3);
             let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
             // Blocks 2..8 in plane 0 (inserted out of order), 8..10 in plane 1.
@@ -232,7 +317,7 @@ mod tests {
     fn a_candidate_removed_by_someone_else_is_never_picked() {
         // As wear leveling takes a block: it leaves the index, whatever its position.
         let valid = [2u32, 3, 1, 4, 0, 5, 6, 7];
-        for (name, _, _) in REGISTRY {
+        for (name, ..) in REGISTRY {
             let mut p = policy(name, 2);
             for b in 0..6u32 {
                 p.insert(0, b, valid[b as usize]);

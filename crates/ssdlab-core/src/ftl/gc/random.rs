@@ -2,7 +2,7 @@
 use super::{candidates::candidate_set_policy, CandidateSet, VictimCtx, VictimPolicy};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-#[derive(Clone)]
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
 pub struct Random {
     set: CandidateSet,
 }

@@ -1,0 +1,291 @@
+//! Snapshot files of preconditioned drives (`ssdlab_core::snapshot`): a run from a snapshot
+//! gives the result of a run that preconditions itself, byte for byte, whatever the FTL holds
+//! (each GC policy's index, superblocks, lent blocks, wear leveling, streams, arrays); a saved
+//! state read back saves to the same bytes; a short, damaged, foreign or other build's file and
+//! a run of another device are refused with one line.
+
+use ssdlab_core::config::{member_precondition, members, parse_config, Config, MemberSpec};
+use ssdlab_core::snapshot::Snapshot;
+use ssdlab_core::Simulation;
+use std::path::Path;
+
+/// A 1 GiB MLC drive aged to steady state at 90 %, a 70/30 random mix on it, and `extra`.
+fn config(extra: &str) -> Config {
+    config_mode(extra, "steady")
+}
+
+/// As [`config`], preconditioned in `mode`.
+fn config_mode(extra: &str, mode: &str) -> Config {
+    let text = format!(
+        r#"
+[device]
+preset = "mlc-sata"
+[device.geometry]
+channels = 2
+ways = 4
+blocks_per_plane = 64
+pages_per_block = 128
+mapping_unit = "8KiB"
+overprovisioning = 0.15
+[precondition]
+mode = "{mode}"
+utilisation = 0.9
+max_overwrites = 2.0
+{extra}
+[[job]]
+rw = "randrw"
+rwmixread = 70
+bs = "8KiB"
+iodepth = 8
+number_ios = 20000
+"#
+    );
+    parse_config(&text, "t.toml", Path::new(".")).unwrap()
+}
+
+/// The snapshot of `cfg`'s device preconditioned as it says.
+fn aged(cfg: &Config) -> Snapshot {
+    let (device, report) = ssdlab_core::aged::preconditioned(&cfg.device, &cfg.precondition, &mut |_, _| {}).unwrap();
+    Snapshot {
+        device: cfg.device.clone(),
+        precondition: cfg.precondition.clone(),
+        report,
+        ftl: device.ftl,
+    }
+}
+
+/// Sharing of preconditioned states is process-wide (a snapshot in an array turns it on): the
+/// tests of this file take turns.
+static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn turn() -> std::sync::MutexGuard<'static, ()> {
+    TURN.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn tmp(name: &str) -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(name).display().to_string();
+    (dir, path)
+}
+
+/// Run `cfg` preconditioning itself, and from a snapshot saved to a file and read back: the
+/// same result, and the state read back saves to the same bytes.
+fn same_from_snapshot(what: &str, cfg: &Config) {
+    let own = Simulation::new(cfg).unwrap().run(&mut |_| {}).unwrap();
+    let (_dir, path) = tmp("a.snap");
+    let bytes = aged(cfg).save(&path).unwrap();
+    assert_eq!(bytes, std::fs::metadata(&path).unwrap().len(), "{what}");
+    let back = Snapshot::load(&path).unwrap();
+    let again = format!("{path}.again");
+    back.save(&again).unwrap();
+    assert!(
+        std::fs::read(&path).unwrap() == std::fs::read(&again).unwrap(),
+        "{what}: a state read back saves to other bytes"
+    );
+    let mut sim = Simulation::from_snapshot(cfg, back, &path, &mut |_, _| panic!("{what}: preconditioned")).unwrap();
+    let from = sim.run(&mut |_| {}).unwrap();
+    assert!(
+        own.ssd.gc["finished"].as_u64().unwrap_or(0) > 0 || what == "sequential" || what == "hotr",
+        "{what}: GC never ran: {}",
+        own.ssd.gc
+    );
+    assert!(
+        own.deterministic_json() == from.deterministic_json(),
+        "{what}: a run from the snapshot differs from one that preconditions"
+    );
+}
+
+#[test]
+fn every_gc_policy_runs_the_same_from_a_snapshot() {
+    let _turn = turn();
+    for policy in ["greedy", "fifo", "random", "cost-benefit", "d-choices"] {
+        same_from_snapshot(policy, &config(&format!("[device.ftl]\ngc_policy = \"{policy}\"\n")));
+    }
+}
+
+#[test]
+fn superblocks_streams_and_wear_leveling_run_the_same_from_a_snapshot() {
+    let _turn = turn();
+    same_from_snapshot("plan", &config("[device.placement]\npolicy = \"plan-pred-1/4\"\n"));
+    same_from_snapshot("autostream", &config("[device.placement]\npolicy = \"autostream\"\n"));
+    same_from_snapshot("streams", &config("[device.ftl]\nstreams = 2\n"));
+    same_from_snapshot(
+        "wear leveling",
+        &config("[device.ftl]\nstatic_wl_threshold = 2\ngc_policy = \"fifo\"\n"),
+    );
+    same_from_snapshot("sequential", &config_mode("", "sequential"));
+}
+
+#[test]
+fn hotr_with_blocks_lent_from_over_provisioning_runs_the_same_from_a_snapshot() {
+    let _turn = turn();
+    same_from_snapshot(
+        "hotr",
+        &config_mode(
+            "[device.redundancy]\nscheme = \"hotr\"\nscratch = \"op\"\nscratch_share = 0.02\n",
+            "sequential",
+        ),
+    );
+}
+
+/// The members of an array whose device and precondition are the snapshot's start from it; the
+/// others precondition; the result is the one of an array that preconditions them all.
+#[test]
+fn an_arrays_matching_member_starts_from_the_snapshot() {
+    let _turn = turn();
+    let cfg = config("[array]\nlayout = \"raid0\"\nstripe_unit = \"64KiB\"\n[[array.member]]\n[[array.member]]\n");
+    let own = Simulation::new(&cfg).unwrap().run(&mut |_| {}).unwrap();
+    let MemberSpec::Device(dc) = members(&cfg).unwrap().remove(1).1 else {
+        panic!("a simulated member")
+    };
+    let pc = member_precondition(&cfg, 1).unwrap();
+    let (device, report) = ssdlab_core::aged::preconditioned(&dc, &pc, &mut |_, _| {}).unwrap();
+    let snap = Snapshot {
+        device: dc,
+        precondition: pc,
+        report,
+        ftl: device.ftl,
+    };
+    let before = ssdlab_core::aged::copies();
+    let mut preconditioned = 0;
+    let from = Simulation::from_snapshot(&cfg, snap, "m1.snap", &mut |_, _| preconditioned += 1)
+        .unwrap()
+        .run(&mut |_| {})
+        .unwrap();
+    assert_eq!(ssdlab_core::aged::copies() - before, 1, "member 1 starts from a copy");
+    assert!(preconditioned > 0, "member 0 preconditions");
+    assert!(own.deterministic_json() == from.deterministic_json());
+    // Kept only while the run is being built.
+    assert!(!ssdlab_core::aged::sharing());
+}
+
+trait With: Sized {
+    fn with(self, f: impl FnOnce(&mut Self)) -> Self;
+}
+
+impl With for Config {
+    fn with(mut self, f: impl FnOnce(&mut Self)) -> Self {
+        f(&mut self);
+        self
+    }
+}
+
+fn err(r: ssdlab_core::Result<impl Sized>) -> String {
+    match r {
+        Ok(_) => panic!("accepted"),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn a_run_of_another_device_or_precondition_is_refused_naming_the_key() {
+    let _turn = turn();
+    let cfg = config("");
+    let snap = aged(&cfg);
+    let other = config("[device.ftl]\ngc_policy = \"fifo\"\n");
+    let e = err(Simulation::from_snapshot(
+        &other,
+        snap.clone(),
+        "a.snap",
+        &mut |_, _| {},
+    ));
+    assert_eq!(
+        e,
+        "--from-snapshot: a.snap: device.ftl.gc_policy is \"fifo\" in the run but \"greedy\" in the snapshot; expected a run whose device and [precondition] are the snapshot's (mlc-sata preconditioned steady)"
+    );
+    let other = cfg.clone().with(|c| c.precondition.utilisation = 0.8);
+    let e = err(Simulation::from_snapshot(
+        &other,
+        snap.clone(),
+        "a.snap",
+        &mut |_, _| {},
+    ));
+    assert!(
+        e.contains("precondition.utilisation is 0.8 in the run but 0.9 in the snapshot"),
+        "{e}"
+    );
+    // An array none of whose members is the snapshot's (member 1 is seeded 2).
+    let arr = config(
+        "[device.ftl]\ngc_policy = \"fifo\"\n[array]\nlayout = \"raid0\"\nstripe_unit = \"64KiB\"\n[[array.member]]\n[[array.member]]\n",
+    );
+    let e = err(Simulation::from_snapshot(&arr, snap, "a.snap", &mut |_, _| {}));
+    assert!(e.contains(": member 0: device.ftl.gc_policy is \"fifo\""), "{e}");
+}
+
+/// A saved snapshot's bytes, and its path.
+fn saved() -> (tempfile::TempDir, String, Vec<u8>) {
+    let (dir, path) = tmp("s.snap");
+    aged(&config("")).save(&path).unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    (dir, path, bytes)
+}
+
+fn load_bytes(path: &str, bytes: &[u8]) -> String {
+    std::fs::write(path, bytes).unwrap();
+    err(Snapshot::load(path))
+}
+
+#[test]
+fn a_short_or_damaged_file_is_refused() {
+    let _turn = turn();
+    let (_dir, path, good) = saved();
+    let expect = "; expected a snapshot written by `ssdlab precondition -o` of this build";
+    for cut in [
+        0,
+        10,
+        16,
+        19,
+        20,
+        30,
+        200,
+        good.len() / 2,
+        good.len() - 5,
+        good.len() - 1,
+    ] {
+        let e = load_bytes(&path, &good[..cut]);
+        assert!(
+            e.starts_with(&format!("{path}: ")) && e.ends_with(expect),
+            "cut at {cut}: {e}"
+        );
+        assert!(e.contains("cut short"), "cut at {cut}: {e}");
+    }
+    // A flipped bit in the maps, in the state, and the checksum itself.
+    for at in [good.len() - 100, good.len() / 2, good.len() - 2] {
+        let mut b = good.clone();
+        b[at] ^= 0x10;
+        let e = load_bytes(&path, &b);
+        assert!(e.contains("checksum does not match"), "flip at {at}: {e}");
+    }
+    let mut b = good.clone();
+    b.push(0);
+    assert!(load_bytes(&path, &b).contains("1 bytes follow its end"));
+    let mut b = good.clone();
+    b[16] = 2;
+    assert!(load_bytes(&path, &b).contains("snapshot format 2, which this build does not read"));
+    let e = load_bytes(&path, b"a text file that is long enough\n");
+    assert!(e.contains("not an ssdlab snapshot"), "{e}");
+    assert!(err(Snapshot::load("/nonexistent/s.snap")).starts_with("/nonexistent/s.snap: "));
+    // The good one still reads.
+    std::fs::write(&path, &good).unwrap();
+    Snapshot::load(&path).unwrap();
+}
+
+#[test]
+fn another_builds_snapshot_is_refused() {
+    let _turn = turn();
+    let (_dir, path, mut b) = saved();
+    let build = ssdlab_core::output::BUILD_ID.as_bytes();
+    let at = b
+        .windows(build.len())
+        .position(|w| w == build)
+        .expect("the build in the header");
+    // Another source hash, of the same length.
+    let last = at + build.len() - 1;
+    b[last] = if b[last] == b'0' { b'1' } else { b'0' };
+    let e = load_bytes(&path, &b);
+    assert!(e.starts_with(&format!("{path}: written by ssdlab build ")), "{e}");
+    assert!(
+        e.contains(&format!("not by this one ({})", ssdlab_core::output::BUILD_ID)),
+        "{e}"
+    );
+}
