@@ -104,6 +104,7 @@ def run(
     set: dict[str, str | int | float | bool] | None = None,
     max_memory: int | str | None = None,
     progress: bool | Callable[[str, int, int | None], None] | None = None,
+    from_snapshot: str | os.PathLike | None = None,
 ) -> Result:
     """Simulate one run, as ``ssdlab run`` does.
 
@@ -121,13 +122,20 @@ def run(
     run tells); ``True`` shows a bar on stderr (tqdm's, if installed), ``None`` shows it on a
     terminal only, ``False`` never. Ctrl-C stops the run within a fraction of a second and
     raises ``KeyboardInterrupt``.
+
+    ``from_snapshot``: a snapshot file (``ssdlab precondition CONFIG -o FILE``) to start from
+    instead of preconditioning, as ``--from-snapshot``: the run's device and
+    ``[precondition]`` must be the snapshot's (a :class:`ConfigError` names the first key that
+    differs), and the result is the one preconditioning gives.
     """
     cfg, kind, sets = _config_args(config, set)
+    if from_snapshot is not None:
+        from_snapshot = os.fspath(from_snapshot)
     if jobs is not None and hasattr(jobs, "__fspath__"):
         jobs = str(jobs.__fspath__())
     report, close = _progress(progress)
     try:
-        plain, plus, _metrics = _native.run(cfg, kind, jobs, seed, sets, max_memory, report)
+        plain, plus, _metrics = _native.run(cfg, kind, jobs, seed, sets, max_memory, report, from_snapshot)
     finally:
         close()
     return Result(plain, plus)

@@ -19,6 +19,7 @@ def run(
     sets: list[str] = ...,
     max_memory: int | str | None = None,
     progress: Callable[[str, int, int | None], None] | None = None,
+    from_snapshot: str | None = None,
 ) -> tuple[str, str, list[tuple[str, float]]]: ...
 def resolve(
     config: str | None = None,

@@ -39,6 +39,22 @@ def test_run_gives_the_cli_json_for_a_file_and_a_seed(cli, small_file):
     assert a != b
 
 
+def test_run_from_a_snapshot_gives_the_run_that_preconditions(cli, small_file, tmp_path):
+    snap = tmp_path / "aged.snap"
+    out = subprocess.run([cli, "precondition", str(small_file), "-o", str(snap), "-q", "--seed", "3"],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    own = ssdlab.run(str(small_file), seed=3).json
+    for path in (snap, str(snap)):
+        ours = ssdlab.run(str(small_file), seed=3, from_snapshot=path).json
+        assert without_wall(ours) == without_wall(own)
+    # Another seed is another precondition: refused as the command refuses it.
+    with pytest.raises(ssdlab.ConfigError) as e:
+        ssdlab.run(str(small_file), seed=4, from_snapshot=snap)
+    assert str(e.value) == cli_error(cli, "run", str(small_file), "--seed", "4", "--from-snapshot", str(snap))
+    assert "precondition.seed is 4 in the run but 3 in the snapshot" in str(e.value)
+
+
 def test_run_gives_the_cli_json_for_a_preset_with_sets_and_a_fio_job_file(cli, tmp_path):
     job = tmp_path / "w.fio"
     job.write_text("[w]\nrw=randwrite\nbs=8k\niodepth=2\nsize=64m\nnumber_ios=4000\n")

@@ -446,7 +446,7 @@ impl Simulation {
             format!("{:?}", snap.precondition.mode).to_lowercase()
         );
         let refuse = |why: String| {
-            Error::Invalid(format!(
+            Error::Config(format!(
                 "--from-snapshot: {file}: {why}; expected a run whose device and [precondition] are the snapshot's ({what})"
             ))
         };

@@ -305,7 +305,7 @@ type PointInfo = (String, Vec<(String, String)>);
 /// `json+` (with the latency histograms' bins), and the headline figures every experiment's
 /// table shows (`experiment::row_metrics`).
 #[pyfunction]
-#[pyo3(signature = (config=None, kind="auto", jobs=None, seed=None, sets=Vec::new(), max_memory=None, progress=None))]
+#[pyo3(signature = (config=None, kind="auto", jobs=None, seed=None, sets=Vec::new(), max_memory=None, progress=None, from_snapshot=None))]
 #[allow(clippy::too_many_arguments)]
 fn run(
     py: Python<'_>,
@@ -316,6 +316,7 @@ fn run(
     sets: Vec<String>,
     max_memory: Option<Bound<'_, PyAny>>,
     progress: Option<Bound<'_, PyAny>>,
+    from_snapshot: Option<String>,
 ) -> PyResult<RunOutput> {
     let seed = seed_arg(seed.as_ref())?;
     let max_memory = memory_arg(max_memory.as_ref())?;
@@ -329,9 +330,14 @@ fn run(
     let r = reporting(
         py,
         move |report| {
-            let mut sim = ssdlab_core::Simulation::with_progress(&cfg, &mut |done, planned| {
-                report(("precondition", done, Some(planned)))
-            })?;
+            let mut pre = |done, planned| report(("precondition", done, Some(planned)));
+            let mut sim = match &from_snapshot {
+                Some(f) => {
+                    let snap = ssdlab_core::snapshot::Snapshot::load(f)?;
+                    ssdlab_core::Simulation::from_snapshot(&cfg, snap, f, &mut pre)?
+                }
+                None => ssdlab_core::Simulation::with_progress(&cfg, &mut pre)?,
+            };
             let result = sim.run(&mut |p| report(("run", p.requests, p.expected)))?;
             let plain = serde_json::to_string_pretty(&result.without_bins()).expect("serialisable") + "\n";
             let plus = serde_json::to_string(&result).expect("serialisable");
