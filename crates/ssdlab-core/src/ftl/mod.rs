@@ -265,8 +265,14 @@ pub struct Move {
     pub to: u32,
 }
 
+/// Maps at least this large (bytes) are first written by all the cores at once: the first
+/// touch of fresh memory costs a page fault per page (the kernel zeroes it, and a virtual
+/// machine's host may back it first), which the cores take in parallel. Writing constants
+/// (or copying) in parallel gives the same bytes whatever the thread count.
+const PARALLEL_TOUCH: usize = 32 << 20;
+
 /// A vector of `n` copies of `v`, or an error (not an abort) when memory runs out.
-fn filled<T: Clone>(n: usize, v: T) -> Result<Vec<T>> {
+fn filled<T: Copy + Send + Sync>(n: usize, v: T) -> Result<Vec<T>> {
     let mut out = Vec::new();
     out.try_reserve_exact(n).map_err(|_| {
         Error::Invalid(format!(
@@ -275,7 +281,12 @@ fn filled<T: Clone>(n: usize, v: T) -> Result<Vec<T>> {
         ))
     })?;
     huge_pages(&out);
-    out.resize(n, v);
+    if n * std::mem::size_of::<T>() >= PARALLEL_TOUCH {
+        use rayon::prelude::*;
+        out.par_extend(rayon::iter::repeat_n(v, n));
+    } else {
+        out.resize(n, v);
+    }
     Ok(out)
 }
 
@@ -284,11 +295,16 @@ fn filled<T: Clone>(n: usize, v: T) -> Result<Vec<T>> {
 #[derive(Default)]
 struct Maps<T>(Vec<T>);
 
-impl<T: Copy> Clone for Maps<T> {
+impl<T: Copy + Send + Sync> Clone for Maps<T> {
     fn clone(&self) -> Self {
         let mut v = Vec::with_capacity(self.0.len());
         huge_pages(&v);
-        v.extend_from_slice(&self.0);
+        if std::mem::size_of_val(&self.0[..]) >= PARALLEL_TOUCH {
+            use rayon::prelude::*;
+            v.par_extend(self.0.par_iter().copied());
+        } else {
+            v.extend_from_slice(&self.0);
+        }
         Maps(v)
     }
 }
@@ -1366,6 +1382,21 @@ mod tests {
     use super::*;
     use crate::config::parse_config;
     use rand::Rng;
+
+    /// Maps large enough to be written by all the cores hold the same as written by one: `n`
+    /// copies of the value, and a copy equal to its original.
+    #[test]
+    fn large_maps_filled_and_copied_in_parallel_hold_what_one_core_writes() {
+        for n in [PARALLEL_TOUCH / 4 - 1, PARALLEL_TOUCH / 4 + 3] {
+            let v = filled(n, NONE - 1).unwrap();
+            assert_eq!(v.len(), n);
+            assert!(v.iter().all(|&x| x == NONE - 1), "{n}");
+            let m = Maps(v.iter().enumerate().map(|(i, _)| i as u32 ^ 0x5a5a).collect::<Vec<_>>());
+            let c = m.clone();
+            assert_eq!(c.len(), n);
+            assert!(c.0 == m.0, "{n}: the copy differs");
+        }
+    }
 
     /// Two planes of 16 blocks of 4 pages of 2 units (8 units per block), 50 % spare.
     fn ftl(policy: &str) -> Ftl {
