@@ -23,7 +23,6 @@
 //! A file is written whole or not at all ([`crate::output::AtomicFile`]); a short, damaged or
 //! foreign file is refused with one line, never read as a state.
 
-use crate::aged;
 use crate::device_config::DeviceConfig;
 use crate::ftl::Ftl;
 use crate::output::{write_error, AtomicFile, BUILD_ID};
@@ -95,11 +94,6 @@ impl<R: Read> Read for Summed<R> {
 }
 
 impl Snapshot {
-    /// The key a run's device and precondition must have to start from this state.
-    pub fn key(&self) -> String {
-        aged::key(&self.device, &self.precondition)
-    }
-
     /// Write the snapshot to `path`, whole or not at all; gives the bytes written.
     pub fn save(&self, path: &str) -> Result<u64> {
         let file = AtomicFile::create(path)?;

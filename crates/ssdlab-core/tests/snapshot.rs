@@ -256,6 +256,11 @@ fn a_short_or_damaged_file_is_refused() {
         let e = load_bytes(&path, &b);
         assert!(e.contains("checksum does not match"), "flip at {at}: {e}");
     }
+    // A length past the end of the file (the header's), refused before anything is allocated.
+    let mut b = good.clone();
+    b[20..28].copy_from_slice(&(u64::MAX >> 1).to_le_bytes());
+    let e = load_bytes(&path, &b);
+    assert!(e.contains("a part of 9223372036854775807 bytes at byte 28"), "{e}");
     let mut b = good.clone();
     b.push(0);
     assert!(load_bytes(&path, &b).contains("1 bytes follow its end"));
@@ -268,6 +273,26 @@ fn a_short_or_damaged_file_is_refused() {
     // The good one still reads.
     std::fs::write(&path, &good).unwrap();
     Snapshot::load(&path).unwrap();
+}
+
+#[test]
+fn a_snapshot_says_its_byte_order_and_another_is_refused() {
+    let _turn = turn();
+    let (_dir, path, mut b) = saved();
+    let said = if cfg!(target_endian = "little") {
+        "little"
+    } else {
+        "big"
+    };
+    let at = b
+        .windows(11 + said.len())
+        .position(|w| w == format!("\"endian\":\"{said}\"").as_bytes())
+        .expect("the byte order in the header");
+    // Another byte order, of the same length.
+    let other = if said == "little" { "middle" } else { "BIG" };
+    b[at + 10..at + 10 + said.len()].copy_from_slice(other.as_bytes());
+    let e = load_bytes(&path, &b);
+    assert!(e.contains(&format!("written on a {other}-endian machine")), "{e}");
 }
 
 #[test]
