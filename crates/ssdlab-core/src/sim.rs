@@ -407,6 +407,13 @@ pub fn group_ids(jobs: &[crate::workload::job::JobConfig]) -> Vec<u32> {
         .collect()
 }
 
+/// What a run reads and writes besides its config (trace files, log directories), checked
+/// before preconditioning, which may take a while, rather than found after the run.
+fn check_inputs(cfg: &Config) -> Result<()> {
+    check_trace_files(cfg)?;
+    crate::fiolog::check_dirs(cfg).map_err(|e| cfg.locate(e))
+}
+
 impl Simulation {
     /// Build the device, precondition it and set up the jobs' streams.
     pub fn new(cfg: &Config) -> Result<Simulation> {
@@ -416,10 +423,7 @@ impl Simulation {
     /// As [`Simulation::new`], reporting preconditioning progress as (units written, units
     /// planned at most).
     pub fn with_progress(cfg: &Config, progress: &mut dyn FnMut(u64, u64)) -> Result<Simulation> {
-        // Before preconditioning, which may take a while.
-        check_trace_files(cfg)?;
-        // Logs that cannot be written are found before preconditioning, not after the run.
-        crate::fiolog::check_dirs(cfg).map_err(|e| cfg.locate(e))?;
+        check_inputs(cfg)?;
         if cfg.array.is_some() {
             return Self::array(cfg, progress);
         }
@@ -437,8 +441,7 @@ impl Simulation {
         file: &str,
         progress: &mut dyn FnMut(u64, u64),
     ) -> Result<Simulation> {
-        check_trace_files(cfg)?;
-        crate::fiolog::check_dirs(cfg).map_err(|e| cfg.locate(e))?;
+        check_inputs(cfg)?;
         let start = std::time::Instant::now();
         let what = format!(
             "{} preconditioned {}",

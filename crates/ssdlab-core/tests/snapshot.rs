@@ -177,29 +177,24 @@ fn err(r: ssdlab_core::Result<impl Sized>) -> String {
     }
 }
 
+/// Why a run of `cfg` from `snap` (file `a.snap`) is refused.
+fn refusal(cfg: &Config, snap: &Snapshot) -> String {
+    err(Simulation::from_snapshot(cfg, snap.clone(), "a.snap", &mut |_, _| {}))
+}
+
 #[test]
 fn a_run_of_another_device_or_precondition_is_refused_naming_the_key() {
     let _turn = turn();
     let cfg = config("");
     let snap = aged(&cfg);
     let other = config("[device.ftl]\ngc_policy = \"fifo\"\n");
-    let e = err(Simulation::from_snapshot(
-        &other,
-        snap.clone(),
-        "a.snap",
-        &mut |_, _| {},
-    ));
+    let e = refusal(&other, &snap);
     assert_eq!(
         e,
         "--from-snapshot: a.snap: device.ftl.gc_policy is \"fifo\" in the run but \"greedy\" in the snapshot; expected a run whose device and [precondition] are the snapshot's (mlc-sata preconditioned steady)"
     );
     let other = cfg.clone().with(|c| c.precondition.utilisation = 0.8);
-    let e = err(Simulation::from_snapshot(
-        &other,
-        snap.clone(),
-        "a.snap",
-        &mut |_, _| {},
-    ));
+    let e = refusal(&other, &snap);
     assert!(
         e.contains("precondition.utilisation is 0.8 in the run but 0.9 in the snapshot"),
         "{e}"
@@ -208,7 +203,7 @@ fn a_run_of_another_device_or_precondition_is_refused_naming_the_key() {
     let arr = config(
         "[device.ftl]\ngc_policy = \"fifo\"\n[array]\nlayout = \"raid0\"\nstripe_unit = \"64KiB\"\n[[array.member]]\n[[array.member]]\n",
     );
-    let e = err(Simulation::from_snapshot(&arr, snap, "a.snap", &mut |_, _| {}));
+    let e = refusal(&arr, &snap);
     assert!(e.contains(": member 0: device.ftl.gc_policy is \"fifo\""), "{e}");
 }
 

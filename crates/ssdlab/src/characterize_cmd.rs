@@ -130,11 +130,7 @@ pub fn run(a: CharacterizeArgs) -> Result<()> {
     }
     // Outputs that cannot be written are found now, not after the sweep.
     if let Some(o) = &a.output {
-        ssdlab_core::output::check_file_dir(o).map_err(|why| {
-            Error::Invalid(format!(
-                "--output: {why}; expected a file in an existing, writable directory"
-            ))
-        })?;
+        crate::check_output(o)?;
     }
     if let Some(dir) = &a.plot {
         ssdlab_core::output::check_dir(dir, true)

@@ -408,11 +408,7 @@ fn run(
     }
     // Outputs that cannot be written are found now, not after the simulation.
     if let Some(o) = &output {
-        ssdlab_core::output::check_file_dir(o).map_err(|why| {
-            Error::Invalid(format!(
-                "--output: {why}; expected a file in an existing, writable directory"
-            ))
-        })?;
+        crate::check_output(o)?;
     }
     if let Some(dir) = &plot {
         ssdlab_core::output::check_dir(dir, true)
@@ -478,6 +474,15 @@ fn run(
         })?;
     }
     Ok(())
+}
+
+/// An `--output` file that cannot be written, found before the work rather than after it.
+pub fn check_output(path: &str) -> Result<()> {
+    ssdlab_core::output::check_file_dir(path).map_err(|why| {
+        Error::Invalid(format!(
+            "--output: {why}; expected a file in an existing, writable directory"
+        ))
+    })
 }
 
 /// A run's result in `fmt`, to the file `output` or standard output.

@@ -48,11 +48,7 @@ pub fn run(a: PreconditionArgs) -> Result<()> {
     if let Some(limit) = a.max_memory.or_else(ssdlab_core::sim::default_memory_limit) {
         ssdlab_core::sim::check_memory(&cfg, limit).map_err(|e| cfg.locate(e))?;
     }
-    ssdlab_core::output::check_file_dir(&a.output).map_err(|why| {
-        Error::Invalid(format!(
-            "--output: {why}; expected a file in an existing, writable directory"
-        ))
-    })?;
+    crate::check_output(&a.output)?;
     let mode = format!("{:?}", cfg.precondition.mode).to_lowercase();
     if !a.quiet {
         eprintln!("ssdlab: preconditioning {} ({mode}) ...", cfg.device.name);

@@ -55,20 +55,12 @@ fn load<T: VictimPolicy + serde::de::DeserializeOwned + 'static>(
 pub mod boxed {
     use super::{VictimPolicy, REGISTRY};
     use serde::{de::Error, Deserialize, Deserializer, Serialize, Serializer};
+    use serde_bytes::{ByteBuf, Bytes};
 
     // Serde's `with` hands over the field as it is: a reference to the box.
     #[allow(clippy::borrowed_box)]
     pub fn serialize<S: Serializer>(p: &Box<dyn VictimPolicy>, s: S) -> Result<S::Ok, S::Error> {
-        (p.name(), Bytes(&p.save())).serialize(s)
-    }
-
-    /// Bytes serialised as bytes (MessagePack's bin), not as a sequence of numbers.
-    struct Bytes<'a>(&'a [u8]);
-
-    impl Serialize for Bytes<'_> {
-        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-            s.serialize_bytes(self.0)
-        }
+        (p.name(), Bytes::new(&p.save())).serialize(s)
     }
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Box<dyn VictimPolicy>, D::Error> {
@@ -77,36 +69,7 @@ pub mod boxed {
             .iter()
             .find(|r| r.0 == name)
             .ok_or_else(|| D::Error::custom(format!("unknown GC policy '{name}'")))?;
-        load(&bytes.0).map_err(|e| D::Error::custom(format!("GC policy '{name}': {e}")))
-    }
-
-    /// Bytes read back from bytes (or, from a self-describing format, a sequence of numbers).
-    struct ByteBuf(Vec<u8>);
-
-    impl<'de> Deserialize<'de> for ByteBuf {
-        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-            struct V;
-            impl<'de> serde::de::Visitor<'de> for V {
-                type Value = ByteBuf;
-                fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                    f.write_str("bytes")
-                }
-                fn visit_bytes<E: Error>(self, v: &[u8]) -> Result<ByteBuf, E> {
-                    Ok(ByteBuf(v.to_vec()))
-                }
-                fn visit_byte_buf<E: Error>(self, v: Vec<u8>) -> Result<ByteBuf, E> {
-                    Ok(ByteBuf(v))
-                }
-                fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut a: A) -> Result<ByteBuf, A::Error> {
-                    let mut v = Vec::new();
-                    while let Some(b) = a.next_element()? {
-                        v.push(b);
-                    }
-                    Ok(ByteBuf(v))
-                }
-            }
-            d.deserialize_bytes(V)
-        }
+        load(&bytes).map_err(|e| D::Error::custom(format!("GC policy '{name}': {e}")))
     }
 }
 
