@@ -114,9 +114,22 @@ impl Placement {
             return Ok(());
         }
         let upp = dev.geo.units_per_page as u64;
+        let planes = dev.geo.planes;
         let (mut lpn, end) = (first, first + n);
+        // Where whole rounds over the planes are next worth trying: after one fails, a round on.
+        let mut try_rounds = lpn;
         while lpn < end {
             let p = self.plane[stream];
+            if lpn >= try_rounds {
+                let rounds = dev.ftl.append_rounds(p, stream, lpn, end - lpn);
+                if rounds > 0 {
+                    lpn += rounds * planes as u64 * upp;
+                    // As after the round's last page, on the plane before `p`.
+                    self.plane[stream] = next_plane(dev, (p + planes - 1) % planes);
+                    continue;
+                }
+                try_rounds = lpn + planes as u64 * upp;
+            }
             let at = dev.ftl.page_offset(p, stream);
             let k = (upp - at).min(end - lpn);
             if dev.ftl.append_run(p, stream, lpn, k as u32)? {

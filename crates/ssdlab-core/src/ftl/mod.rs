@@ -265,6 +265,17 @@ pub struct Move {
     pub to: u32,
 }
 
+/// `x % d` for a unit count within a block and `d` a page's units: a mask where `d` is a power
+/// of two, as it almost always is, which spares the fill a division per page.
+#[inline]
+fn page_rem(x: u32, d: u32) -> u32 {
+    if d.is_power_of_two() {
+        x & (d - 1)
+    } else {
+        x % d
+    }
+}
+
 /// Maps at least this large (bytes) are first written by all the cores at once: the first
 /// touch of fresh memory costs a page fault per page (the kernel zeroes it, and a virtual
 /// machine's host may back it first), which the cores take in parallel. Writing constants
@@ -740,7 +751,7 @@ impl Ftl {
         if f.block == NONE {
             0
         } else {
-            (f.next % self.geo.units_per_page as u32) as u64
+            page_rem(f.next, self.geo.units_per_page as u32) as u64
         }
     }
 
@@ -756,28 +767,123 @@ impl Ftl {
         if f.block == NONE || f.next == upb {
             f = self.new_host_block(plane, hi, f)?;
         }
-        if n == 0 || f.next % upp + n > upp {
+        let at = page_rem(f.next, upp);
+        if n == 0 || at + n > upp {
             return Err(Error::Invalid(format!(
-                "plane {plane}: a run of {n} units at unit {} of a {upp}-unit page; expected at least one unit, within the page",
-                f.next % upp
+                "plane {plane}: a run of {n} units at unit {at} of a {upp}-unit page; expected at least one unit, within the page"
             )));
         }
+        let block = f.block as usize;
+        debug_assert_eq!(self.geo.plane_of_block(block), plane);
         let base = f.block * upb + f.next;
+        // `map_in` of each unit, its counters added once for the run.
         for k in 0..n {
-            let lpn = first + k as u64;
-            let pun = base + k;
-            let old = self.l2p[lpn as usize];
+            let lpn = (first + k as u64) as usize;
+            let old = self.l2p[lpn];
             if old != NONE {
                 self.invalidate(old);
             }
-            self.map_in(plane, f.block as usize, lpn as u32, pun);
+            let pun = base + k;
+            self.l2p[lpn] = pun;
+            self.p2l[pun as usize] = lpn as u32;
+            self.bits[(pun >> 6) as usize] |= 1u64 << (pun & 63);
         }
+        self.valid[block] += n;
+        self.plane_valid[plane] += n as u64;
         f.next += n;
         self.hosts[hi] = f;
         self.stats.host_units_written += n as u64;
-        let done = f.next.is_multiple_of(upp);
+        let done = at + n == upp;
         self.stats.host_pages_programmed += done as u64;
         Ok(done)
+    }
+
+    /// Whole rounds of [`Ftl::append_run`]: page after page of the logical units from `first`
+    /// (at most `units` of them), to the host frontiers of `stream` on every plane in turn from
+    /// `start`, for as many rounds as that order is certain: every frontier at a page's start
+    /// in an open block with room for every round, every plane below its host limit
+    /// ([`Ftl::takes_host`]) at each of its turns, and the units unmapped. Returns the rounds
+    /// written (0 when not one is certain); the state is the one `append_run` a page at a time
+    /// would leave. The maps are written in order (the forward map by logical unit, the
+    /// reverse map and valid bits plane by plane) instead of a page in each plane in turn,
+    /// more streams of stores than the hardware follows.
+    pub fn append_rounds(&mut self, start: usize, stream: usize, first: u64, units: u64) -> u64 {
+        let planes = self.geo.planes;
+        let upp = self.geo.units_per_page as u32;
+        let upb = self.geo.units_per_block as u32;
+        let per_round = planes as u64 * upp as u64;
+        let mut rounds = units / per_round;
+        if self.sb.is_some() || rounds == 0 || start >= planes {
+            return 0;
+        }
+        for q in 0..planes {
+            let f = self.hosts[self.host_idx(q, stream)];
+            if f.block == NONE || page_rem(f.next, upp) != 0 {
+                return 0;
+            }
+            let (limit, v) = (self.host_limit(q), self.plane_valid[q]);
+            if v >= limit {
+                return 0;
+            }
+            // Round r finds the plane below its limit while v + r × upp < limit.
+            rounds = rounds
+                .min(((upb - f.next) / upp) as u64)
+                .min((limit - v).div_ceil(upp as u64));
+        }
+        let n = (rounds * per_round) as usize;
+        let (lo, hi) = (first as usize, first as usize + n);
+        if rounds == 0 || hi > self.l2p.len() || self.l2p[lo..hi].iter().any(|&e| e != NONE) {
+            return 0;
+        }
+        // The planes in turn, and each one's first unit.
+        let order: Vec<usize> = (start..planes).chain(0..start).collect();
+        let bases: Vec<u32> = order
+            .iter()
+            .map(|&q| {
+                let f = self.hosts[self.host_idx(q, stream)];
+                f.block * upb + f.next
+            })
+            .collect();
+        let mut lpn = lo;
+        for r in 0..rounds as u32 {
+            for &b in &bases {
+                let first_unit = b + r * upp;
+                for (j, e) in self.l2p[lpn..lpn + upp as usize].iter_mut().enumerate() {
+                    *e = first_unit + j as u32;
+                }
+                lpn += upp as usize;
+            }
+        }
+        let span = rounds as u32 * upp;
+        for (i, (&q, &b)) in order.iter().zip(&bases).enumerate() {
+            for r in 0..rounds as u32 {
+                let at = (b + r * upp) as usize;
+                let l = (lo + (r as usize * planes + i) * upp as usize) as u32;
+                for (j, e) in self.p2l[at..at + upp as usize].iter_mut().enumerate() {
+                    *e = l + j as u32;
+                }
+            }
+            self.set_valid_bits(b, b + span);
+            let hi = self.host_idx(q, stream);
+            self.valid[self.hosts[hi].block as usize] += span;
+            self.plane_valid[q] += span as u64;
+            self.hosts[hi].next += span;
+        }
+        self.stats.host_units_written += n as u64;
+        self.stats.host_pages_programmed += rounds * planes as u64;
+        rounds
+    }
+
+    /// Set the valid bits of the physical units `lo..hi`, a word at a time.
+    fn set_valid_bits(&mut self, lo: u32, hi: u32) {
+        let mut u = lo;
+        while u < hi {
+            let (w, bit) = ((u >> 6) as usize, u & 63);
+            let k = (64 - bit).min(hi - u);
+            let mask = if k == 64 { u64::MAX } else { ((1u64 << k) - 1) << bit };
+            self.bits[w] |= mask;
+            u += k;
+        }
     }
 
     /// A new block for the host frontier `hi` of `plane` (whose current state is `f`).
