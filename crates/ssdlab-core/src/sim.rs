@@ -261,6 +261,50 @@ pub fn check_trace_files(cfg: &Config) -> Result<()> {
     Ok(())
 }
 
+/// Why a run of `cfg` cannot start from the snapshot `file` of `device` preconditioned as
+/// `precondition` (`mismatch` names the first difference of a device and precondition from
+/// the snapshot's): a single device must be the snapshot's, an array must have a simulated
+/// member that is. `None` when it can start.
+fn snapshot_refusal(
+    cfg: &Config,
+    file: &str,
+    device: &crate::config::DeviceConfig,
+    precondition: &crate::precondition::PreconditionConfig,
+    mismatch: impl Fn(&crate::config::DeviceConfig, &crate::precondition::PreconditionConfig) -> Option<String>,
+) -> Result<Option<Error>> {
+    let why = if cfg.array.is_none() {
+        mismatch(&cfg.device, &cfg.precondition)
+    } else {
+        let mut why = None;
+        let mut matched = false;
+        for (i, (_, spec)) in crate::config::members(cfg)?.into_iter().enumerate() {
+            if let crate::config::MemberSpec::Device(dc) = spec {
+                match mismatch(&dc, &crate::config::member_precondition(cfg, i)?) {
+                    None => matched = true,
+                    Some(w) => {
+                        why.get_or_insert(format!("member {i}: {w}"));
+                    }
+                }
+            }
+        }
+        if matched {
+            None
+        } else {
+            Some(why.unwrap_or_else(|| "the array has no simulated member".into()))
+        }
+    };
+    Ok(why.map(|why| {
+        let what = format!(
+            "{} preconditioned {}",
+            device.name,
+            format!("{:?}", precondition.mode).to_lowercase()
+        );
+        Error::Config(format!(
+            "--from-snapshot: {file}: {why}; expected a run whose device and [precondition] are the snapshot's ({what})"
+        ))
+    }))
+}
+
 /// Refuse a run whose [`memory_estimate`] is above `limit` bytes.
 pub fn check_memory(cfg: &Config, limit: u64) -> Result<u64> {
     let need = memory_estimate(cfg)?;
@@ -431,6 +475,23 @@ impl Simulation {
         Self::with_device(cfg, device, pre)
     }
 
+    /// [`Simulation::from_snapshot`] of the snapshot file `file`, whose header
+    /// [`crate::snapshot::Snapshot::open`] read: a run it cannot start is refused before the
+    /// rest of the file (the maps, nearly all of it) is read.
+    pub fn from_opened_snapshot(
+        cfg: &Config,
+        opened: crate::snapshot::Opened,
+        file: &str,
+        progress: &mut dyn FnMut(u64, u64),
+    ) -> Result<Simulation> {
+        check_inputs(cfg)?;
+        let (d, p) = (opened.device(), opened.precondition());
+        if let Some(e) = snapshot_refusal(cfg, file, d, p, |dc, pc| opened.mismatch(dc, pc))? {
+            return Err(e);
+        }
+        Self::from_snapshot(cfg, opened.read()?, file, progress)
+    }
+
     /// As [`Simulation::with_progress`], with the device started from `snap` (read from `file`)
     /// instead of preconditioned: the run's device and `[precondition]` must be the snapshot's.
     /// In an array, the members whose device and precondition are the snapshot's start from
@@ -443,43 +504,16 @@ impl Simulation {
     ) -> Result<Simulation> {
         check_inputs(cfg)?;
         let start = std::time::Instant::now();
-        let what = format!(
-            "{} preconditioned {}",
-            snap.device.name,
-            format!("{:?}", snap.precondition.mode).to_lowercase()
-        );
-        let refuse = |why: String| {
-            Error::Config(format!(
-                "--from-snapshot: {file}: {why}; expected a run whose device and [precondition] are the snapshot's ({what})"
-            ))
-        };
+        if let Some(e) = snapshot_refusal(cfg, file, &snap.device, &snap.precondition, |d, p| snap.mismatch(d, p))? {
+            return Err(e);
+        }
         if cfg.array.is_none() {
-            if let Some(why) = snap.mismatch(&cfg.device, &cfg.precondition) {
-                return Err(refuse(why));
-            }
             let device = Device::with_ftl(&cfg.device, snap.ftl)?;
             let pre = PreconditionReport {
                 wall_time_s: crate::metrics::round3(start.elapsed().as_secs_f64()),
                 ..snap.report
             };
             return Self::with_device(cfg, device, pre);
-        }
-        let mut why = None;
-        let mut matched = false;
-        for (i, (_, spec)) in crate::config::members(cfg)?.into_iter().enumerate() {
-            if let crate::config::MemberSpec::Device(dc) = spec {
-                match snap.mismatch(&dc, &crate::config::member_precondition(cfg, i)?) {
-                    None => matched = true,
-                    Some(w) => {
-                        why.get_or_insert(format!("member {i}: {w}"));
-                    }
-                }
-            }
-        }
-        if !matched {
-            return Err(refuse(
-                why.unwrap_or_else(|| "the array has no simulated member".into()),
-            ));
         }
         let _kept = crate::aged::keep(&snap.device, &snap.precondition, snap.ftl, snap.report);
         Self::array(cfg, progress)

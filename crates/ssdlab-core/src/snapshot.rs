@@ -130,64 +130,44 @@ impl Snapshot {
 
     /// Read a snapshot written by [`Snapshot::save`] of this build.
     pub fn load(path: &str) -> Result<Snapshot> {
+        Self::open(path)?.read()
+    }
+
+    /// Open a snapshot file and read its header (what it is of, and which build wrote it),
+    /// checked; [`Opened::read`] reads the rest. A run of another device is refused this way
+    /// before the maps are read.
+    pub fn open(path: &str) -> Result<Opened> {
         let f = std::fs::File::open(path).map_err(|e| Error::Io {
             path: path.to_string(),
             source: e,
         })?;
         let size = f.metadata().map(|m| m.len()).unwrap_or(0);
-        let mut r = Summed {
-            inner: BufReader::with_capacity(1 << 20, f),
-            crc: crc32fast::Hasher::new(),
-            bytes: 0,
-        };
-        let bad = |what: String| {
-            Error::Invalid(format!(
-                "{path}: {what}; expected a snapshot written by `ssdlab precondition -o` of this build"
-            ))
-        };
-        let short = |e: std::io::Error, at: u64| {
-            if e.kind() == std::io::ErrorKind::UnexpectedEof {
-                bad(format!("the file ends early (at byte {at} of {size}): it is cut short"))
-            } else {
-                Error::Io {
-                    path: path.to_string(),
-                    source: e,
-                }
-            }
+        let mut o = Opened {
+            path: path.to_string(),
+            size,
+            r: Summed {
+                inner: BufReader::with_capacity(1 << 20, f),
+                crc: crc32fast::Hasher::new(),
+                bytes: 0,
+            },
+            header: None,
         };
         let mut magic = [0u8; 16];
-        r.read_exact(&mut magic).map_err(|e| short(e, r.bytes))?;
+        o.r.read_exact(&mut magic).map_err(|e| o.short(e))?;
         if &magic != MAGIC {
-            return Err(bad(
-                "not an ssdlab snapshot (it does not start with `ssdlab snapshot`)".into()
-            ));
+            return Err(o.bad("not an ssdlab snapshot (it does not start with `ssdlab snapshot`)".into()));
         }
         let mut u32b = [0u8; 4];
-        r.read_exact(&mut u32b).map_err(|e| short(e, r.bytes))?;
+        o.r.read_exact(&mut u32b).map_err(|e| o.short(e))?;
         let version = u32::from_le_bytes(u32b);
         if version != VERSION {
-            return Err(bad(format!(
+            return Err(o.bad(format!(
                 "snapshot format {version}, which this build does not read (it reads format {VERSION})"
             )));
         }
-        // Each part's length, checked against what is left of the file before allocating.
-        let part_len = |r: &mut Summed<BufReader<std::fs::File>>| -> Result<u64> {
-            let mut b = [0u8; 8];
-            r.read_exact(&mut b).map_err(|e| short(e, r.bytes))?;
-            let n = u64::from_le_bytes(b);
-            if n > size.saturating_sub(r.bytes) {
-                return Err(bad(format!(
-                    "a part of {n} bytes at byte {} of a file of {size}: it is cut short or damaged",
-                    r.bytes
-                )));
-            }
-            Ok(n)
-        };
-        let n = part_len(&mut r)?;
-        let mut header = vec![0u8; n as usize];
-        r.read_exact(&mut header).map_err(|e| short(e, r.bytes))?;
+        let header = o.part()?;
         let header: Header =
-            serde_json::from_slice(&header).map_err(|e| bad(format!("its header does not read ({e})")))?;
+            serde_json::from_slice(&header).map_err(|e| o.bad(format!("its header does not read ({e})")))?;
         if header.build != BUILD_ID {
             return Err(Error::Invalid(format!(
                 "{path}: written by ssdlab build {}, not by this one ({BUILD_ID}); expected a snapshot of this build (another build's engine may age a drive differently: precondition again with `ssdlab precondition`)",
@@ -195,36 +175,134 @@ impl Snapshot {
             )));
         }
         if header.endian != endian() {
-            return Err(bad(format!("written on a {}-endian machine", header.endian)));
+            return Err(o.bad(format!("written on a {}-endian machine", header.endian)));
         }
-        let n = part_len(&mut r)?;
-        let mut state = vec![0u8; n as usize];
-        r.read_exact(&mut state).map_err(|e| short(e, r.bytes))?;
+        o.header = Some(header);
+        Ok(o)
+    }
+
+    /// Why a run of `device` preconditioned as `precondition` cannot start from this state:
+    /// the first key that differs, with both values; `None` when it can.
+    pub fn mismatch(&self, device: &DeviceConfig, precondition: &PreconditionConfig) -> Option<String> {
+        mismatch(&self.device, &self.precondition, device, precondition)
+    }
+}
+
+/// Why a run of `device` preconditioned as `precondition` cannot start from a state of
+/// `ours` preconditioned as `ours_pre`.
+fn mismatch(
+    ours: &DeviceConfig,
+    ours_pre: &PreconditionConfig,
+    device: &DeviceConfig,
+    precondition: &PreconditionConfig,
+) -> Option<String> {
+    let ours = serde_json::json!({ "device": ours, "precondition": ours_pre });
+    let theirs = serde_json::json!({ "device": device, "precondition": precondition });
+    first_difference(&ours, &theirs, String::new())
+        .map(|(key, a, b)| format!("{key} is {b} in the run but {a} in the snapshot"))
+}
+
+/// A snapshot file whose header [`Snapshot::open`] read and checked.
+pub struct Opened {
+    path: String,
+    size: u64,
+    r: Summed<BufReader<std::fs::File>>,
+    /// Read once `open` has checked it.
+    header: Option<Header>,
+}
+
+impl Opened {
+    fn header(&self) -> &Header {
+        self.header.as_ref().expect("an opened snapshot's header")
+    }
+
+    /// The device it is of.
+    pub fn device(&self) -> &DeviceConfig {
+        &self.header().device
+    }
+
+    /// The precondition it was made with.
+    pub fn precondition(&self) -> &PreconditionConfig {
+        &self.header().precondition
+    }
+
+    /// As [`Snapshot::mismatch`], from the header.
+    pub fn mismatch(&self, device: &DeviceConfig, precondition: &PreconditionConfig) -> Option<String> {
+        mismatch(self.device(), self.precondition(), device, precondition)
+    }
+
+    fn bad(&self, what: String) -> Error {
+        Error::Invalid(format!(
+            "{}: {what}; expected a snapshot written by `ssdlab precondition -o` of this build",
+            self.path
+        ))
+    }
+
+    fn short(&self, e: std::io::Error) -> Error {
+        if e.kind() == std::io::ErrorKind::UnexpectedEof {
+            self.bad(format!(
+                "the file ends early (at byte {} of {}): it is cut short",
+                self.r.bytes, self.size
+            ))
+        } else {
+            Error::Io {
+                path: self.path.clone(),
+                source: e,
+            }
+        }
+    }
+
+    /// The next part's length, checked against what is left of the file before anything is
+    /// allocated.
+    fn part_len(&mut self) -> Result<u64> {
+        let mut b = [0u8; 8];
+        self.r.read_exact(&mut b).map_err(|e| self.short(e))?;
+        let n = u64::from_le_bytes(b);
+        if n > self.size.saturating_sub(self.r.bytes) {
+            return Err(self.bad(format!(
+                "a part of {n} bytes at byte {} of a file of {}: it is cut short or damaged",
+                self.r.bytes, self.size
+            )));
+        }
+        Ok(n)
+    }
+
+    /// The next part.
+    fn part(&mut self) -> Result<Vec<u8>> {
+        let n = self.part_len()?;
+        let mut buf = vec![0u8; n as usize];
+        self.r.read_exact(&mut buf).map_err(|e| self.short(e))?;
+        Ok(buf)
+    }
+
+    /// Read the rest: the FTL's state and maps, and the checksum over the whole file.
+    pub fn read(mut self) -> Result<Snapshot> {
+        let state = self.part()?;
         let mut ftl: Ftl =
-            rmp_serde::from_slice(&state).map_err(|e| bad(format!("its FTL state does not read ({e})")))?;
+            rmp_serde::from_slice(&state).map_err(|e| self.bad(format!("its FTL state does not read ({e})")))?;
+        let header = self.header.take().expect("an opened snapshot's header");
         let geo = crate::redundancy::geometry_of(&header.device, &header.device.name)?;
         if ftl.geo != geo {
-            return Err(bad("its FTL's geometry is not its device's".into()));
+            return Err(self.bad("its FTL's geometry is not its device's".into()));
         }
         ftl.load_maps(&mut |buf: &mut [u8]| {
-            let n = part_len(&mut r)?;
+            let n = self.part_len()?;
             if n != buf.len() as u64 {
-                return Err(bad(format!(
+                return Err(self.bad(format!(
                     "a map of {n} bytes where its device's geometry has {}",
                     buf.len()
                 )));
             }
-            r.read_exact(buf).map_err(|e| short(e, r.bytes))
+            self.r.read_exact(buf).map_err(|e| self.short(e))
         })?;
-        let crc = r.crc.clone().finalize();
-        r.read_exact(&mut u32b).map_err(|e| short(e, r.bytes))?;
+        let crc = self.r.crc.clone().finalize();
+        let mut u32b = [0u8; 4];
+        self.r.read_exact(&mut u32b).map_err(|e| self.short(e))?;
         if u32::from_le_bytes(u32b) != crc {
-            return Err(bad(
-                "its checksum does not match its contents: the file is damaged".into()
-            ));
+            return Err(self.bad("its checksum does not match its contents: the file is damaged".into()));
         }
-        if r.bytes != size {
-            return Err(bad(format!("{} bytes follow its end", size - r.bytes)));
+        if self.r.bytes != self.size {
+            return Err(self.bad(format!("{} bytes follow its end", self.size - self.r.bytes)));
         }
         let report = PreconditionReport {
             max_overwrites: header.max_overwrites,
@@ -237,15 +315,6 @@ impl Snapshot {
             report,
             ftl,
         })
-    }
-
-    /// Why a run of `device` preconditioned as `precondition` cannot start from this state:
-    /// the first key that differs, with both values; `None` when it can.
-    pub fn mismatch(&self, device: &DeviceConfig, precondition: &PreconditionConfig) -> Option<String> {
-        let ours = serde_json::json!({ "device": self.device, "precondition": self.precondition });
-        let theirs = serde_json::json!({ "device": device, "precondition": precondition });
-        first_difference(&ours, &theirs, String::new())
-            .map(|(key, a, b)| format!("{key} is {b} in the run but {a} in the snapshot"))
     }
 }
 

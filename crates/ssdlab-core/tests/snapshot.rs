@@ -220,6 +220,33 @@ fn load_bytes(path: &str, bytes: &[u8]) -> String {
     err(Snapshot::load(path))
 }
 
+/// A run of another device is refused from the snapshot's header, before its maps are read:
+/// a file cut short after its header is refused for the device it is of, and read (and found
+/// cut short) only for a run it could start.
+#[test]
+fn another_device_is_refused_from_the_header_alone() {
+    let _turn = turn();
+    let (_dir, path, good) = saved();
+    let header = u64::from_le_bytes(good[20..28].try_into().unwrap()) as usize;
+    std::fs::write(&path, &good[..28 + header + 4]).unwrap();
+    let from = |cfg: &Config| {
+        err(Snapshot::open(&path).and_then(|o| Simulation::from_opened_snapshot(cfg, o, &path, &mut |_, _| {})))
+    };
+    let e = from(&config("[device.ftl]\ngc_policy = \"fifo\"\n"));
+    assert!(
+        e.contains("device.ftl.gc_policy is \"fifo\" in the run but \"greedy\" in the snapshot"),
+        "{e}"
+    );
+    let e = from(&config(""));
+    assert!(e.contains("cut short"), "{e}");
+    // Whole, it starts the run it was made for.
+    std::fs::write(&path, &good).unwrap();
+    let o = Snapshot::open(&path).unwrap();
+    assert_eq!(o.device().name, config("").device.name);
+    assert!(o.mismatch(&config("").device, &config("").precondition).is_none());
+    Simulation::from_opened_snapshot(&config(""), o, &path, &mut |_, _| panic!("preconditioned")).unwrap();
+}
+
 #[test]
 fn a_short_or_damaged_file_is_refused() {
     let _turn = turn();

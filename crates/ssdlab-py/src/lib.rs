@@ -333,8 +333,8 @@ fn run(
             let mut pre = |done, planned| report(("precondition", done, Some(planned)));
             let mut sim = match &from_snapshot {
                 Some(f) => {
-                    let snap = ssdlab_core::snapshot::Snapshot::load(f)?;
-                    ssdlab_core::Simulation::from_snapshot(&cfg, snap, f, &mut pre)?
+                    let snap = ssdlab_core::snapshot::Snapshot::open(f)?;
+                    ssdlab_core::Simulation::from_opened_snapshot(&cfg, snap, f, &mut pre)?
                 }
                 None => ssdlab_core::Simulation::with_progress(&cfg, &mut pre)?,
             };

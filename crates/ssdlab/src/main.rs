@@ -414,9 +414,10 @@ fn run(
         ssdlab_core::output::check_dir(dir, true)
             .map_err(|why| Error::Invalid(format!("--plot: {why}; expected a writable directory")))?;
     }
-    // A snapshot that cannot be read, or is of another device, is found before anything runs.
+    // A snapshot that is not one, or of another build, is found before anything runs; one of
+    // another device is refused from its header, before its maps are read.
     let snapshot = match &from_snapshot {
-        Some(f) => Some((f, ssdlab_core::snapshot::Snapshot::load(f)?)),
+        Some(f) => Some((f, ssdlab_core::snapshot::Snapshot::open(f)?)),
         None => None,
     };
     if !quiet && snapshot.is_none() && cfg.precondition.mode != config::PreconditionMode::None {
@@ -438,10 +439,10 @@ fn run(
         Some((f, s)) => {
             let what = format!(
                 "ssdlab: started from {f} ({} preconditioned {})",
-                s.device.name,
-                format!("{:?}", s.precondition.mode).to_lowercase()
+                s.device().name,
+                format!("{:?}", s.precondition().mode).to_lowercase()
             );
-            let sim = ssdlab_core::Simulation::from_snapshot(&cfg, s, f, &mut progress)?;
+            let sim = ssdlab_core::Simulation::from_opened_snapshot(&cfg, s, f, &mut progress)?;
             if !quiet {
                 eprintln!("{what}");
             }
