@@ -1,5 +1,10 @@
 //! The `ssdlab` command: a thin layer over `ssdlab-core`.
 
+// The allocator keeps memory a finished point freed and gives it to the next one, which then
+// skips the kernel's zeroing of fresh pages (see BENCHMARKS.md).
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 mod bench;
 mod characterize_cmd;
 mod experiment_cmd;
