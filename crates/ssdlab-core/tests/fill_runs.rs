@@ -141,6 +141,14 @@ fn rounds_go_as_far_as_the_order_is_certain() {
         }
     }
     assert!(state(&a) == state(&b), "rounds from the last plane");
+    // Superblocks choose their own members: never rounds, even with every frontier open at a
+    // page's start.
+    let mut dev = device("[device.placement]\npolicy = \"baseline\"\n");
+    let mut f = Placement::new(&dev);
+    f.put_run(&mut dev, 0, 0, round).unwrap();
+    assert!(dev.ftl.superblocks().is_some());
+    assert_eq!(dev.ftl.page_offset(0, 0), 0);
+    assert_eq!(dev.ftl.append_rounds(0, 0, round, 4 * round), 0, "superblocks");
 }
 
 #[test]
