@@ -489,7 +489,7 @@ impl Simulation {
         if let Some(e) = snapshot_refusal(cfg, file, d, p, |dc, pc| opened.mismatch(dc, pc))? {
             return Err(e);
         }
-        Self::from_snapshot(cfg, opened.read()?, file, progress)
+        Self::start_from(cfg, opened.read()?, progress)
     }
 
     /// As [`Simulation::with_progress`], with the device started from `snap` (read from `file`)
@@ -503,10 +503,19 @@ impl Simulation {
         progress: &mut dyn FnMut(u64, u64),
     ) -> Result<Simulation> {
         check_inputs(cfg)?;
-        let start = std::time::Instant::now();
         if let Some(e) = snapshot_refusal(cfg, file, &snap.device, &snap.precondition, |d, p| snap.mismatch(d, p))? {
             return Err(e);
         }
+        Self::start_from(cfg, snap, progress)
+    }
+
+    /// The run of `cfg` from `snap`, which its checks found it can start from.
+    fn start_from(
+        cfg: &Config,
+        snap: crate::snapshot::Snapshot,
+        progress: &mut dyn FnMut(u64, u64),
+    ) -> Result<Simulation> {
+        let start = std::time::Instant::now();
         if cfg.array.is_none() {
             let device = Device::with_ftl(&cfg.device, snap.ftl)?;
             let pre = PreconditionReport {

@@ -864,10 +864,10 @@ impl Ftl {
                 }
             }
             self.set_valid_bits(b, b + span);
-            let hi = self.host_idx(q, stream);
-            self.valid[self.hosts[hi].block as usize] += span;
+            let h = self.host_idx(q, stream);
+            self.valid[self.hosts[h].block as usize] += span;
             self.plane_valid[q] += span as u64;
-            self.hosts[hi].next += span;
+            self.hosts[h].next += span;
         }
         self.stats.host_units_written += n as u64;
         self.stats.host_pages_programmed += rounds * planes as u64;
