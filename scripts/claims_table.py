@@ -50,6 +50,16 @@ def cell(s):
     return str(s).replace("|", "\\|").replace("\n", " ")
 
 
+def runs(scale):
+    """`36 × 3`, or `128 (40 × 3, 88 × 1)` when the points only a figure shows ran under the
+    first seed alone."""
+    points, seeds = scale["points"], scale["seeds"]
+    claimed = scale.get("claim_points", points)
+    if claimed == points or seeds == 1:
+        return f"{points} × {seeds}"
+    return f"{points} ({claimed} × {seeds}, {points - claimed} × 1)"
+
+
 def totals(paths):
     """One row per result: its summary's counts, and a row of their sums."""
     keys = ["seed_claims", "seed_reproduced", "known_differences", "no_signal", "checks", "checks_holding"]
@@ -62,10 +72,9 @@ def totals(paths):
         s = r["summary"]
         for k in keys:
             sums[k] += s[k]
-        seeds = r["scale"]["seeds"]
         print(
             f"| {r['experiment']} | {s['seed_reproduced']} of {s['seed_claims']} | {s['known_differences']} | "
-            f"{s['no_signal']} | {s['checks_holding']} of {s['checks']} | {r['scale']['points']} × {seeds} |"
+            f"{s['no_signal']} | {s['checks_holding']} of {s['checks']} | {runs(r['scale'])} |"
         )
     print(
         f"| all | {sums['seed_reproduced']} of {sums['seed_claims']} | {sums['known_differences']} | "

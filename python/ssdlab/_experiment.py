@@ -94,8 +94,9 @@ def experiment(
 ) -> Experiment:
     """Reproduce a seed as ``ssdlab experiment NAME`` does, returning an :class:`Experiment`.
 
-    ``seeds``: simulation seeds each point runs under (default 3, 2 with ``quick``), as the
-    CLI's ``--seeds``: how far each claim's value moves across them is its noise.
+    ``seeds``: simulation seeds each point a claim reads runs under (default 3, 2 with
+    ``quick``), as the CLI's ``--seeds``: how far each claim's value moves across them is its
+    noise; the points only a figure shows run under the first.
 
     ``backend="local"`` runs the points on this machine's cores (``threads``, 0 for one per
     core); ``"ray"`` submits one Ray task per point to the cluster ``ray.init()`` joins (start

@@ -74,3 +74,24 @@ def test_totals_count_each_result_s_summary_and_sum_them(cli, tmp_path):
         assert row[5] == f"{r['scale']['points']} × 1"
     sums = [sum(r["summary"][k] for r in results) for k in ("seed_reproduced", "seed_claims")]
     assert rows[2][0] == "all" and rows[2][1] == f"{sums[0]} of {sums[1]}"
+
+
+def test_totals_say_which_points_ran_under_every_seed(tmp_path):
+    """Points only a figure shows run under the first seed alone: the row says how many."""
+    summary = dict.fromkeys(
+        ["seed_claims", "seed_reproduced", "known_differences", "no_signal", "checks", "checks_holding"], 1
+    )
+    for name, scale in [
+        ("plan", {"points": 128, "seeds": 3, "claim_points": 40}),
+        ("hotr", {"points": 246, "seeds": 3, "claim_points": 246}),
+        ("old", {"points": 36, "seeds": 3}),
+        ("one", {"points": 128, "seeds": 1, "claim_points": 40}),
+    ]:
+        (tmp_path / f"{name}.json").write_text(json.dumps({"experiment": name, "summary": summary, "scale": scale}))
+    table = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "claims_table.py"), "--totals"]
+        + [str(tmp_path / f"{n}.json") for n in ("plan", "hotr", "old", "one")],
+        capture_output=True, text=True, check=True,
+    ).stdout.splitlines()
+    last = [row.strip("|").split(" | ")[5].strip() for row in table[2:6]]
+    assert last == ["128 (40 × 3, 88 × 1)", "246 × 3", "36 × 3", "128 × 1"]

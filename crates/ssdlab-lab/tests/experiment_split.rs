@@ -1,5 +1,6 @@
 //! An experiment run point by point elsewhere (the Python package's Ray backend): each
-//! point's outcome crosses as bytes and the result assembled from them is the one `run` gives.
+//! point's outcome crosses as bytes and the result assembled from them is the one `run` gives;
+//! and the points an experiment runs under its first seed only enter none of its claims.
 
 use ssdlab_lab::experiment::{self, run_points, Outcome, Scale};
 
@@ -43,7 +44,29 @@ fn check(name: &str, whole: bool) {
         }
     }
     assert_eq!(members > 0, name == "rodi", "{name}");
+    // The points an experiment keeps out of the other seeds enter no claim: with their
+    // outcomes swapped for a claim's point's, every claim is the same.
+    let claimed = points.iter().position(|p| exp.in_claims(p)).expect("a claim's point");
+    let swapped: Vec<Outcome> = points
+        .iter()
+        .zip(&outcomes)
+        .map(|(p, o)| if exp.in_claims(p) { o } else { &outcomes[claimed] }.clone())
+        .collect();
+    let left_out = points.iter().filter(|p| !exp.in_claims(p)).count();
+    assert_eq!(left_out > 0, name == "plan", "{name}");
+    let swapped = experiment::assemble(exp, Scale::Quick, 1, &points, swapped, 0.0);
     let direct = experiment::assemble(exp, Scale::Quick, 1, &points, outcomes, 0.0);
+    let values = |r: &experiment::ExperimentResult| -> Vec<(String, String)> {
+        r.claims
+            .iter()
+            .map(|c| (c.id.clone(), format!("{:?}", c.our_value)))
+            .collect()
+    };
+    assert_eq!(
+        values(&swapped),
+        values(&direct),
+        "{name}: a claim reads a point left out of the other seeds"
+    );
     let moved = experiment::assemble(exp, Scale::Quick, 1, &points, back, 0.0);
     assert_eq!(direct.deterministic_json(), moved.deterministic_json(), "{name}");
     assert!(!direct.claims.is_empty());

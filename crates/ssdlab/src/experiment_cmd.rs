@@ -36,8 +36,9 @@ pub struct ExperimentArgs {
     /// Points run at once (default: one per core). The result does not depend on it.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     threads: Option<u32>,
-    /// Simulation seeds each point runs under (default 3, 2 with --quick): how far a claim's
-    /// value moves across them is its noise, the margin a direction claim must exceed.
+    /// Simulation seeds each point a claim reads runs under (default 3, 2 with --quick): how
+    /// far a claim's value moves across them is its noise, the margin a direction claim must
+    /// exceed. Points only a figure shows run under the first.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=64))]
     seeds: Option<u32>,
     /// No progress bar.
@@ -99,7 +100,7 @@ pub fn run(a: ExperimentArgs) -> Result<()> {
             "experiment {} stopped; kept {} of {} points in {} (the same command resumes)",
             exp.name(),
             cache.reused() + cache.stored(),
-            exp.points(scale).map_or(0, |p| p.len()),
+            experiment::points_of(exp, scale, seeds).map_or(0, |p| p.len()),
             points_dir.display()
         )),
         e => e,
@@ -108,7 +109,7 @@ pub fn run(a: ExperimentArgs) -> Result<()> {
         eprintln!(
             "ssdlab: {} of {} points taken from {} (--fresh runs them again)",
             cache.reused(),
-            res.scale.points,
+            res.scale.runs(),
             points_dir.display()
         );
     }
@@ -123,15 +124,13 @@ pub fn run(a: ExperimentArgs) -> Result<()> {
 /// The claims table and where the rest went.
 fn summary(res: &ExperimentResult, dir: &str) -> String {
     format!(
-        "{}: {}\n{}\n\n{}\n{}; {} points × {} seed{} in {:.1} s. Tables, plots and the full result in {dir}/\n",
+        "{}: {}\n{}\n\n{}\n{}; {} in {:.1} s. Tables, plots and the full result in {dir}/\n",
         res.experiment,
         res.title,
         res.scale.note,
         experiment::claims_md(&res.claims),
         res.summary.line(),
-        res.scale.points,
-        res.scale.seeds,
-        if res.scale.seeds == 1 { "" } else { "s" },
+        res.scale.runs_line(),
         res.scale.wall_time_s
     )
 }

@@ -471,7 +471,10 @@ fn plan_quick_runs_every_policy_on_every_workload() {
     // FEMU's shared GC frontier, the 3 workloads that delete files without discard, and the
     // 3 CPU-bound ones issuing back to back.
     assert_eq!(runs.len(), 40 + 40 + 24 + 24);
-    assert!(stdout.contains("checks hold; 128 points × 2 seeds"), "{stdout}");
+    assert!(
+        stdout.contains("checks hold; 128 points, the 40 the claims read × 2 seeds"),
+        "{stdout}"
+    );
     claims_judged_by_their_rules(&r, &stdout);
     let ssd =
         |w: &str, p: &str| -> &Value { &runs.iter().find(|x| x["id"] == format!("{w}/{p}")).unwrap()["result"]["ssd"] };

@@ -61,6 +61,14 @@ pub trait Experiment: Sync {
     fn points(&self, scale: Scale) -> Result<Vec<Point>>;
     /// Claims and figures from the points' results (in the order of [`Experiment::points`]).
     fn analyse(&self, scale: Scale, runs: &[PointResult]) -> Analysis;
+    /// Whether the outcome of `point` (one of [`Experiment::points`]) enters a claim. Only
+    /// those points run again under the other simulation seeds (`--seeds`): the other seeds
+    /// measure the claims' noise, and a point that only a figure shows has no claim whose
+    /// noise it could move. Every point, unless the experiment says otherwise; an experiment
+    /// that says otherwise has a test that its claims do not change with the others' outcomes.
+    fn in_claims(&self, _point: &Point) -> bool {
+        true
+    }
 }
 
 /// One independent simulation of an experiment.
@@ -582,10 +590,34 @@ pub struct ScaleReport {
     pub scale: Scale,
     pub note: String,
     pub points: usize,
-    /// Simulation seeds each point ran under (the noise of every claim comes from them).
+    /// Simulation seeds the claims' points ran under (the noise of every claim comes from
+    /// them).
     pub seeds: usize,
+    /// The points whose outcomes enter a claim ([`Experiment::in_claims`]): those that ran
+    /// under every seed; the others ran under the first only.
+    pub claim_points: usize,
     /// Wall-clock seconds of the whole experiment (the one field that varies between runs).
     pub wall_time_s: f64,
+}
+
+impl ScaleReport {
+    /// Simulations run: every point under the first seed, the claims' under the others.
+    pub fn runs(&self) -> usize {
+        self.points + (self.seeds.max(1) - 1) * self.claim_points
+    }
+    /// `36 points × 3 seeds`, or `128 points, the 40 the claims read × 3 seeds` when some
+    /// points ran under the first seed only.
+    pub fn runs_line(&self) -> String {
+        let seeds = format!("{} seed{}", self.seeds, if self.seeds == 1 { "" } else { "s" });
+        if self.claim_points == self.points || self.seeds == 1 {
+            format!("{} points × {seeds}", self.points)
+        } else {
+            format!(
+                "{} points, the {} the claims read × {seeds}",
+                self.points, self.claim_points
+            )
+        }
+    }
 }
 
 impl ExperimentResult {
@@ -689,7 +721,8 @@ pub fn run_cached(
 }
 
 /// The points of `exp` at `scale`, checked to have distinct ids, followed by `seeds − 1`
-/// copies of them under other simulation seeds (same ids, in the same order). Running them
+/// copies of those whose outcomes enter a claim ([`Experiment::in_claims`]) under other
+/// simulation seeds (same ids, in the same order). Running them
 /// one by one anywhere ([`run_point`]) and handing the outcomes to [`assemble`] in this order
 /// gives what [`run`] gives: the way a distributed front end runs an experiment.
 pub fn points_of(exp: &dyn Experiment, scale: Scale, seeds: usize) -> Result<Vec<Point>> {
@@ -705,7 +738,7 @@ pub fn points_of(exp: &dyn Experiment, scale: Scale, seeds: usize) -> Result<Vec
     }
     let mut all = points.clone();
     for k in 1..seeds as u64 {
-        all.extend(points.iter().map(|p| Point {
+        all.extend(points.iter().filter(|p| exp.in_claims(p)).map(|p| Point {
             work: p.work.reseeded(k),
             ..p.clone()
         }));
@@ -773,10 +806,11 @@ fn point_results(points: &[Point], outcomes: Vec<Outcome>) -> Vec<PointResult> {
         .collect()
 }
 
-/// The experiment's result from its points' outcomes, in the order of [`points_of`] (`seeds`
-/// blocks of the experiment's points); `wall_time_s` is what the whole took. The claims are
-/// the first block's; each other block is analysed the same way, and how far a claim's value
-/// moves across the blocks is its noise.
+/// The experiment's result from its points' outcomes, in the order of [`points_of`] (the
+/// experiment's points, then `seeds − 1` blocks of those that enter a claim); `wall_time_s` is
+/// what the whole took. The claims are the first block's; each other block is analysed the
+/// same way (beside the first block's outcomes of the points it lacks, which enter no claim),
+/// and how far a claim's value moves across the blocks is its noise.
 pub fn assemble(
     exp: &dyn Experiment,
     scale: Scale,
@@ -787,8 +821,16 @@ pub fn assemble(
 ) -> ExperimentResult {
     assert_eq!(points.len(), outcomes.len(), "one outcome per point");
     let seeds = seeds.max(1);
-    assert_eq!(points.len() % seeds, 0, "every point under every seed");
-    let n = points.len() / seeds;
+    // The first block ends where an id comes again (ids are distinct within a block).
+    let mut seen = std::collections::BTreeSet::new();
+    let n = points.iter().position(|p| !seen.insert(&p.id)).unwrap_or(points.len());
+    let claimed: Vec<bool> = points[..n].iter().map(|p| exp.in_claims(p)).collect();
+    let m = claimed.iter().filter(|&&c| c).count();
+    assert_eq!(
+        points.len(),
+        n + (seeds - 1) * m,
+        "every claim's point under every seed"
+    );
     let others = outcomes.split_off(n);
     let runs = point_results(&points[..n], outcomes);
     let mut analysis = exp.analyse(scale, &runs);
@@ -796,8 +838,21 @@ pub fn assemble(
         let mut noise = vec![0.0f64; analysis.claims.len()];
         let mut others = others.into_iter();
         for k in 1..seeds {
-            let block: Vec<Outcome> = others.by_ref().take(n).collect();
-            let again = exp.analyse(scale, &point_results(&points[k * n..(k + 1) * n], block));
+            let from = n + (k - 1) * m;
+            let mut block = point_results(&points[from..from + m], others.by_ref().take(m).collect()).into_iter();
+            // The first block's outcomes stand in for the points run under one seed only.
+            let again: Vec<PointResult> = runs
+                .iter()
+                .zip(&claimed)
+                .map(|(first, &c)| {
+                    if c {
+                        block.next().expect("a claim's point")
+                    } else {
+                        first.clone()
+                    }
+                })
+                .collect();
+            let again = exp.analyse(scale, &again);
             for (c, w) in analysis.claims.iter().zip(noise.iter_mut()) {
                 let d = match again.claims.iter().find(|o| o.id == c.id) {
                     Some(o) if o.our_value == c.our_value => 0.0,
@@ -825,6 +880,7 @@ pub fn assemble(
             note: exp.scale_note(scale),
             points: n,
             seeds,
+            claim_points: m,
             wall_time_s: round(wall_time_s, 3),
         },
     }
@@ -1238,6 +1294,70 @@ seed = {i}
         assert_eq!(one.claims[0].noise, None);
         assert_eq!(one.claims[0].our_value, c.our_value);
         assert!(points_of(&Tiny, Scale::Quick, 0).is_err());
+    }
+
+    /// [`Tiny`] whose claim does not read its middle point (qd=2).
+    struct TinyMiddleShown;
+    impl Experiment for TinyMiddleShown {
+        fn name(&self) -> &'static str {
+            "tiny-middle-shown"
+        }
+        fn title(&self) -> &'static str {
+            Tiny.title()
+        }
+        fn seed_document(&self) -> &'static str {
+            Tiny.seed_document()
+        }
+        fn scale_note(&self, scale: Scale) -> String {
+            Tiny.scale_note(scale)
+        }
+        fn points(&self, scale: Scale) -> Result<Vec<Point>> {
+            Tiny.points(scale)
+        }
+        fn analyse(&self, scale: Scale, runs: &[PointResult]) -> Analysis {
+            assert_eq!(runs.len(), 3, "every point's outcome, whichever seed's");
+            Tiny.analyse(scale, runs)
+        }
+        fn in_claims(&self, point: &Point) -> bool {
+            point.id != "qd=2"
+        }
+    }
+
+    #[test]
+    fn points_no_claim_reads_run_under_the_first_seed_only() {
+        let points = points_of(&TinyMiddleShown, Scale::Quick, 3).unwrap();
+        let ids: Vec<&str> = points.iter().map(|p| p.id.as_str()).collect();
+        assert_eq!(ids, ["qd=1", "qd=2", "qd=3", "qd=1", "qd=3", "qd=1", "qd=3"]);
+        // The claims' points under other seeds are the ones every point gets.
+        let all = points_of(&Tiny, Scale::Quick, 3).unwrap();
+        for (p, q) in points[3..].iter().zip(all[3..].iter().filter(|p| p.id != "qd=2")) {
+            assert_eq!(format!("{:?}", p.work), format!("{:?}", q.work));
+        }
+        // The same claims and noise as when every point runs under every seed, the same
+        // first block, and a report that says which points ran under the other seeds.
+        let shown = run(&TinyMiddleShown, Scale::Quick, 3, 2, &|_, _| {}).unwrap();
+        let every = run(&Tiny, Scale::Quick, 3, 2, &|_, _| {}).unwrap();
+        assert_eq!(
+            serde_json::to_string(&shown.claims).unwrap(),
+            serde_json::to_string(&every.claims).unwrap()
+        );
+        assert!(shown.claims[0].noise.is_some_and(|n| n > 0.0));
+        let rows = |r: &ExperimentResult| -> Vec<String> {
+            r.runs
+                .iter()
+                .map(|p| format!("{} {}", p.id, serde_json::to_string(&p.metrics).unwrap()))
+                .collect()
+        };
+        assert_eq!(rows(&shown), rows(&every));
+        assert_eq!(
+            (shown.scale.points, shown.scale.claim_points, shown.scale.seeds),
+            (3, 2, 3)
+        );
+        assert_eq!(shown.scale.runs_line(), "3 points, the 2 the claims read × 3 seeds");
+        assert_eq!((shown.scale.runs(), every.scale.runs()), (7, 9));
+        assert_eq!(every.scale.runs_line(), "3 points × 3 seeds");
+        let one = run(&TinyMiddleShown, Scale::Quick, 1, 2, &|_, _| {}).unwrap();
+        assert_eq!(one.scale.runs_line(), "3 points × 1 seed");
     }
 
     #[test]

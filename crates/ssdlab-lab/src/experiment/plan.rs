@@ -355,6 +355,13 @@ impl Experiment for Plan {
         }
         Ok(points)
     }
+    /// The claims read the points under the claims' condition only; the other conditions are
+    /// shown in figures (`tests/experiment_claims.rs` holds the claims to that).
+    fn in_claims(&self, point: &Point) -> bool {
+        WORKLOADS
+            .iter()
+            .any(|w| POLICIES.iter().any(|p| point.id == point_id(w.0, p, None)))
+    }
     fn analyse(&self, _scale: Scale, runs: &[PointResult]) -> Analysis {
         let mut claims = Vec::new();
         let mut figures = Vec::new();
