@@ -124,6 +124,8 @@ def test_experiment_on_ray_is_the_cli_result(cli, ray_cluster, tmp_path):
     assert len(claims) == len(json.loads(theirs)["claims"]) and claims["reproduced"].dtype == bool
     # Two seeds in quick mode: every claim has its noise; the summary counts seed claims only.
     assert claims["noise"].notna().all() and e.json["scale"]["seeds"] == 2
+    # Only the 40 points plan's claims read ran under the second seed (Ray's run included).
+    assert e.json["scale"]["claim_points"] == 40
     seed = claims[claims["kind"] != "check"]
     assert e.json["summary"]["seed_claims"] == len(seed)
     assert e.json["summary"]["seed_reproduced"] == int(seed["reproduced"].sum())
