@@ -356,7 +356,7 @@ impl Experiment for Plan {
         Ok(points)
     }
     /// The claims read the points under the claims' condition only; the other conditions are
-    /// shown in figures (`tests/experiment_claims.rs` holds the claims to that).
+    /// shown in figures (`tests/experiment_split.rs` holds the claims to that).
     fn in_claims(&self, point: &Point) -> bool {
         WORKLOADS
             .iter()
