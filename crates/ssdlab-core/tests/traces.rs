@@ -1319,6 +1319,36 @@ fn stats_of_huge_requests_are_exact_and_bounded() {
         e.contains("huge.trace:3: offset: ") && e.contains("; expected at most --max-page-runs 2"),
         "{e}"
     );
+    // Two writes of 2^63 bytes take the written bytes past u64::MAX: an error at the second,
+    // which is left uncounted, never a wrapped or saturated total.
+    let text = format!("0 0 0 {0} 0\n10 0 0 8 1\n20 0 0 {0} 0\n", 1u64 << 54);
+    let (_, _, p3, _dir3) = read_text("wide.trace", &text, Format::Mqsim, false);
+    let mut r = trace::open(&p3, Format::Mqsim).unwrap();
+    let e = TraceStats::compute(&mut r, &StatsOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        e,
+        format!("{}:3: size: the write of {} bytes takes the trace's write bytes past 2^64 - 1 (16 EiB); expected request sizes in bytes", p3.display(), 1u64 << 63),
+    );
+    let mut b = ssdlab_core::trace::stats::StatsBuilder::default();
+    let mut rec = TraceRecord {
+        time_ns: 0,
+        device: 0,
+        op: Op::Write,
+        offset: 0,
+        len: 1 << 63,
+    };
+    b.add(&rec).unwrap();
+    rec.op = Op::Read;
+    b.add(&rec).unwrap();
+    rec.op = Op::Write;
+    assert_eq!(b.add(&rec), Err(ssdlab_core::trace::stats::AddError::Bytes));
+    rec.len = (1 << 63) - 1;
+    b.add(&rec).unwrap();
+    let s = b.finish("t", "native", 0);
+    assert_eq!((s.requests, s.bytes.write, s.bytes.read), (3, u64::MAX, 1 << 63));
+    assert_eq!(s.volumes[0].bytes, s.bytes);
 }
 
 /// Per-page counts kept as runs give what counting page by page gives.

@@ -331,14 +331,8 @@ pub fn profile(w: &Workload, opts: &LintOptions, dev: &PassDevice) -> Result<Pro
             let (file, line) = rec.at();
             Error::Parse { file, line, msg }
         };
-        if stats.add(&r).is_err() {
-            return Err(fail(
-                &rec,
-                format!(
-                    "offset: the request at offset {} of {} bytes needs more than {} pages and runs of pages; expected at most --max-pages {} (raise it)",
-                    r.offset, r.len, opts.max_pages, opts.max_pages
-                ),
-            ));
+        if let Err(e) = stats.add(&r) {
+            return Err(fail(&rec, e.message(&r, "--max-pages")));
         }
         p.requests += 1;
         let t0 = *first.get_or_insert(r.time_ns);

@@ -58,6 +58,14 @@ pub struct PerOp {
 }
 
 impl PerOp {
+    fn of(&self, op: Op) -> u64 {
+        match op {
+            Op::Read => self.read,
+            Op::Write => self.write,
+            Op::Trim => self.trim,
+        }
+    }
+
     fn add(&mut self, op: Op, v: u64) {
         match op {
             Op::Read => self.read += v,
@@ -247,6 +255,35 @@ pub struct VolumeStats {
     pub offset_end: u64,
 }
 
+/// Why [`StatsBuilder::add`] could not count a record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AddError {
+    /// Its pages would need more pages and runs than the cap.
+    Runs(RunLimit),
+    /// Its size would take the bytes of its operation past `u64::MAX` (16 EiB): only a trace
+    /// whose sizes are not request sizes gets there.
+    Bytes,
+}
+
+impl AddError {
+    /// The error message for the record `r`, naming the option that raises the cap
+    /// (`max_runs_option`, e.g. `--max-page-runs`).
+    pub fn message(&self, r: &TraceRecord, max_runs_option: &str) -> String {
+        match self {
+            AddError::Runs(RunLimit { max_runs }) => format!(
+                "offset: the request at offset {} of {} bytes needs more than {max_runs} pages and runs of pages with equal counts; expected at most {max_runs_option} {max_runs} (raise it: about {RUN_BYTES} bytes each)",
+                r.offset, r.len
+            ),
+            AddError::Bytes => format!(
+                "size: the {} of {} bytes takes the trace's {} bytes past 2^64 - 1 (16 EiB); expected request sizes in bytes",
+                r.op.name(),
+                r.len,
+                r.op.name()
+            ),
+        }
+    }
+}
+
 /// Builds [`TraceStats`] one record at a time.
 pub struct StatsBuilder {
     requests: u64,
@@ -294,10 +331,14 @@ impl StatsBuilder {
     }
 
     /// Account one record. Fails, without counting it, if its pages would need more runs than
-    /// the cap.
-    pub fn add(&mut self, r: &TraceRecord) -> std::result::Result<(), RunLimit> {
+    /// the cap or its size would take its operation's bytes past `u64::MAX` (a volume's bytes
+    /// are part of the trace's, so they cannot pass it first).
+    pub fn add(&mut self, r: &TraceRecord) -> std::result::Result<(), AddError> {
         let end = r.offset.saturating_add(r.len);
-        self.pages.add(r.op, r.offset, r.len)?;
+        if self.bytes.of(r.op).checked_add(r.len).is_none() {
+            return Err(AddError::Bytes);
+        }
+        self.pages.add(r.op, r.offset, r.len).map_err(AddError::Runs)?;
         self.add_volume(r, end);
         self.requests += 1;
         self.ops.add(r.op, 1);
@@ -446,14 +487,11 @@ impl TraceStats {
             if !opts.devices.contains(r.device) {
                 continue;
             }
-            if let Err(RunLimit { max_runs }) = b.add(&r) {
+            if let Err(e) = b.add(&r) {
                 return Err(Error::Parse {
                     file: reader.name().to_string(),
                     line: reader.line(),
-                    msg: format!(
-                        "offset: the request at offset {} of {} bytes needs more than {max_runs} pages and runs of pages with equal counts; expected at most --max-page-runs {max_runs} (raise it: about {RUN_BYTES} bytes each)",
-                        r.offset, r.len
-                    ),
+                    msg: e.message(&r, "--max-page-runs"),
                 });
             }
         }
