@@ -53,7 +53,7 @@ fn check(name: &str, whole: bool) {
         .zip(&outcomes)
         .map(|(&c, o)| if c { o } else { &outcomes[first] }.clone())
         .collect();
-    assert_eq!(claimed.contains(&false), name == "plan", "{name}");
+    assert_eq!(claimed.contains(&false), name == "plan" || name == "hotr", "{name}");
     let swapped = experiment::assemble(exp, Scale::Quick, 1, &points, swapped, 0.0);
     let direct = experiment::assemble(exp, Scale::Quick, 1, &points, outcomes, 0.0);
     let values = |r: &experiment::ExperimentResult| -> Vec<(String, String)> {
@@ -96,6 +96,21 @@ fn plan_outcomes_cross_as_bytes() {
 #[test]
 fn rodi_outcomes_cross_as_bytes_profiles_and_arrays_included() {
     check("rodi", false);
+}
+
+#[test]
+fn hotr_outcomes_cross_as_bytes() {
+    // The seed's traces are read from ../shared/traces, found from the working directory.
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    if !root.join("../shared/traces/MANIFEST.md").exists() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI is set but ../shared/traces is missing"
+        );
+        eprintln!("skipped: ../shared/traces is not present");
+        return;
+    }
+    check("hotr", false);
 }
 
 #[test]

@@ -614,7 +614,10 @@ fn hotr_quick_runs_every_scheme_back_end_and_cell() {
     // 3 workloads × (2 back ends × 7 schemes + the ideal baseline + 3 more R-LRU capacities
     // + 3 cells × 2 schemes).
     assert_eq!(runs.len(), 72);
-    assert!(stdout.contains("checks hold; 72 points × 2 seeds"), "{stdout}");
+    assert!(
+        stdout.contains("checks hold; 72 points, the 33 the claims read × 2 seeds"),
+        "{stdout}"
+    );
     claims_judged_by_their_rules(&r, &stdout);
     let ssd = |id: &str| -> &Value {
         &runs.iter().find(|x| x["id"] == id).unwrap_or_else(|| panic!("{id}"))["result"]["ssd"]

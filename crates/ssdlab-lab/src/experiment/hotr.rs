@@ -584,6 +584,15 @@ impl Experiment for HotR {
         }
         Ok(points)
     }
+    /// The claims read the seed's workload sources on the first-come-first-served and ideal
+    /// back ends, the four compared schemes only: the read-priority back end, the variants of
+    /// HotR and Rails, the R-LRU sweep and the other traces are in figures
+    /// (`tests/experiment_split.rs` holds the claims to that).
+    fn in_claims(&self, point: &Point) -> bool {
+        // workload/scheme/back end/cell, as `point` names it.
+        let id: Vec<&str> = point.id.split('/').collect();
+        SEED_WORKLOADS.contains(&id[0]) && COMPARED.contains(&id[1]) && [BACKENDS[0].0, IDEAL.0].contains(&id[2])
+    }
     fn analyse(&self, scale: Scale, runs: &[PointResult]) -> Analysis {
         let ws = workloads(scale);
         // The claims average over the seed's workload sources (the others are in the figures).
