@@ -58,20 +58,16 @@ pub struct PerOp {
 }
 
 impl PerOp {
-    fn of(&self, op: Op) -> u64 {
+    fn of(&mut self, op: Op) -> &mut u64 {
         match op {
-            Op::Read => self.read,
-            Op::Write => self.write,
-            Op::Trim => self.trim,
+            Op::Read => &mut self.read,
+            Op::Write => &mut self.write,
+            Op::Trim => &mut self.trim,
         }
     }
 
     fn add(&mut self, op: Op, v: u64) {
-        match op {
-            Op::Read => self.read += v,
-            Op::Write => self.write += v,
-            Op::Trim => self.trim += v,
-        }
+        *self.of(op) += v;
     }
 }
 
