@@ -36,7 +36,8 @@ class Experiment:
 
     @property
     def claims(self) -> pd.DataFrame:
-        """One row per claim: id, kind (``seed``, ``known_difference``, ``check``), text,
+        """One row per claim: id, kind (``seed``, ``known_difference``, ``check``, ``derived``,
+        ``alternative``; only the first two are counted as seed claims), text,
         seed_value, our_value, noise (NaN with one seed), unit, tolerance, verdict,
         reproduced."""
         import pandas as pd

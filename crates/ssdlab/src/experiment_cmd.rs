@@ -124,12 +124,19 @@ pub fn run(a: ExperimentArgs) -> Result<()> {
 /// The claims table and where the rest went.
 fn summary(res: &ExperimentResult, dir: &str) -> String {
     format!(
-        "{}: {}\n{}\n\n{}\n{}; {} in {:.1} s. Tables, plots and the full result in {dir}/\n",
+        "{}: {}\n{}\n\n{}\n{}{}; {} in {:.1} s. Tables, plots and the full result in {dir}/\n",
         res.experiment,
         res.title,
         res.scale.note,
         experiment::claims_md(&res.claims),
         res.summary.line(),
+        res.readings
+            .iter()
+            .map(|r| format!(
+                "; {} of {} under the reading {} ({})",
+                r.seed_reproduced, r.seed_claims, r.label, r.reading
+            ))
+            .collect::<String>(),
         res.scale.runs_line(),
         res.scale.wall_time_s
     )

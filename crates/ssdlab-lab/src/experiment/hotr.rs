@@ -33,7 +33,7 @@
 //! with program and erase suspension (MQSim's suspend latencies): how much of HotR's gain a
 //! controller that already favours reads leaves.
 
-use super::{Analysis, Claim, Experiment, Figure, Point, PointResult, Rule, Scale, Series, Work};
+use super::{Analysis, Claim, Condition, Experiment, Figure, Point, PointResult, Rule, Scale, Series, Work};
 use crate::trace::stats::{AccessClasses, StatsOptions, TraceStats};
 use crate::{Error, Result};
 use std::path::{Path, PathBuf};
@@ -593,6 +593,31 @@ impl Experiment for HotR {
         let id: Vec<&str> = point.id.split('/').collect();
         SEED_WORKLOADS.contains(&id[0]) && COMPARED.contains(&id[1]) && [BACKENDS[0].0, IDEAL.0].contains(&id[2])
     }
+    fn conditions(&self) -> Vec<Condition> {
+        vec![
+            Condition {
+                name: "the workloads".into(),
+                used: "fin1 in Fin2's place, the three MSR Cambridge cuts and HPC 46".into(),
+                source: "The seed's four workloads are Fin2, MSR Cambridge traces and HPC 46 (its Table III, an image our copy lacks, would name the MSR volumes); Fin2 is not among the shared traces and fin1 is the same institution's OLTP application.".into(),
+                open: false,
+                others: vec![],
+            },
+            Condition {
+                name: "the interference level".into(),
+                used: "each workload replayed at the speed that blocks 33.0 % of the baseline's reads (a calibration check)".into(),
+                source: "平均33.0%(最大55.9%)的读请求被正在进行的写请求阻塞 (Figure 1(b)).".into(),
+                open: false,
+                others: vec![],
+            },
+            Condition {
+                name: "the R-LRU's length".into(),
+                used: "10 % of the workload's read-intensive pages, which is also HotR's copy budget".into(),
+                source: "The seed states the share of hot read pages migrated (\"10%的热读数据页在HotR中迁移\") and gives the list no length; the model's list doubles as the budget, which the seed keeps apart (the HotR issue). The 1, 5 and 20 % lengths are in figures only.".into(),
+                open: false,
+                others: vec![],
+            },
+        ]
+    }
     fn analyse(&self, scale: Scale, runs: &[PointResult]) -> Analysis {
         let ws = workloads(scale);
         // The claims average over the seed's workload sources (the others are in the figures).
@@ -651,7 +676,8 @@ impl Experiment for HotR {
                 0.0,
                 gains.iter().copied().fold(f64::INFINITY, f64::min),
                 "% below baseline (worst workload)",
-                Rule::AtLeast,
+                // "Not raised": a loss within the minimum effect or the noise is none.
+                Rule::NOT_BELOW,
                 format!("worst of {}", names(&mix)),
             )
             .source("图5显示了由4个工作负载驱动的平均响应时间,它被归一化为基准系统的平均响应时间…HotR将基准方案的平均响应时间提高了54.0%,平均为21.8%")
@@ -717,7 +743,10 @@ impl Experiment for HotR {
                 Rule::ABOVE,
                 note.clone(),
             )
-            .source("不仅所有被干扰的读请求,而且一些其他的读请求也被Rails重定向"),
+            .source("不仅所有被干扰的读请求,而且一些其他的读请求也被Rails重定向")
+            // Rails serves every read of its read-mode half from there by design: no run
+            // could have it redirect fewer than HotR's copies do. A check of the scheme.
+            .check(),
         );
         // Figure 1(b): "平均33.0%(最大55.9%)的读请求被正在进行的写请求阻塞": the baseline's
         // flash reads that met a program or an erase on their chip.
@@ -894,7 +923,7 @@ impl Experiment for HotR {
                 Rule::ABOVE,
                 note.clone(),
             )
-            .source("图8还显示,在所有方案中,Rails的尾延迟最好,TTFlash的尾延迟最差"),
+            .source("图8还显示,在所有方案中…TTFlash的尾延迟最差"),
         );
         let rails_tail_best = rivals("rails", &tail_of).0;
         claims.push(
@@ -907,7 +936,7 @@ impl Experiment for HotR {
                 Rule::BELOW,
                 note.clone(),
             )
-            .source("图8还显示,在所有方案中,Rails的尾延迟最好,TTFlash的尾延迟最差"),
+            .source("图8还显示,在所有方案中,Rails的尾延迟最好"),
         );
         // Cost-latency product.
         let clp = |s: &str| {
@@ -928,18 +957,27 @@ impl Experiment for HotR {
             .source("HotR显然是最具成本效益的"),
         );
         for (s, name) in [("rails", "Rails'"), ("ttflash", "TTFlash's")] {
-            claims.push(
-                Claim::new(
-                    &format!("clp/{s}-above-baseline"),
-                    &format!("{name} cost-latency product is worse than the baseline's"),
-                    1.0,
-                    clp(s) / clp("baseline"),
-                    &format!("{name} / the baseline's"),
-                    Rule::ABOVE,
-                    note.clone(),
+            let c = Claim::new(
+                &format!("clp/{s}-above-baseline"),
+                &format!("{name} cost-latency product is worse than the baseline's"),
+                1.0,
+                clp(s) / clp("baseline"),
+                &format!("{name} / the baseline's"),
+                Rule::ABOVE,
+                note.clone(),
+            )
+            .source("Rails和TTFlash都不是经济有效的,它们甚至比没有任何优化的基准系统更差")
+            .case(s);
+            // TTFlash's product is its normalised mean (mean/ttflash-harmful) times its space
+            // cost, which is at least the baseline's: worse whenever that claim holds.
+            claims.push(if s == "ttflash" {
+                c.derived(
+                    &["mean/ttflash-harmful"],
+                    "the normalised mean times TTFlash's space cost, never below the baseline's",
                 )
-                .source("Rails和TTFlash都不是经济有效的,它们甚至比没有任何优化的基准系统更差"),
-            );
+            } else {
+                c
+            });
         }
         for (s, name, seed, quote) in [
             ("rails", "Rails'", 31.6, VS_RAILS_TTFLASH),
@@ -1003,7 +1041,11 @@ impl Experiment for HotR {
                 "Figure 9's end points".into(),
             )
             .source(CELLS_GROW)
-            .no_signal_if(flat, cells_note),
+            .no_signal_if(flat, cells_note)
+            .derived(
+                &["cells/grows"],
+                "the same sentence: a speed-up that grows at every step is larger at QLC than at SLC",
+            ),
         );
         // Figures.
         let bars = |id: &str, title: &str, y: &str, schemes: &[&str], f: &dyn Fn(&str, &str) -> f64| Figure {

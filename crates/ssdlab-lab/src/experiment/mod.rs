@@ -69,6 +69,11 @@ pub trait Experiment: Sync {
     fn in_claims(&self, _point: &Point) -> bool {
         true
     }
+    /// The conditions of the setup the claims depend on, each with its source; where the seed
+    /// leaves one open, its other readings' claims are among the analysis's (`alternative`).
+    fn conditions(&self) -> Vec<Condition> {
+        Vec::new()
+    }
 }
 
 /// One independent simulation of an experiment.
@@ -325,9 +330,20 @@ impl Rule {
             Rule::Absolute { tolerance } => format!("within ±{tolerance}"),
             Rule::AtLeast => "at least the seed's".into(),
             Rule::AtMost => "at most the seed's".into(),
-            Rule::Above { margin } => format!("above the seed's by more than the noise {}", fmt_num(margin)),
-            Rule::Below { margin } => format!("below the seed's by more than the noise {}", fmt_num(margin)),
-            Rule::NotBelow { margin } => format!("not below the seed's by more than the noise {}", fmt_num(margin)),
+            Rule::Above { margin } => format!(
+                "above the seed's by more than {} (minimum effect or noise)",
+                fmt_num(margin)
+            ),
+            Rule::Below { margin } => format!(
+                "below the seed's by more than {} (minimum effect or noise)",
+                fmt_num(margin)
+            ),
+            Rule::NotBelow { margin } => {
+                format!(
+                    "not below the seed's by more than {} (minimum effect or noise)",
+                    fmt_num(margin)
+                )
+            }
         }
     }
     /// A direction upwards; its margin is the noise the experiment measures.
@@ -336,6 +352,16 @@ impl Rule {
     pub const BELOW: Rule = Rule::Below { margin: 0.0 };
     /// Kept (not lower); its margin is the noise the experiment measures.
     pub const NOT_BELOW: Rule = Rule::NotBelow { margin: 0.0 };
+    /// The rule with its margin raised to at least `m` (direction and "kept" rules; the
+    /// others are returned as they are).
+    pub fn with_margin(self, m: f64) -> Rule {
+        match self {
+            Rule::Above { margin } => Rule::Above { margin: margin.max(m) },
+            Rule::Below { margin } => Rule::Below { margin: margin.max(m) },
+            Rule::NotBelow { margin } => Rule::NotBelow { margin: margin.max(m) },
+            r => r,
+        }
+    }
     /// A direction rule (its pass needs a difference beyond the noise margin).
     pub fn is_direction(self) -> bool {
         matches!(self, Rule::Above { .. } | Rule::Below { .. })
@@ -353,8 +379,17 @@ pub enum ClaimKind {
     /// counted among the seed claims, never as reproduced.
     KnownDifference,
     /// Our own consistency check (formula arithmetic, a model beside the simulation, a
-    /// property of the layout): it tests the simulator, not the seed's result.
+    /// property of the layout, a seed figure the model is built from): it tests the
+    /// simulator, not the seed's result.
     Check,
+    /// A seed figure that follows arithmetically from other claims (`follows_from`) and the
+    /// model's inputs (a ratio of two counted figures, a product with a built-in cost): shown,
+    /// never counted, since it passes or fails with the claims it follows from.
+    Derived,
+    /// A seed claim under another reading of a condition the seed leaves open (`reading`):
+    /// shown beside the counted claim it stands for (`replaces`), never counted; the
+    /// experiment's `readings` give the count each reading would give.
+    Alternative,
 }
 
 /// How a claim came out.
@@ -367,6 +402,9 @@ pub enum Verdict {
     Missed,
     /// The rule holds for a known difference: not counted as reproduced.
     Coincidence,
+    /// The rule holds under some simulation seeds of the run and not under others: not
+    /// counted as reproduced.
+    Unstable,
     /// The scheme the claim is about did nothing measurable on this workload: not reproduced,
     /// whatever the rule says.
     NoSignal,
@@ -406,8 +444,53 @@ pub struct Claim {
     /// rule's margin is this noise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub noise: Option<f64>,
+    /// Our value under each simulation seed of the run, the first seed's first (absent with
+    /// one seed). The verdict needs the rule to hold under every one of them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub values: Vec<f64>,
+    /// The smallest difference a direction, ordering or "kept" rule counts as an effect, in
+    /// the claim's unit ([`MIN_EFFECT`] of the compared quantity): its margin is the larger of
+    /// this and the noise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min_effect: Option<f64>,
+    /// Which case of a seed statement that covers several (a workload, a drive) the claim
+    /// judges: the statement and the case together name what the claim reads of the seed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub case: Option<String>,
+    /// A derived claim's: the ids of the claims it follows from.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub follows_from: Vec<String>,
+    /// An alternative claim's: the condition and the reading of it this claim is judged under.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reading: Option<String>,
+    /// An alternative claim's: the id of the counted claim it stands for under its reading.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replaces: Option<String>,
     /// How our value was obtained.
     pub note: String,
+}
+
+/// The smallest effect a direction, ordering or "kept" claim may pass on, as a share of the
+/// compared quantity: 1 %. The seeds print their figures to three significant digits and the
+/// smallest difference any of them reports as an effect is about 10 % (PLAN's fileserver
+/// bandwidth, "提高了约10%"; HotR's 13.9 %); a simulated difference below 1 % is ten times
+/// smaller than anything the seeds call an effect, and below the model's own resolution
+/// (page-granular mapping, one timing per page type), so it cannot confirm one.
+/// docs/experiments/README.md states the policy.
+pub const MIN_EFFECT: f64 = 0.01;
+
+/// A direction claim's default minimum effect in its unit: [`MIN_EFFECT`] of the seed's value
+/// when that is a ratio or a figure (a ratio of 1 → 0.01), one point when the claim is a
+/// percentage or a difference in points of a percentage; none otherwise (the experiment sets
+/// it, [`Claim::min_effect`]).
+fn default_min_effect(seed: f64, unit: &str) -> Option<f64> {
+    if seed != 0.0 && seed.is_finite() {
+        Some(MIN_EFFECT * seed.abs())
+    } else if unit.starts_with('%') || unit.starts_with("points") {
+        Some(MIN_EFFECT * 100.0)
+    } else {
+        None
+    }
 }
 
 impl Claim {
@@ -430,10 +513,56 @@ impl Claim {
             known_difference: None,
             no_signal: None,
             noise: None,
+            values: Vec::new(),
+            min_effect: None,
+            case: None,
+            follows_from: Vec::new(),
+            reading: None,
+            replaces: None,
             note,
         };
+        if rule.is_direction() || matches!(rule, Rule::NotBelow { .. }) {
+            if let Some(m) = default_min_effect(seed_value, unit) {
+                c = c.min_effect(m);
+            }
+        }
         c.judge();
         c
+    }
+    /// The smallest difference the claim's direction or "kept" rule counts as an effect, in
+    /// the claim's unit (see [`Claim::min_effect`]); its margin becomes at least this.
+    pub fn min_effect(mut self, effect: f64) -> Claim {
+        self.min_effect = Some(effect);
+        self.rule = self.rule.with_margin(effect);
+        self.tolerance = self.rule.describe();
+        self.judge();
+        self
+    }
+    /// The case of its statement the claim judges (see [`Claim::case`]).
+    pub fn case(mut self, case: &str) -> Claim {
+        self.case = Some(case.into());
+        self
+    }
+    /// A figure that follows from the claims `from` and the model's inputs: shown, not
+    /// counted (`why`: how it follows).
+    pub fn derived(mut self, from: &[&str], why: &str) -> Claim {
+        self.kind = ClaimKind::Derived;
+        self.follows_from = from.iter().map(|f| f.to_string()).collect();
+        if !why.is_empty() {
+            self.note = format!("{} (follows from {}: {why})", self.note, from.join(", "));
+        }
+        self.judge();
+        self
+    }
+    /// This seed claim judged under another `reading` of a condition the seed leaves open,
+    /// standing for the counted claim of the same id; its id becomes `ID@LABEL`.
+    pub fn alternative(mut self, label: &str, reading: &str) -> Claim {
+        self.replaces = Some(self.id.clone());
+        self.id = format!("{}@{label}", self.id);
+        self.kind = ClaimKind::Alternative;
+        self.reading = Some(reading.into());
+        self.judge();
+        self
     }
     /// The seed's words the claim comes from (see [`Claim::source`]).
     pub fn source(mut self, quote: &str) -> Claim {
@@ -462,37 +591,53 @@ impl Claim {
         self.judge();
         self
     }
+    /// The verdict from the rule under every simulation seed's value (`values`, or the one
+    /// value with one seed): reproduced only if it holds under all, unstable if under some.
     fn judge(&mut self) {
         self.rule_holds = self.rule.holds(self.seed_value, self.our_value);
-        self.verdict = match (self.kind, self.rule_holds, &self.no_signal) {
+        let held = if self.values.is_empty() {
+            self.rule_holds as usize
+        } else {
+            self.values
+                .iter()
+                .filter(|&&v| self.rule.holds(self.seed_value, v))
+                .count()
+        };
+        let all = self.values.len().max(1);
+        self.verdict = match (self.kind, held, &self.no_signal) {
             (_, _, Some(_)) => Verdict::NoSignal,
-            (_, false, None) => Verdict::Missed,
-            (ClaimKind::KnownDifference, true, None) => Verdict::Coincidence,
-            (_, true, None) => Verdict::Reproduced,
+            (_, 0, None) => Verdict::Missed,
+            (_, h, None) if h < all => Verdict::Unstable,
+            (ClaimKind::KnownDifference, _, None) => Verdict::Coincidence,
+            (_, _, None) => Verdict::Reproduced,
         };
         self.reproduced = self.verdict == Verdict::Reproduced;
     }
-    /// Records the noise measured under other seeds; a direction rule takes it as its margin.
-    fn with_noise(&mut self, noise: f64) {
+    /// Records our value under every simulation seed (the first seed's first) and the noise
+    /// (the largest distance from the first's); a direction or "kept" rule takes the noise as
+    /// its margin when it is larger than the minimum effect, and the verdict needs the rule
+    /// to hold under every seed.
+    fn with_values(&mut self, values: Vec<f64>) {
+        let first = values[0];
+        let noise = values[1..].iter().fold(0.0f64, |w, &v| {
+            let d = if v == first { 0.0 } else { (v - first).abs() };
+            // NaN (a value absent in one run) counts as unbounded noise.
+            if d.is_nan() {
+                f64::INFINITY
+            } else {
+                w.max(d)
+            }
+        });
         self.noise = Some(noise);
-        self.rule = match self.rule {
-            Rule::Above { margin } => Rule::Above {
-                margin: margin.max(noise),
-            },
-            Rule::Below { margin } => Rule::Below {
-                margin: margin.max(noise),
-            },
-            Rule::NotBelow { margin } => Rule::NotBelow {
-                margin: margin.max(noise),
-            },
-            r => r,
-        };
+        self.values = values;
+        self.rule = self.rule.with_margin(noise);
         self.tolerance = self.rule.describe();
         self.judge();
     }
-    /// A figure the seed publishes (counted in the summary).
+    /// A figure the seed publishes, counted in the summary (not a check, a derived figure
+    /// or another reading).
     pub fn is_seed(&self) -> bool {
-        self.kind != ClaimKind::Check
+        matches!(self.kind, ClaimKind::Seed | ClaimKind::KnownDifference)
     }
 }
 
@@ -506,38 +651,119 @@ pub struct ClaimSummary {
     pub known_differences: usize,
     /// Seed claims whose scheme showed no signal.
     pub no_signal: usize,
+    /// Seed claims whose rule held under some simulation seeds only.
+    pub unstable: usize,
     pub checks: usize,
     pub checks_holding: usize,
+    /// Derived figures and claims under other readings: shown, not counted.
+    pub derived: usize,
+    pub alternatives: usize,
 }
 
 impl ClaimSummary {
     pub fn of(claims: &[Claim]) -> ClaimSummary {
         let mut s = ClaimSummary::default();
         for c in claims {
-            if c.is_seed() {
-                s.seed_claims += 1;
-                s.seed_reproduced += c.reproduced as usize;
-                s.known_differences += (c.kind == ClaimKind::KnownDifference) as usize;
-                s.no_signal += (c.verdict == Verdict::NoSignal) as usize;
-            } else {
-                s.checks += 1;
-                s.checks_holding += c.reproduced as usize;
+            match c.kind {
+                ClaimKind::Seed | ClaimKind::KnownDifference => {
+                    s.seed_claims += 1;
+                    s.seed_reproduced += c.reproduced as usize;
+                    s.known_differences += (c.kind == ClaimKind::KnownDifference) as usize;
+                    s.no_signal += (c.verdict == Verdict::NoSignal) as usize;
+                    s.unstable += (c.verdict == Verdict::Unstable) as usize;
+                }
+                ClaimKind::Check => {
+                    s.checks += 1;
+                    s.checks_holding += c.reproduced as usize;
+                }
+                ClaimKind::Derived => s.derived += 1,
+                ClaimKind::Alternative => s.alternatives += 1,
             }
         }
         s
     }
-    /// "7 of 12 seed claims reproduced (2 known differences, 1 without signal); 3 of 3 checks hold".
+    /// "7 of 12 seed claims reproduced (2 known differences, 1 without signal, 1 unstable); 3
+    /// of 3 checks hold", and what is shown without being counted.
     pub fn line(&self) -> String {
-        format!(
-            "{} of {} seed claims reproduced ({} known difference{}, {} without signal); {} of {} checks hold",
+        let mut l = format!(
+            "{} of {} seed claims reproduced ({} known difference{}, {} without signal, {} unstable); {} of {} checks hold",
             self.seed_reproduced,
             self.seed_claims,
             self.known_differences,
             if self.known_differences == 1 { "" } else { "s" },
             self.no_signal,
+            self.unstable,
             self.checks_holding,
             self.checks
-        )
+        );
+        if self.derived + self.alternatives > 0 {
+            l += &format!(
+                "; {} derived and {} under other readings, shown and not counted",
+                self.derived, self.alternatives
+            );
+        }
+        l
+    }
+}
+
+/// A condition of an experiment's setup: what the claims use, and why.
+#[derive(Clone, Debug, Serialize)]
+pub struct Condition {
+    /// What the condition is (`GC's write pointer`).
+    pub name: String,
+    /// The reading the claims use.
+    pub used: String,
+    /// The seed's sentence or the reference the reading comes from, or, where the seed is
+    /// silent (`open`), the argument for it from the text.
+    pub source: String,
+    /// The seed leaves the condition open: the other readings run too and their claims are
+    /// shown (`alternative` claims) with the count each would give.
+    pub open: bool,
+    /// The other reasonable readings (label: what), each with an `@label` claim for every
+    /// claim it changes.
+    pub others: Vec<(String, String)>,
+}
+
+/// What the count would be under another reading of an open condition: its alternative
+/// claims in place of the counted ones they stand for.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ReadingCount {
+    pub label: String,
+    pub reading: String,
+    /// Counted claims it changes.
+    pub claims: usize,
+    pub seed_reproduced: usize,
+    pub seed_claims: usize,
+}
+
+impl ReadingCount {
+    /// One per reading of the alternative claims, in first-seen order.
+    pub fn of(claims: &[Claim], summary: &ClaimSummary) -> Vec<ReadingCount> {
+        let mut out: Vec<ReadingCount> = Vec::new();
+        for a in claims.iter().filter(|c| c.kind == ClaimKind::Alternative) {
+            let label = a.id.rsplit('@').next().unwrap_or_default().to_string();
+            let replaced = claims
+                .iter()
+                .find(|c| Some(&c.id) == a.replaces.as_ref() && c.is_seed())
+                .unwrap_or_else(|| panic!("claim {} stands for no counted claim", a.id));
+            let i = match out.iter().position(|r| r.label == label) {
+                Some(i) => i,
+                None => {
+                    out.push(ReadingCount {
+                        label,
+                        reading: a.reading.clone().unwrap_or_default(),
+                        claims: 0,
+                        seed_reproduced: summary.seed_reproduced,
+                        seed_claims: summary.seed_claims,
+                    });
+                    out.len() - 1
+                }
+            };
+            let r = &mut out[i];
+            r.claims += 1;
+            r.seed_reproduced = r.seed_reproduced + a.reproduced as usize - replaced.reproduced as usize;
+        }
+        out
     }
 }
 
@@ -579,6 +805,10 @@ pub struct ExperimentResult {
     pub seed_document: String,
     /// Seed claims reproduced of seed claims; checks apart.
     pub summary: ClaimSummary,
+    /// The conditions of the setup, each with its source ([`Experiment::conditions`]).
+    pub conditions: Vec<Condition>,
+    /// The count under each other reading of an open condition.
+    pub readings: Vec<ReadingCount>,
     pub claims: Vec<Claim>,
     pub runs: Vec<PointResult>,
     pub figures: Vec<Figure>,
@@ -835,7 +1065,7 @@ pub fn assemble(
     let runs = point_results(&points[..n], outcomes);
     let mut analysis = exp.analyse(scale, &runs);
     if seeds > 1 {
-        let mut noise = vec![0.0f64; analysis.claims.len()];
+        let mut values: Vec<Vec<f64>> = analysis.claims.iter().map(|c| vec![c.our_value]).collect();
         let mut others = others.into_iter();
         for k in 1..seeds {
             let from = n + (k - 1) * m;
@@ -853,18 +1083,19 @@ pub fn assemble(
                 })
                 .collect();
             let again = exp.analyse(scale, &again);
-            for (c, w) in analysis.claims.iter().zip(noise.iter_mut()) {
-                let d = match again.claims.iter().find(|o| o.id == c.id) {
-                    Some(o) if o.our_value == c.our_value => 0.0,
-                    Some(o) => (o.our_value - c.our_value).abs(),
-                    None => f64::INFINITY,
-                };
-                // NaN (a value absent in one run) counts as unbounded noise.
-                *w = if d.is_nan() { f64::INFINITY } else { w.max(d) };
+            for (c, v) in analysis.claims.iter().zip(values.iter_mut()) {
+                // A claim absent under this seed has no value there.
+                v.push(
+                    again
+                        .claims
+                        .iter()
+                        .find(|o| o.id == c.id)
+                        .map_or(f64::NAN, |o| o.our_value),
+                );
             }
         }
-        for (c, w) in analysis.claims.iter_mut().zip(noise) {
-            c.with_noise(w);
+        for (c, v) in analysis.claims.iter_mut().zip(values) {
+            c.with_values(v);
         }
     }
     ExperimentResult {
@@ -872,6 +1103,8 @@ pub fn assemble(
         title: exp.title().into(),
         seed_document: exp.seed_document().into(),
         summary: ClaimSummary::of(&analysis.claims),
+        conditions: exp.conditions(),
+        readings: ReadingCount::of(&analysis.claims, &ClaimSummary::of(&analysis.claims)),
         claims: analysis.claims,
         runs,
         figures: analysis.figures,
@@ -957,6 +1190,11 @@ pub fn table_md(res: &ExperimentResult) -> String {
     );
     s += &claims_md(&res.claims);
     s += &format!("\n{}.\n", res.summary.line());
+    let conditions = conditions_md(res);
+    if !conditions.is_empty() {
+        s += "\n## Conditions\n\n";
+        s += &conditions;
+    }
     let (header, rows) = table_rows(&res.runs);
     s += "\n## Points\n\n";
     s += &md_row(&header);
@@ -978,6 +1216,49 @@ fn md_row(cells: &[String]) -> String {
     )
 }
 
+/// The conditions of the setup as a Markdown table: what the claims use and why, and for a
+/// condition the seed leaves open the count under each other reading (empty without
+/// conditions).
+pub fn conditions_md(res: &ExperimentResult) -> String {
+    if res.conditions.is_empty() {
+        return String::new();
+    }
+    let mut s = md_row(
+        &[
+            "condition",
+            "the claims use",
+            "source or argument",
+            "count under each reading",
+        ]
+        .map(String::from),
+    );
+    s += &md_row(&["---"; 4].map(String::from));
+    for c in &res.conditions {
+        let mut counts = String::new();
+        if c.open {
+            counts = format!(
+                "this reading: {} of {}",
+                res.summary.seed_reproduced, res.summary.seed_claims
+            );
+            for (label, what) in &c.others {
+                let r = res.readings.iter().find(|r| &r.label == label);
+                counts += &match r {
+                    Some(r) => format!(
+                        "; {label} ({what}): {} of {} ({} claim{} judged again)",
+                        r.seed_reproduced,
+                        r.seed_claims,
+                        r.claims,
+                        if r.claims == 1 { "" } else { "s" }
+                    ),
+                    None => format!("; {label} ({what}): no claim judged under it"),
+                };
+            }
+        }
+        s += &md_row(&[c.name.clone(), c.used.clone(), c.source.clone(), counts]);
+    }
+    s
+}
+
 /// The claims as a Markdown table: kind, seed value, ours, its noise, rule, verdict.
 pub fn claims_md(claims: &[Claim]) -> String {
     let mut s = md_row(&["claim", "kind", "seed", "ours", "noise", "unit", "rule", "verdict"].map(String::from));
@@ -987,10 +1268,16 @@ pub fn claims_md(claims: &[Claim]) -> String {
             ClaimKind::Seed => "seed",
             ClaimKind::KnownDifference => "known difference",
             ClaimKind::Check => "check",
+            ClaimKind::Derived => "derived",
+            ClaimKind::Alternative => "other reading",
         };
         let mark = match (c.kind, c.verdict) {
             (ClaimKind::Check, Verdict::Reproduced) => "✔ holds",
+            (ClaimKind::Check, Verdict::Unstable) => "✘ holds under some seeds",
             (ClaimKind::Check, _) => "✘ fails",
+            (ClaimKind::Derived | ClaimKind::Alternative, Verdict::Reproduced) => "(✔, not counted)",
+            (ClaimKind::Derived | ClaimKind::Alternative, _) => "(✘, not counted)",
+            (_, Verdict::Unstable) => "✘ unstable",
             (_, Verdict::Reproduced) => "✔",
             (_, Verdict::Missed) => "✘",
             (_, Verdict::Coincidence) => "✘ (rule holds, not counted)",
@@ -1039,9 +1326,15 @@ mod tests {
         let kept = Rule::NotBelow { margin: 0.01 };
         assert!(kept.holds(1.0, 1.0) && kept.holds(1.0, 1.2) && kept.holds(1.0, 0.995) && !kept.holds(1.0, 0.985));
         assert!(Rule::NOT_BELOW.holds(1.0, 1.0) && !Rule::NOT_BELOW.holds(1.0, 0.9999) && !kept.is_direction());
-        assert_eq!(kept.describe(), "not below the seed's by more than the noise 0.01000");
+        assert_eq!(
+            kept.describe(),
+            "not below the seed's by more than 0.01000 (minimum effect or noise)"
+        );
         assert!(up.is_direction() && down.is_direction() && !rel.is_direction() && !Rule::AtLeast.is_direction());
-        assert_eq!(up.describe(), "above the seed's by more than the noise 0.2500");
+        assert_eq!(
+            up.describe(),
+            "above the seed's by more than 0.2500 (minimum effect or noise)"
+        );
         for r in [rel, abs, Rule::AtLeast, Rule::AtMost, up, down, kept] {
             assert!(!r.holds(1.0, f64::NAN) && !r.holds(f64::INFINITY, 1.0));
         }
@@ -1111,23 +1404,182 @@ mod tests {
                 seed_reproduced: 1,
                 known_differences: 1,
                 no_signal: 1,
+                unstable: 0,
                 checks: 2,
-                checks_holding: 2
+                checks_holding: 2,
+                derived: 0,
+                alternatives: 0,
             }
         );
         assert_eq!(
             s.line(),
-            "1 of 4 seed claims reproduced (1 known difference, 1 without signal); 2 of 2 checks hold"
+            "1 of 4 seed claims reproduced (1 known difference, 1 without signal, 0 unstable); 2 of 2 checks hold"
         );
     }
 
     #[test]
+    fn derived_and_alternative_claims_are_shown_never_counted() {
+        let rel = Rule::Relative { tolerance: 0.25 };
+        let a = Claim::new("a", "t", 100.0, 110.0, "", rel, String::new());
+        let b = Claim::new("b", "t", 10.0, 30.0, "", rel, String::new());
+        let ratio = Claim::new("a/b", "t", 10.0, 11.0 / 3.0, "×", rel, "n".into()).derived(&["a", "b"], "quotient");
+        assert_eq!(
+            (ratio.kind, ratio.follows_from.clone()),
+            (ClaimKind::Derived, vec!["a".to_string(), "b".into()])
+        );
+        assert!(
+            ratio.note.starts_with("n (follows from a, b: quotient)"),
+            "{}",
+            ratio.note
+        );
+        let other = Claim::new("b", "t", 10.0, 11.0, "", rel, String::new()).alternative("wide", "a wider reading");
+        assert_eq!(
+            (
+                other.id.as_str(),
+                other.replaces.as_deref(),
+                other.kind,
+                other.reproduced
+            ),
+            ("b@wide", Some("b"), ClaimKind::Alternative, true)
+        );
+        let claims = [a, b, ratio, other];
+        let s = ClaimSummary::of(&claims);
+        assert_eq!(
+            (s.seed_claims, s.seed_reproduced, s.derived, s.alternatives, s.checks),
+            (2, 1, 1, 1, 0)
+        );
+        assert!(
+            s.line()
+                .ends_with("; 1 derived and 1 under other readings, shown and not counted"),
+            "{}",
+            s.line()
+        );
+        // Under the other reading the count swaps b's miss for its pass.
+        assert_eq!(
+            ReadingCount::of(&claims, &s),
+            vec![ReadingCount {
+                label: "wide".into(),
+                reading: "a wider reading".into(),
+                claims: 1,
+                seed_reproduced: 2,
+                seed_claims: 2
+            }]
+        );
+        let md = claims_md(&claims);
+        assert!(
+            md.contains("| a/b: t | derived |") && md.contains("| b@wide: t | other reading |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| (✔, not counted) |") && md.contains("| (✘, not counted) |"),
+            "{md}"
+        );
+    }
+
+    #[test]
+    #[should_panic(expected = "stands for no counted claim")]
+    fn an_alternative_stands_for_a_counted_claim() {
+        let rel = Rule::Relative { tolerance: 0.25 };
+        let check = Claim::new("c", "t", 1.0, 1.0, "", rel, String::new()).check();
+        let other = Claim::new("c", "t", 1.0, 1.0, "", rel, String::new()).alternative("x", "y");
+        let claims = [check, other];
+        ReadingCount::of(&claims, &ClaimSummary::of(&claims));
+    }
+
+    #[test]
+    fn directions_need_the_minimum_effect() {
+        // A ratio against 1: 1 % of it.
+        let c = Claim::new("d", "t", 1.0, 1.0099, "×", Rule::ABOVE, String::new());
+        assert_eq!((c.min_effect, c.rule), (Some(0.01), Rule::Above { margin: 0.01 }));
+        assert!(
+            !c.reproduced && c.tolerance.contains("more than 0.01000"),
+            "{}",
+            c.tolerance
+        );
+        assert!(Claim::new("d", "t", 1.0, 1.0101, "×", Rule::ABOVE, String::new()).reproduced);
+        assert!(Claim::new("d", "t", 1.0, 0.9899, "×", Rule::BELOW, String::new()).reproduced);
+        assert!(!Claim::new("d", "t", 1.0, 0.991, "×", Rule::BELOW, String::new()).reproduced);
+        // "Kept": a loss within the minimum effect passes, a larger one fails.
+        assert!(Claim::new("k", "t", 1.0, 0.9999, "×", Rule::NOT_BELOW, String::new()).reproduced);
+        assert!(!Claim::new("k", "t", 1.0, 0.989, "×", Rule::NOT_BELOW, String::new()).reproduced);
+        // A percentage against 0: one point; a difference in points of a share: one point.
+        let p = Claim::new("p", "t", 0.0, 0.27, "% lower WAF", Rule::ABOVE, String::new());
+        assert_eq!((p.min_effect, p.reproduced), (Some(1.0), false));
+        assert!(Claim::new("p", "t", 0.0, 1.01, "% lower WAF", Rule::ABOVE, String::new()).reproduced);
+        assert_eq!(
+            Claim::new("q", "t", 0.0, 2.0, "points of x", Rule::ABOVE, String::new()).min_effect,
+            Some(1.0)
+        );
+        // Another unit against 0 has none until the experiment sets one.
+        let m = Claim::new("m", "t", 0.0, 3.0, "MB/s", Rule::ABOVE, String::new());
+        assert_eq!((m.min_effect, m.reproduced), (None, true));
+        let m = m.min_effect(5.0);
+        assert_eq!((m.rule, m.reproduced), (Rule::Above { margin: 5.0 }, false));
+        // Other rules take none.
+        let r = Claim::new(
+            "r",
+            "t",
+            1.0,
+            1.001,
+            "×",
+            Rule::Relative { tolerance: 0.25 },
+            String::new(),
+        );
+        assert_eq!(r.min_effect, None);
+    }
+
+    #[test]
+    fn every_seed_must_hold() {
+        let rel = Rule::Relative { tolerance: 0.25 };
+        let mut c = Claim::new("a", "t", 100.0, 110.0, "", rel, String::new());
+        c.with_values(vec![110.0, 120.0, 126.0]);
+        assert_eq!(
+            (c.verdict, c.reproduced, c.rule_holds),
+            (Verdict::Unstable, false, true)
+        );
+        assert_eq!((c.noise, c.values.clone()), (Some(16.0), vec![110.0, 120.0, 126.0]));
+        let mut c = Claim::new("a", "t", 100.0, 110.0, "", rel, String::new());
+        c.with_values(vec![110.0, 124.0, 80.0]);
+        assert_eq!((c.verdict, c.reproduced), (Verdict::Reproduced, true));
+        // Held under the other seeds but not the first: unstable too.
+        let mut c = Claim::new("a", "t", 100.0, 130.0, "", rel, String::new());
+        c.with_values(vec![130.0, 110.0]);
+        assert_eq!((c.verdict, c.rule_holds), (Verdict::Unstable, false));
+        let mut c = Claim::new("a", "t", 100.0, 130.0, "", rel, String::new());
+        c.with_values(vec![130.0, 140.0]);
+        assert_eq!(c.verdict, Verdict::Missed);
+        // A value absent under one seed: unbounded noise, and the rule cannot hold there.
+        let mut c = Claim::new("a", "t", 100.0, 110.0, "", rel, String::new());
+        c.with_values(vec![110.0, f64::NAN]);
+        assert_eq!((c.noise, c.verdict), (Some(f64::INFINITY), Verdict::Unstable));
+        // A known difference that holds under some seeds only is unstable, not a coincidence;
+        // a check too.
+        let mut k = Claim::new("k", "t", 100.0, 110.0, "", rel, String::new()).known_difference("x");
+        k.with_values(vec![110.0, 200.0]);
+        assert_eq!(k.verdict, Verdict::Unstable);
+        let mut k = Claim::new("k", "t", 100.0, 110.0, "", rel, String::new()).check();
+        k.with_values(vec![110.0, 200.0]);
+        assert_eq!((k.verdict, k.reproduced), (Verdict::Unstable, false));
+        assert!(claims_md(&[k]).contains("| ✘ holds under some seeds |"));
+        let s = ClaimSummary::of(&[c]);
+        assert_eq!((s.unstable, s.seed_reproduced), (1, 0));
+    }
+
+    #[test]
     fn noise_becomes_a_direction_margin() {
-        let mut c = Claim::new("d", "t", 1.0, 1.02, "×", Rule::ABOVE, String::new());
+        let mut c = Claim::new("d", "t", 1.0, 1.25, "×", Rule::ABOVE, String::new());
         assert!(c.reproduced);
-        c.with_noise(0.03);
-        assert!(!c.reproduced && c.rule == Rule::Above { margin: 0.03 } && c.noise == Some(0.03));
-        assert!(c.tolerance.contains("noise 0.03000"), "{}", c.tolerance);
+        c.with_values(vec![1.25, 1.5]);
+        assert!(!c.reproduced && c.rule == Rule::Above { margin: 0.25 } && c.noise == Some(0.25));
+        assert!(
+            c.tolerance.contains("more than 0.2500 (minimum effect or noise)"),
+            "{}",
+            c.tolerance
+        );
+        // Below the minimum effect the noise does not lower the margin.
+        let mut q = Claim::new("d", "t", 1.0, 1.02, "×", Rule::ABOVE, String::new());
+        q.with_values(vec![1.02, 1.021]);
+        assert_eq!((q.rule, q.reproduced), (Rule::Above { margin: 0.01 }, true));
         // Other rules keep their tolerance and only report the noise.
         let mut r = Claim::new(
             "r",
@@ -1138,7 +1590,7 @@ mod tests {
             Rule::Relative { tolerance: 0.25 },
             String::new(),
         );
-        r.with_noise(0.5);
+        r.with_values(vec![1.02, 1.2]);
         assert!(r.reproduced && r.rule == Rule::Relative { tolerance: 0.25 });
     }
 
@@ -1287,8 +1739,10 @@ seed = {i}
         let noise = (r(b1) / r(a1) - r(b0) / r(a0)).abs();
         let c = &res.claims[0];
         assert_eq!(c.noise, Some(noise));
-        assert_eq!(c.rule, Rule::Above { margin: noise });
-        assert_eq!(c.reproduced, c.our_value - 1.0 > noise);
+        assert_eq!(c.values, vec![r(b0) / r(a0), r(b1) / r(a1)]);
+        let margin = noise.max(MIN_EFFECT);
+        assert_eq!(c.rule, Rule::Above { margin });
+        assert_eq!(c.reproduced, c.values.iter().all(|v| v - 1.0 > margin));
         // One seed: no noise measured, and the same first block.
         let one = run(&Tiny, Scale::Quick, 1, 1, &|_, _| {}).unwrap();
         assert_eq!(one.claims[0].noise, None);
