@@ -61,6 +61,8 @@ fn claims_judged_by_their_rules(r: &Value, stdout: &str) {
     let (mut unstable, mut derived, mut alternatives) = (0, 0, 0);
     let seeds = r["scale"]["seeds"].as_u64().unwrap() as usize;
     let claims = r["claims"].as_array().unwrap();
+    let ids: std::collections::BTreeSet<&str> = claims.iter().map(|c| c["id"].as_str().unwrap()).collect();
+    assert_eq!(ids.len(), claims.len(), "claim ids are distinct");
     let mut statements = std::collections::BTreeMap::new();
     for c in claims {
         let (seed, our) = (c["seed_value"].as_f64().unwrap(), c["our_value"].as_f64().unwrap());
@@ -272,6 +274,26 @@ fn claims_judged_by_their_rules(r: &Value, stdout: &str) {
             "{stdout}"
         );
     }
+    // The committed record of the full run has every claim this code makes, of the same
+    // kind (a quick sweep leaves a few out), and the same conditions: a change to the claims
+    // needs the full run again.
+    let record = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../docs/experiments/record")
+        .join(format!("{}.json", r["experiment"].as_str().unwrap()));
+    let record: Value = serde_json::from_str(&std::fs::read_to_string(&record).expect("the full run's record")).unwrap();
+    let kinds = |r: &Value| -> Vec<(String, String)> {
+        r["claims"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| (c["id"].as_str().unwrap().to_string(), c["kind"].as_str().unwrap().to_string()))
+            .collect()
+    };
+    let recorded = kinds(&record);
+    for c in kinds(r) {
+        assert!(recorded.contains(&c), "claim {c:?} of this code is not in the full run's record");
+    }
+    assert_eq!(record["conditions"], r["conditions"], "the record's conditions against this code's");
     // Every condition has its source; an open one names its other readings.
     for c in r["conditions"].as_array().unwrap() {
         assert!(
