@@ -280,20 +280,32 @@ fn claims_judged_by_their_rules(r: &Value, stdout: &str) {
     let record = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../docs/experiments/record")
         .join(format!("{}.json", r["experiment"].as_str().unwrap()));
-    let record: Value = serde_json::from_str(&std::fs::read_to_string(&record).expect("the full run's record")).unwrap();
+    let record: Value =
+        serde_json::from_str(&std::fs::read_to_string(&record).expect("the full run's record")).unwrap();
     let kinds = |r: &Value| -> Vec<(String, String)> {
         r["claims"]
             .as_array()
             .unwrap()
             .iter()
-            .map(|c| (c["id"].as_str().unwrap().to_string(), c["kind"].as_str().unwrap().to_string()))
+            .map(|c| {
+                (
+                    c["id"].as_str().unwrap().to_string(),
+                    c["kind"].as_str().unwrap().to_string(),
+                )
+            })
             .collect()
     };
     let recorded = kinds(&record);
     for c in kinds(r) {
-        assert!(recorded.contains(&c), "claim {c:?} of this code is not in the full run's record");
+        assert!(
+            recorded.contains(&c),
+            "claim {c:?} of this code is not in the full run's record"
+        );
     }
-    assert_eq!(record["conditions"], r["conditions"], "the record's conditions against this code's");
+    assert_eq!(
+        record["conditions"], r["conditions"],
+        "the record's conditions against this code's"
+    );
     // Every condition has its source; an open one names its other readings.
     for c in r["conditions"].as_array().unwrap() {
         assert!(

@@ -1477,6 +1477,65 @@ mod tests {
     }
 
     #[test]
+    fn conditions_show_their_source_and_each_reading_s_count() {
+        let rel = Rule::Relative { tolerance: 0.25 };
+        let claims = vec![
+            Claim::new("a", "t", 100.0, 110.0, "", rel, String::new()),
+            Claim::new("b", "t", 10.0, 30.0, "", rel, String::new()),
+            Claim::new("b", "t", 10.0, 11.0, "", rel, String::new()).alternative("wide", "a wider reading"),
+        ];
+        let summary = ClaimSummary::of(&claims);
+        let condition = |name: &str, open: bool, others: Vec<(String, String)>| Condition {
+            name: name.into(),
+            used: "as used".into(),
+            source: "a | sentence".into(),
+            open,
+            others,
+        };
+        let mut res = ExperimentResult {
+            experiment: "x".into(),
+            title: "t".into(),
+            seed_document: "d".into(),
+            summary,
+            conditions: vec![
+                condition("fixed", false, vec![]),
+                condition(
+                    "open",
+                    true,
+                    vec![
+                        ("wide".into(), "a wider reading".into()),
+                        ("none".into(), "never run".into()),
+                    ],
+                ),
+            ],
+            readings: ReadingCount::of(&claims, &summary),
+            claims,
+            runs: vec![],
+            figures: vec![],
+            scale: ScaleReport {
+                scale: Scale::Quick,
+                note: String::new(),
+                points: 0,
+                seeds: 1,
+                claim_points: 0,
+                wall_time_s: 0.0,
+            },
+        };
+        let md = conditions_md(&res);
+        let rows: Vec<&str> = md.lines().collect();
+        assert_eq!(rows.len(), 4, "{md}");
+        assert_eq!(rows[2], "| fixed | as used | a \\| sentence |  |");
+        assert_eq!(
+            rows[3],
+            "| open | as used | a \\| sentence | this reading: 1 of 2; wide (a wider reading): 2 of 2 (1 claim judged again); none (never run): no claim judged under it |"
+        );
+        assert!(table_md(&res).contains("\n## Conditions\n\n| condition |"));
+        res.conditions.clear();
+        assert_eq!(conditions_md(&res), "");
+        assert!(!table_md(&res).contains("## Conditions"));
+    }
+
+    #[test]
     #[should_panic(expected = "stands for no counted claim")]
     fn an_alternative_stands_for_a_counted_claim() {
         let rel = Rule::Relative { tolerance: 0.25 };
