@@ -1536,6 +1536,29 @@ mod tests {
     }
 
     #[test]
+    fn each_reading_swaps_its_own_claims_in() {
+        let rel = Rule::Relative { tolerance: 0.25 };
+        let claim = |id: &str, ours: f64| Claim::new(id, "t", 100.0, ours, "", rel, String::new());
+        let claims = vec![
+            claim("a", 110.0),
+            claim("b", 110.0),
+            claim("c", 200.0),
+            // Reading x: a passes again, b now misses; reading y: c now passes.
+            claim("a", 120.0).alternative("x", "ex"),
+            claim("b", 300.0).alternative("x", "ex"),
+            claim("c", 90.0).alternative("y", "why"),
+        ];
+        let s = ClaimSummary::of(&claims);
+        assert_eq!((s.seed_reproduced, s.seed_claims, s.alternatives), (2, 3, 3));
+        let r = ReadingCount::of(&claims, &s);
+        let count = |r: &ReadingCount| (r.label.clone(), r.claims, r.seed_reproduced, r.seed_claims);
+        assert_eq!(
+            r.iter().map(count).collect::<Vec<_>>(),
+            [("x".to_string(), 2, 1, 3), ("y".to_string(), 1, 3, 3)]
+        );
+    }
+
+    #[test]
     #[should_panic(expected = "stands for no counted claim")]
     fn an_alternative_stands_for_a_counted_claim() {
         let rel = Rule::Relative { tolerance: 0.25 };
@@ -1574,6 +1597,10 @@ mod tests {
         assert_eq!((m.min_effect, m.reproduced), (None, true));
         let m = m.min_effect(5.0);
         assert_eq!((m.rule, m.reproduced), (Rule::Above { margin: 5.0 }, false));
+        // A figure other than 1: 1 % of it.
+        let f = Claim::new("f", "t", 4.0, 4.05, "× seed", Rule::ABOVE, String::new());
+        assert_eq!((f.min_effect, f.reproduced), (Some(0.04), true));
+        assert!(!Claim::new("f", "t", 4.0, 4.03, "× seed", Rule::ABOVE, String::new()).reproduced);
         // Other rules take none.
         let r = Claim::new(
             "r",
