@@ -19,6 +19,7 @@ use crate::sampling::{Window, Windows};
 use crate::workload::job::JobConfig;
 use crate::{Error, Result};
 use std::io::{BufWriter, Write};
+use std::path::Path;
 
 struct LogFile {
     path: String,
@@ -167,8 +168,40 @@ fn prefixes(job: &JobConfig) -> impl Iterator<Item = (&'static str, &str)> {
 /// Check, before anything is simulated, that every log of `cfg`'s jobs can be written: the
 /// error names the job's key (`job[0].write_lat_log`), for [`crate::Config::locate`].
 pub fn check_dirs(cfg: &crate::Config) -> Result<()> {
+    let inputs = cfg.input_files();
     for (i, job) in cfg.job.iter().enumerate() {
         for (key, prefix) in prefixes(job) {
+            // A log must not replace a file the run reads (`write_bw_log = "run"` beside a
+            // trace named `run_bw.1.log`).
+            let kinds: &[&str] = match key {
+                "write_lat_log" => &["lat", "clat", "slat"],
+                "write_bw_log" => &["bw"],
+                _ => &["iops"],
+            };
+            // Only an input named like a log can be one: `NAME_KIND.N.log`, N a clone.
+            for input in &inputs {
+                let name = input
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                for kind in kinds {
+                    let n = name
+                        .strip_suffix(".log")
+                        .and_then(|s| s.rsplit_once('.'))
+                        .filter(|(s, _)| s.ends_with(&format!("_{kind}")))
+                        .and_then(|(_, n)| n.parse::<u32>().ok())
+                        .filter(|n| (1..=job.numjobs.max(1)).contains(n));
+                    let Some(n) = n else { continue };
+                    let log = format!("{prefix}_{kind}.{n}.log");
+                    if crate::output::same_file(Path::new(&log), input) {
+                        return Err(Error::config(
+                            &cfg.file,
+                            &format!("job[{i}].{key}"),
+                            format!("the log '{log}' is '{}', which this run reads; expected a prefix whose logs are not its inputs", input.display()),
+                        ));
+                    }
+                }
+            }
             let probe = format!("{prefix}_x.log");
             crate::output::check_file_dir(&probe).map_err(|why| {
                 Error::config(

@@ -172,6 +172,71 @@ pub fn write(path: impl AsRef<Path>, bytes: impl AsRef<[u8]>) -> Result<()> {
     f.commit()
 }
 
+/// The name standard output goes by in errors.
+pub const STDOUT: &str = "standard output";
+
+/// Write `bytes` to standard output whole and flushed. A failed write is an error, never a
+/// panic: a closed pipe is `Error::Io` on [`STDOUT`] with the kind `BrokenPipe` (see
+/// [`closed_pipe`]), for the front end to end quietly as Unix tools do; any other failure (a
+/// full disk) is one line saying so.
+pub fn print(bytes: impl AsRef<[u8]>) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(bytes.as_ref())
+        .and_then(|()| out.flush())
+        .map_err(stdout_error)
+}
+
+/// The error of a failed write to standard output, as [`print`] gives it.
+pub fn stdout_error(e: std::io::Error) -> Error {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        Error::io(STDOUT, e)
+    } else {
+        Error::Invalid(format!(
+            "{STDOUT}: cannot write it ({}); expected room for the whole output where standard output goes",
+            reason(&e)
+        ))
+    }
+}
+
+/// Whether `e` is a write to a standard output whose reader has gone (`cmd | head`).
+pub fn closed_pipe(e: &Error) -> bool {
+    matches!(e, Error::Io { path, source } if path == STDOUT && source.kind() == std::io::ErrorKind::BrokenPipe)
+}
+
+/// Whether `a` and `b` are one existing regular file (same device and inode), whatever
+/// their paths: a link, a hard link, `./x` and `x`. Devices and pipes are never the same
+/// file here: writing `/dev/null` loses no input.
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(x), Ok(y)) if x.is_file() && y.is_file() => {
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::MetadataExt;
+                x.dev() == y.dev() && x.ino() == y.ino()
+            }
+            #[cfg(not(unix))]
+            {
+                std::fs::canonicalize(a).ok() == std::fs::canonicalize(b).ok()
+            }
+        }
+        _ => false,
+    }
+}
+
+/// Refuse to write `output` (asked for by `what`, e.g. `--output`) when it is one of the
+/// command's `inputs`: writing it would replace what the command read.
+pub fn refuse_input<P: AsRef<Path>>(what: &str, output: impl AsRef<Path>, inputs: &[P]) -> Result<()> {
+    let output = output.as_ref();
+    match inputs.iter().map(AsRef::as_ref).find(|i| same_file(output, i)) {
+        None => Ok(()),
+        Some(input) => Err(Error::Invalid(format!(
+            "{what}: '{}' is '{}', which this command reads; expected an output that is not one of its inputs",
+            output.display(),
+            input.display()
+        ))),
+    }
+}
+
 /// Whether files can be created in `dir` (created first, with its parents, if `create`):
 /// a temporary is made there and removed. The error is the reason, for the caller to name
 /// the option or key that asked for the directory.

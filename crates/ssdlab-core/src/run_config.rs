@@ -89,6 +89,23 @@ impl KeyOrigins {
 }
 
 impl Config {
+    /// The files this config reads: itself, the fio job file that gave its jobs, the traces
+    /// its jobs replay, its array members' configs and profiles. An output of the command
+    /// that reads them must not be one of them ([`crate::output::refuse_input`]).
+    pub fn input_files(&self) -> Vec<PathBuf> {
+        let mut v = vec![PathBuf::from(&self.file)];
+        v.extend(self.origins.jobs_file.iter().map(|(name, _)| PathBuf::from(name)));
+        v.extend(
+            self.job
+                .iter()
+                .filter_map(|j| Some(self.base_dir.join(&j.trace.as_ref()?.file))),
+        );
+        for m in self.array.iter().flat_map(|a| &a.member) {
+            v.extend(m.config.iter().chain(&m.profile).map(|p| self.base_dir.join(p)));
+        }
+        v
+    }
+
     /// Add where an error's key was written (see [`KeyOrigins::locate`]).
     pub fn locate(&self, e: Error) -> Error {
         self.origins.locate(e)

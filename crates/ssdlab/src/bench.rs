@@ -102,13 +102,13 @@ fn timed_run(gib: u64, op: f64, job: &str, scheduler: &str, requests: u64) -> Re
         device(gib, op)
     );
     let (pre, secs, r) = simulate(&text)?;
-    println!(
+    outln!(
         "  {:<34} {:>10.0} host requests/s  ({requests} requests in {secs:.2} s; WAF {:.2}, GC runs {}; precondition {pre:.1} s)",
         format!("{} {}", job.replace('\n', " "), scheduler.replace('\n', " ")).trim(),
         requests as f64 / secs,
         r.ssd.waf,
         r.ssd.gc["runs"]
-    );
+    )?;
     Ok(())
 }
 
@@ -125,11 +125,11 @@ fn sizes(gibs: &[u64], requests: u64) -> Result<()> {
         );
         let (fill, run, r) = simulate(&text)?;
         let done = r.ssd.requests;
-        println!(
+        outln!(
             "  {gib:>5} GiB filled in order, {done} requests 70/30: fill {fill:.2} s, run {run:.2} s ({:.3} us per request), {:.0} requests per wall second with the fill",
             run * 1e6 / done as f64,
             done as f64 / (fill + run)
-        );
+        )?;
     }
     Ok(())
 }
@@ -168,13 +168,13 @@ fn steady_write(quick: bool) -> Result<()> {
     let per_unit = waf / upp * t_p + (waf - 1.0) / upp * t_r + waf / upb * t_e;
     let model_bound = planes / per_unit;
     let iops = r.jobs[0].write.iops;
-    println!(
+    outln!(
         "  tlc-nvme steady random 4 KiB writes: {iops:.0} IOPS = {:.3} of the bound from the run's flash work ({measured_bound:.0}; WAF {:.3}), {:.3} of the greedy-model bound ({model_bound:.0}; WAF {waf:.3} at α {alpha:.4}); precondition {pre:.1} s, run {:.1} s",
         iops / measured_bound,
         r.ssd.waf,
         iops / model_bound,
         r.ssd.wall_time_s
-    );
+    )?;
     Ok(())
 }
 
@@ -189,13 +189,13 @@ fn precondition_case(gib: u64, utilisation: f64) -> Result<()> {
     let sim = Simulation::new(&cfg)?;
     let secs = t0.elapsed().as_secs_f64();
     let g = &sim.device().geo;
-    println!(
+    outln!(
         "  precondition {gib} GiB ({} Mi pages) to steady state at {:.0} % utilisation: {secs:.1} s, peak RSS {:.2} GiB ({:.2} bytes per physical page)",
         g.physical_units >> 20,
         utilisation * 100.0,
         peak_rss_kib() as f64 / (1 << 20) as f64,
         peak_rss_kib() as f64 * 1024.0 / g.physical_units as f64
-    );
+    )?;
     Ok(())
 }
 
@@ -213,10 +213,10 @@ pub fn run(a: BenchArgs) -> Result<()> {
     } else {
         (64, 512, 1024, a.requests.unwrap_or(4_000_000))
     };
-    println!(
+    outln!(
         "ssdlab bench ({} core(s) available, one used)",
         std::thread::available_parallelism().map_or(1, |n| n.get())
-    );
+    )?;
     for c in &cases {
         match c.as_str() {
             "randwrite" => timed_run(small, 0.10, "rw = \"randwrite\"\nbs = \"4KiB\"", "", n)?,
@@ -308,7 +308,7 @@ fn trace_parse(n: u64) -> Result<()> {
         trace::convert(&mut r, w.as_mut(), &trace::Devices::all())?;
     }
     let mut msr_rate = 0.0;
-    println!("  trace parsing, {n} lines per file (best of 3):");
+    outln!("  trace parsing, {n} lines per file (best of 3):")?;
     for (name, fmt) in files.iter().copied().chain([("msr.native", Format::Native)]) {
         let best = (0..3)
             .map(|_| parse_speed(&dir.join(name), fmt).map(|s| s.lines_per_second()))
@@ -323,7 +323,7 @@ fn trace_parse(n: u64) -> Result<()> {
         } else {
             String::new()
         };
-        println!("    {:<10} {:>7.2} M lines/s{rel}", fmt.name(), best / 1e6);
+        outln!("    {:<10} {:>7.2} M lines/s{rel}", fmt.name(), best / 1e6)?;
     }
     let _ = std::fs::remove_dir_all(&dir);
     Ok(())
@@ -336,7 +336,7 @@ fn trace_replay() -> Result<()> {
             "trace-replay: ../shared/traces not found (run from the project root)".into(),
         ));
     }
-    println!("  trace replay on the mlc-sata preset (open loop at trace timestamps, addresses wrapped):");
+    outln!("  trace replay on the mlc-sata preset (open loop at trace timestamps, addresses wrapped):")?;
     for name in ["ssd-iozone-aligned2-100K.trace", "cloudPhysicsIO.csv"] {
         let path = std::fs::canonicalize(traces.join(name)).map_err(|e| Error::io(name, e))?;
         let text = format!(
@@ -350,12 +350,12 @@ fn trace_replay() -> Result<()> {
         let t1 = Instant::now();
         let r = sim.run(&mut |_| {})?;
         let secs = t1.elapsed().as_secs_f64();
-        println!(
+        outln!(
             "    {name:<32} {:>7} requests replayed in {secs:.3} s = {:>9.0} requests/s (+ {build:.2} s to build the 256 GiB device; simulated {:.2} s)",
             r.ssd.requests,
             r.ssd.requests as f64 / secs,
             r.ssd.sim_time_ns as f64 / 1e9
-        );
+        )?;
     }
     Ok(())
 }

@@ -130,7 +130,7 @@ pub fn run(a: CharacterizeArgs) -> Result<()> {
     }
     // Outputs that cannot be written are found now, not after the sweep.
     if let Some(o) = &a.output {
-        crate::check_output(o)?;
+        crate::check_output(o, &cfg.input_files())?;
     }
     if let Some(dir) = &a.plot {
         ssdlab_core::output::check_dir(dir, true)
@@ -153,10 +153,10 @@ pub fn run(a: CharacterizeArgs) -> Result<()> {
             None => Error::Invalid(format!("--plot: {e}")),
         })?;
     }
-    print!(
+    out!(
         "{}",
         report(&profile, &s, &cfg.device.name, start.elapsed().as_secs_f64())
-    );
+    )?;
     Ok(())
 }
 

@@ -52,10 +52,11 @@ pub struct ExperimentArgs {
 
 pub fn run(a: ExperimentArgs) -> Result<()> {
     if a.name == "list" {
-        for e in experiment::REGISTRY {
-            println!("{:12} {} (seed {})", e.name(), e.title(), e.seed_document());
-        }
-        return Ok(());
+        let list: String = experiment::REGISTRY
+            .iter()
+            .map(|e| format!("{:12} {} (seed {})\n", e.name(), e.title(), e.seed_document()))
+            .collect();
+        return out!("{list}");
     }
     let exp = experiment::find(&a.name)?;
     let scale = if a.quick { Scale::Quick } else { Scale::Full };
@@ -115,10 +116,9 @@ pub fn run(a: ExperimentArgs) -> Result<()> {
     }
     write_folder(&res, &out)?;
     match a.output_format {
-        Format::Json => println!("{}", result_json(&res)),
-        Format::Normal => print!("{}", summary(&res, &out)),
+        Format::Json => outln!("{}", result_json(&res)),
+        Format::Normal => out!("{}", summary(&res, &out)),
     }
-    Ok(())
 }
 
 /// The claims table and where the rest went.

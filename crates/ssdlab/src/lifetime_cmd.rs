@@ -143,7 +143,7 @@ pub fn run(a: LifetimeArgs) -> Result<()> {
             s
         }
     };
-    print!("{out}");
+    out!("{out}")?;
     Ok(())
 }
 

@@ -153,6 +153,6 @@ pub fn run(a: LintArgs) -> Result<()> {
         crate::TextOrJson::Json => serde_json::to_string_pretty(&report).expect("serialisable") + "\n",
         crate::TextOrJson::Text => report.text(),
     };
-    print!("{text}");
+    out!("{text}")?;
     Ok(())
 }

@@ -5,6 +5,21 @@
 #[global_allocator]
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// `print!` that returns a failed write as an error (`ssdlab_core::output::print`) instead of
+/// panicking: every command writes standard output through it.
+macro_rules! out {
+    ($($t:tt)*) => {
+        ssdlab_core::output::print(format!($($t)*))
+    };
+}
+
+/// `println!` as [`out!`] does it.
+macro_rules! outln {
+    ($($t:tt)*) => {
+        ssdlab_core::output::print(format!("{}\n", format_args!($($t)*)))
+    };
+}
+
 mod bench;
 mod characterize_cmd;
 mod experiment_cmd;
@@ -19,7 +34,7 @@ mod trace_cmd;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use ssdlab_core::{config, Error, Result};
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
 /// `--output-format text|json` of the commands without fio's formats.
@@ -128,9 +143,11 @@ fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) if !e.use_stderr() => {
-            // --help and --version.
-            let _ = e.print();
-            return ExitCode::SUCCESS;
+            // --help and --version, through the same checked write as every output.
+            return match ssdlab_core::output::print(e.render().to_string()) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => failed(e),
+            };
         }
         Err(e) => {
             eprintln!("ssdlab: error: {}", cli_error(&e));
@@ -177,24 +194,7 @@ fn main() -> ExitCode {
             plot,
             from_snapshot,
         ),
-        Cmd::Config(ConfigCmd::Show { name }) => match config::preset_text(&name) {
-            Some(t) => {
-                print!("{t}");
-                print!("{}", config::preset_defaults(&name).unwrap_or_default());
-                Ok(())
-            }
-            None => Err(Error::Invalid(format!(
-                "unknown preset '{name}' (known: {})",
-                config::preset_names().join(", ")
-            ))),
-        },
-        Cmd::Config(ConfigCmd::List) => {
-            for name in config::preset_names() {
-                let c = config::load_config(name).expect("presets are valid");
-                println!("{name:16} {}", c.device.description);
-            }
-            Ok(())
-        }
+        Cmd::Config(c) => config_cmd(c),
         Cmd::Trace(t) => trace_cmd::run(t),
         Cmd::Bench(b) => bench::run(b),
         Cmd::Experiment(a) => experiment_cmd::run(a),
@@ -219,9 +219,44 @@ fn main() -> ExitCode {
             eprintln!("{line}");
             ExitCode::from(status)
         }
-        Err(e) => {
-            eprintln!("ssdlab: error: {e}");
-            ExitCode::from(2)
+        Err(e) => failed(e),
+    }
+}
+
+/// The exit of a command that failed with `e`: one line and status 2, or, when standard
+/// output's reader has gone (`ssdlab ... | head -1`), no line and status 141, the status a
+/// shell reports for a Unix tool that SIGPIPE ended.
+fn failed(e: Error) -> ExitCode {
+    use ssdlab_core::output::{closed_pipe, stdout_error, STDOUT};
+    if closed_pipe(&e) {
+        return ExitCode::from(128 + 13);
+    }
+    let e = match e {
+        // A stream written to standard output (`trace convert`) fails as a direct write does.
+        Error::Io { path, source } if path == STDOUT => stdout_error(source),
+        e => e,
+    };
+    eprintln!("ssdlab: error: {e}");
+    ExitCode::from(2)
+}
+
+/// `config show NAME` and `config list`.
+fn config_cmd(c: ConfigCmd) -> Result<()> {
+    match c {
+        ConfigCmd::Show { name } => match config::preset_text(&name) {
+            Some(t) => out!("{t}{}", config::preset_defaults(&name).unwrap_or_default()),
+            None => Err(Error::Invalid(format!(
+                "unknown preset '{name}' (known: {})",
+                config::preset_names().join(", ")
+            ))),
+        },
+        ConfigCmd::List => {
+            let mut text = String::new();
+            for name in config::preset_names() {
+                let c = config::load_config(name).expect("presets are valid");
+                text.push_str(&format!("{name:16} {}\n", c.device.description));
+            }
+            out!("{text}")
         }
     }
 }
@@ -413,7 +448,9 @@ fn run(
     }
     // Outputs that cannot be written are found now, not after the simulation.
     if let Some(o) = &output {
-        crate::check_output(o)?;
+        let mut inputs = cfg.input_files();
+        inputs.extend(from_snapshot.iter().map(std::path::PathBuf::from));
+        crate::check_output(o, &inputs)?;
     }
     if let Some(dir) = &plot {
         ssdlab_core::output::check_dir(dir, true)
@@ -482,13 +519,15 @@ fn run(
     Ok(())
 }
 
-/// An `--output` file that cannot be written, found before the work rather than after it.
-pub fn check_output(path: &str) -> Result<()> {
+/// An `--output` file that cannot be written, or that is one of the command's `inputs`,
+/// found before the work rather than after it.
+pub fn check_output<P: AsRef<std::path::Path>>(path: &str, inputs: &[P]) -> Result<()> {
     ssdlab_core::output::check_file_dir(path).map_err(|why| {
         Error::Invalid(format!(
             "--output: {why}; expected a file in an existing, writable directory"
         ))
-    })
+    })?;
+    ssdlab_core::output::refuse_input("--output", path, inputs)
 }
 
 /// A run's result in `fmt`, to the file `output` or standard output.
@@ -500,10 +539,7 @@ pub fn write_result(result: &ssdlab_core::RunResult, fmt: OutputFormat, output: 
     };
     match output {
         Some(path) => ssdlab_core::output::write(path, text)?,
-        None => {
-            let mut out = std::io::stdout().lock();
-            let _ = out.write_all(text.as_bytes());
-        }
+        None => ssdlab_core::output::print(text)?,
     }
     Ok(())
 }

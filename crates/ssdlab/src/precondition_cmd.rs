@@ -48,7 +48,7 @@ pub fn run(a: PreconditionArgs) -> Result<()> {
     if let Some(limit) = a.max_memory.or_else(ssdlab_core::sim::default_memory_limit) {
         ssdlab_core::sim::check_memory(&cfg, limit).map_err(|e| cfg.locate(e))?;
     }
-    crate::check_output(&a.output)?;
+    crate::check_output(&a.output, &cfg.input_files())?;
     let mode = format!("{:?}", cfg.precondition.mode).to_lowercase();
     if !a.quiet {
         eprintln!("ssdlab: preconditioning {} ({mode}) ...", cfg.device.name);
@@ -69,7 +69,7 @@ pub fn run(a: PreconditionArgs) -> Result<()> {
         ftl: device.ftl,
     };
     let bytes = snap.save(&a.output)?;
-    println!(
+    outln!(
         "{}: {} preconditioned {mode} to {:.1} % of its logical capacity in {:.1} s (steady WAF {:.3}{}, {} erases); {}",
         a.output,
         cfg.device.name,
@@ -79,6 +79,6 @@ pub fn run(a: PreconditionArgs) -> Result<()> {
         if snap.report.converged { "" } else { ", not converged" },
         snap.report.erases,
         ssdlab_core::units::fmt_size(bytes),
-    );
+    )?;
     Ok(())
 }

@@ -334,6 +334,8 @@ pub fn run(mut a: ProfileArgs) -> Result<()> {
     check_parent(&a.output, "the profile file")?;
     ssdlab_core::output::check_file_dir(&a.output)
         .map_err(|why| Error::Invalid(format!("--output: {why}; expected a file in a writable directory")))?;
+    // The profile must not replace the file being measured.
+    ssdlab_core::output::refuse_input("--output", &a.output, &[&a.path])?;
     if Path::new(&a.output).is_dir() {
         return Err(Error::Config(format!(
             "{}: is a directory; expected a file name for the profile (-o)",
@@ -435,7 +437,7 @@ pub fn run(mut a: ProfileArgs) -> Result<()> {
         points,
     };
     prof.save(Path::new(&a.output))?;
-    print!("{}", table(&prof, &shares, &rows, &a.output));
+    out!("{}", table(&prof, &shares, &rows, &a.output))?;
     Ok(())
 }
 

@@ -237,7 +237,7 @@ fn query(path: &str) -> Result<()> {
     })?;
     let mut text = String::new();
     s.read_to_string(&mut text).map_err(|e| Error::io(path, e))?;
-    print!("{text}");
+    out!("{text}")?;
     Ok(())
 }
 

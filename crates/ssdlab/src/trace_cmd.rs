@@ -89,14 +89,6 @@ fn report_skipped(reader: &TraceReader) {
 }
 
 pub fn run(cmd: TraceCmd) -> Result<()> {
-    match run_cmd(cmd) {
-        // A closed pipe (`ssdlab trace convert ... | head`) is not an error.
-        Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        r => r,
-    }
-}
-
-fn run_cmd(cmd: TraceCmd) -> Result<()> {
     match cmd {
         TraceCmd::Stats {
             file,
@@ -143,6 +135,7 @@ fn run_cmd(cmd: TraceCmd) -> Result<()> {
             let mut target = None;
             let (out, name): (Box<dyn Write + Send>, String) = match &output {
                 Some(path) if path != "-" => {
+                    ssdlab_core::output::refuse_input("--output", path, &[&file])?;
                     let f = AtomicFile::create(path).map_err(|e| Error::Invalid(format!("--output: {e}")))?;
                     let handle = f.handle()?;
                     target = Some(f);
@@ -205,10 +198,5 @@ fn run_cmd(cmd: TraceCmd) -> Result<()> {
 }
 
 fn write_stdout(b: &[u8]) -> Result<()> {
-    let mut out = std::io::stdout().lock();
-    match out.write_all(b).and_then(|_| out.flush()) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        Err(e) => Err(Error::io("standard output", e)),
-    }
+    ssdlab_core::output::print(b)
 }

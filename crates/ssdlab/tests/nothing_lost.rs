@@ -1,0 +1,221 @@
+//! Nothing lost: a failed write to standard output is one line and status 2 (a closed pipe
+//! ends quietly with status 141), an output that is one of the command's inputs is refused,
+//! regular files are read where regular files are expected (a FIFO, a device or a directory is
+//! refused), and an experiment's point cache reuses only its own points.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+/// A tiny run: a small MLC drive, no preconditioning, 2,000 requests.
+const RUN: &str = r#"[device]
+preset = "mlc-sata"
+[device.geometry]
+blocks_per_plane = 64
+overprovisioning = 0.1
+[precondition]
+mode = "none"
+[[job]]
+rw = "randwrite"
+bs = "4KiB"
+number_ios = 2000
+"#;
+
+/// `ssdlab ARGS` in `dir` with standard output going to `stdout`.
+fn ssdlab_to(dir: &Path, args: &[&str], stdout: Stdio) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(stdout)
+        .output()
+        .expect("runs")
+}
+
+fn ssdlab_in(dir: &Path, args: &[&str]) -> Output {
+    ssdlab_to(dir, args, Stdio::piped())
+}
+
+/// One line on standard error, status 2, starting `ssdlab: error: PREFIX` and saying what was
+/// expected.
+fn one_line(o: &Output, prefix: &str, what: &str) {
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{what}: {err}");
+    assert_eq!(err.lines().count(), 1, "{what}: {err}");
+    let msg = err
+        .trim_end()
+        .strip_prefix("ssdlab: error: ")
+        .unwrap_or_else(|| panic!("{what}: {err}"));
+    assert!(
+        msg.starts_with(prefix),
+        "{what}:\n  got      {msg}\n  expected {prefix}"
+    );
+    assert!(msg.contains("; expected"), "{what}: {msg}");
+}
+
+/// Commands that write standard output, each its own way of writing it.
+fn stdout_commands(dir: &Path) -> Vec<Vec<String>> {
+    std::fs::write(dir.join("run.toml"), RUN).unwrap();
+    std::fs::write(dir.join("t.csv"), "0,h,0,Write,0,4096,1\n10,h,0,Read,4096,4096,1\n").unwrap();
+    let v = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    vec![
+        v(&["--help"]),
+        v(&["config", "show", "slc-sata"]),
+        v(&["config", "list"]),
+        v(&["experiment", "list"]),
+        v(&[
+            "lifetime",
+            "--capacity",
+            "1TB",
+            "--pe",
+            "3000",
+            "--write-rate",
+            "100MB/s",
+            "--waf",
+            "2",
+        ]),
+        v(&["trace", "formats"]),
+        v(&["trace", "stats", "t.csv", "--format", "msr"]),
+        v(&["trace", "convert", "t.csv", "--format", "msr", "--to", "fio-iolog"]),
+        v(&["run", "run.toml", "-q"]),
+        v(&["run", "run.toml", "-q", "--output-format", "json"]),
+    ]
+}
+
+#[test]
+fn a_full_standard_output_is_one_line_and_status_2() {
+    let d = tempfile::tempdir().unwrap();
+    for args in stdout_commands(d.path()) {
+        let a: Vec<&str> = args.iter().map(|s| s.as_str()).collect();
+        let full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+        let o = ssdlab_to(d.path(), &a, Stdio::from(full));
+        one_line(
+            &o,
+            "standard output: cannot write it (No space left on device",
+            &format!("{a:?}"),
+        );
+    }
+}
+
+#[test]
+fn a_closed_pipe_ends_quietly_with_status_141() {
+    let d = tempfile::tempdir().unwrap();
+    for args in stdout_commands(d.path()) {
+        let a: Vec<&str> = args.iter().map(|s| s.as_str()).collect();
+        // The reader is gone before the command starts: its first write fails.
+        let (r, w) = std::io::pipe().unwrap();
+        drop(r);
+        let o = ssdlab_to(d.path(), &a, Stdio::from(w));
+        assert_eq!(
+            o.status.code(),
+            Some(141),
+            "{a:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert!(o.stderr.is_empty(), "{a:?}: {}", String::from_utf8_lossy(&o.stderr));
+    }
+}
+
+/// `path`'s bytes and modification time: unchanged when nothing wrote it.
+fn state(path: &Path) -> (Vec<u8>, std::time::SystemTime) {
+    (
+        std::fs::read(path).unwrap(),
+        std::fs::metadata(path).unwrap().modified().unwrap(),
+    )
+}
+
+#[test]
+fn an_output_that_is_an_input_is_refused_whatever_its_path() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    std::fs::write(p.join("dev.toml"), RUN).unwrap();
+    std::fs::write(p.join("j.fio"), "[w]\nrw=randwrite\nbs=4k\nnumber_ios=100\n").unwrap();
+    std::fs::write(p.join("t.csv"), "0,h,0,Write,0,4096,1\n10,h,0,Read,4096,4096,1\n").unwrap();
+    std::fs::hard_link(p.join("dev.toml"), p.join("hard.toml")).unwrap();
+    std::os::unix::fs::symlink("dev.toml", p.join("soft.toml")).unwrap();
+    std::fs::create_dir(p.join("sub")).unwrap();
+    // A snapshot to start from.
+    let pre = RUN.replace("mode = \"none\"", "mode = \"sequential\"\nutilisation = 0.5");
+    std::fs::write(p.join("pre.toml"), &pre).unwrap();
+    let o = ssdlab_in(p, &["precondition", "pre.toml", "-o", "aged.snap", "-q"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // A replay job whose trace is named as the run's latency log would be.
+    std::fs::write(p.join("x_lat.1.log"), "0,h,0,Write,0,4096,1\n").unwrap();
+    std::fs::write(
+        p.join("replay.toml"),
+        "[device]\npreset = \"mlc-sata\"\n[device.geometry]\nblocks_per_plane = 64\noverprovisioning = 0.1\n\
+         [precondition]\nmode = \"none\"\n[[job]]\nwrite_lat_log = \"x\"\n[job.trace]\nfile = \"x_lat.1.log\"\nformat = \"msr\"\n",
+    )
+    .unwrap();
+    let cases: &[(&[&str], &str, &str)] = &[
+        (
+            &["precondition", "pre.toml", "-o", "pre.toml"],
+            "pre.toml",
+            "--output: 'pre.toml' is 'pre.toml'",
+        ),
+        (
+            &["precondition", "pre.toml", "-o", "sub/../pre.toml"],
+            "pre.toml",
+            "--output: 'sub/../pre.toml' is 'pre.toml'",
+        ),
+        (
+            &["run", "dev.toml", "-o", "./dev.toml"],
+            "dev.toml",
+            "--output: './dev.toml' is 'dev.toml'",
+        ),
+        (
+            &["run", "dev.toml", "-o", "hard.toml"],
+            "dev.toml",
+            "--output: 'hard.toml' is 'dev.toml'",
+        ),
+        (
+            &["run", "dev.toml", "-o", "soft.toml"],
+            "dev.toml",
+            "--output: 'soft.toml' is 'dev.toml'",
+        ),
+        (
+            &["run", "dev.toml", "--job", "j.fio", "-o", "j.fio"],
+            "j.fio",
+            "--output: 'j.fio' is 'j.fio'",
+        ),
+        (
+            &["run", "dev.toml", "--from-snapshot", "aged.snap", "-o", "aged.snap"],
+            "aged.snap",
+            "--output: 'aged.snap' is 'aged.snap'",
+        ),
+        (
+            &["run", "replay.toml", "-o", "x_lat.1.log"],
+            "x_lat.1.log",
+            "--output: 'x_lat.1.log' is '",
+        ),
+        (
+            &["run", "replay.toml", "-q"],
+            "x_lat.1.log",
+            "replay.toml:9:1: job[0].write_lat_log: the log 'x_lat.1.log' is '",
+        ),
+        (
+            &[
+                "trace", "convert", "t.csv", "--format", "msr", "--to", "native", "-o", "t.csv",
+            ],
+            "t.csv",
+            "--output: 't.csv' is 't.csv'",
+        ),
+        (
+            &["characterize", "dev.toml", "-o", "dev.toml"],
+            "dev.toml",
+            "--output: 'dev.toml' is 'dev.toml'",
+        ),
+        (
+            &["profile", "t.csv", "-o", "t.csv"],
+            "t.csv",
+            "--output: 't.csv' is 't.csv'",
+        ),
+    ];
+    for (args, input, prefix) in cases {
+        let before = state(&p.join(input));
+        let o = ssdlab_in(p, args);
+        one_line(&o, prefix, &format!("{args:?}"));
+        assert_eq!(state(&p.join(input)), before, "{args:?} changed {input}");
+    }
+}
