@@ -216,7 +216,13 @@ pub struct Device {
 impl Device {
     pub fn new(cfg: &DeviceConfig, seed: u64) -> Result<Device> {
         let geo = crate::redundancy::geometry_of(cfg, &cfg.name)?;
-        let params = FtlParams {
+        let ftl = Ftl::with_streams(geo, Self::ftl_params(cfg, seed), cfg.ftl.streams as usize)?;
+        Self::with_ftl(cfg, ftl)
+    }
+
+    /// The FTL parameters `cfg` gives, its generator seeded with `seed`.
+    pub fn ftl_params(cfg: &DeviceConfig, seed: u64) -> FtlParams {
+        FtlParams {
             gc_policy: cfg.ftl.gc_policy.clone(),
             gc_d: cfg.ftl.gc_d,
             gc_threshold: cfg.ftl.gc_threshold,
@@ -227,9 +233,7 @@ impl Device {
             program_ns: cfg.program_ns(),
             erase_ns: cfg.erase_ns(),
             seed,
-        };
-        let ftl = Ftl::with_streams(geo, params, cfg.ftl.streams as usize)?;
-        Self::with_ftl(cfg, ftl)
+        }
     }
 
     /// A device around an FTL built for `cfg`'s geometry (e.g. a copy of a preconditioned

@@ -10,6 +10,7 @@ pub mod array;
 pub mod blockdata;
 pub mod compression;
 pub mod config;
+pub mod contract;
 pub mod device;
 pub mod device_config;
 pub mod fiolog;

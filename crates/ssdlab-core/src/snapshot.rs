@@ -304,6 +304,10 @@ impl Opened {
         if self.r.bytes != self.size {
             return Err(self.bad(format!("{} bytes follow its end", self.size - self.r.bytes)));
         }
+        // A checksum says the file is as written, not that it was written by this program:
+        // every index and count is checked before a run uses it.
+        ftl.check_loaded(&crate::device::Device::ftl_params(&header.device, 0))
+            .map_err(|e| self.bad(format!("its FTL state does not hold together ({e})")))?;
         let report = PreconditionReport {
             max_overwrites: header.max_overwrites,
             gc_seen: header.gc_seen,

@@ -336,3 +336,201 @@ fn another_builds_snapshot_is_refused() {
         "{e}"
     );
 }
+
+/// Where each part of a snapshot file lies: (first byte, length) of the header, the FTL's
+/// state, L2P, P2L and the valid bitmap.
+fn parts(b: &[u8]) -> Vec<(usize, usize)> {
+    let mut at = 20;
+    (0..5)
+        .map(|_| {
+            let n = u64::from_le_bytes(b[at..at + 8].try_into().unwrap()) as usize;
+            at += 8 + n;
+            (at - n, n)
+        })
+        .collect()
+}
+
+use ssdlab_core::contract::{check_snapshot_edits, check_snapshot_file, resum, Edited};
+
+fn u32_at(b: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(b[at..at + 4].try_into().unwrap())
+}
+
+fn set_u32(b: &mut [u8], at: usize, v: u32) {
+    b[at..at + 4].copy_from_slice(&v.to_le_bytes());
+}
+
+/// A snapshot whose maps were edited and whose checksum was recomputed is refused with one
+/// line naming what does not hold, before anything indexes with it.
+#[test]
+fn edited_maps_with_a_recomputed_checksum_are_refused() {
+    let _turn = turn();
+    let (_dir, path, good) = saved();
+    let p = parts(&good);
+    let (l2p, p2l, bits) = (p[2], p[3], p[4]);
+    let units = p2l.1 / 4;
+    // The first mapped logical unit and its physical unit, and a second one.
+    let mapped: Vec<(usize, u32)> = (0..l2p.1 / 4)
+        .map(|l| (l, u32_at(&good, l2p.0 + 4 * l)))
+        .filter(|&(_, p)| p != u32::MAX)
+        .take(2)
+        .collect();
+    let [(l0, p0), (l1, p1)] = mapped[..] else {
+        panic!("nothing mapped")
+    };
+    type Edit = Box<dyn Fn(&mut Vec<u8>)>;
+    let cases: Vec<(&str, Edit, String)> = vec![
+        (
+            "an L2P entry past the physical units",
+            Box::new(move |b| set_u32(b, l2p.0 + 4 * l0, units as u32 + 7)),
+            format!("L2P[{l0}] = {} out of range", units + 7),
+        ),
+        (
+            "a P2L entry past the logical units",
+            Box::new(move |b| set_u32(b, p2l.0 + 4 * p0 as usize, u32::MAX - 1)),
+            format!("P2L[{p0}] = {}, outside its", u32::MAX - 1),
+        ),
+        (
+            "two L2P entries swapped",
+            Box::new(move |b| {
+                set_u32(b, l2p.0 + 4 * l0, p1);
+                set_u32(b, l2p.0 + 4 * l1, p0);
+            }),
+            format!("L2P[{l0}] = {p1} but P2L[{p1}] = {l1}"),
+        ),
+        (
+            "a valid bit cleared",
+            Box::new(move |b| b[bits.0 + p0 as usize / 8] &= !(1 << (p0 % 8))),
+            format!("L2P[{l0}] = {p0} but its valid bit is clear"),
+        ),
+    ];
+    let expect = "; expected a snapshot written by `ssdlab precondition -o` of this build";
+    for (what, edit, says) in cases {
+        let mut b = good.clone();
+        edit(&mut b);
+        resum(&mut b);
+        let e = load_bytes(&path, &b);
+        assert!(
+            e.starts_with(&format!("{path}: its FTL state does not hold together (")),
+            "{what}: {e}"
+        );
+        assert!(
+            e.contains(&says) && e.ends_with(expect),
+            "{what}: {e}\n  expected it to say: {says}"
+        );
+        assert_eq!(e.lines().count(), 1, "{what}: {e}");
+    }
+}
+
+/// A bounded fuzzing of snapshot loading that CI runs (the cargo-fuzz target `snapshot` runs
+/// the same edits unbounded): numbers in the FTL's state and bytes anywhere after the header
+/// edited, the checksum recomputed. Every edited file is refused with an error or starts a
+/// run that ends, never a panic; and the load checks, not only the decoder, refuse some.
+#[test]
+fn edited_states_are_refused_or_run_never_panic() {
+    let _turn = turn();
+    let cases: u32 = std::env::var("SNAPSHOT_FUZZ_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(300);
+    // The index of each kind of GC policy (buckets, a queue, a candidate set) and superblocks.
+    for extra in [
+        "",
+        "[device.ftl]\ngc_policy = \"fifo\"\n",
+        "[device.ftl]\ngc_policy = \"cost-benefit\"\n",
+        "[device.placement]\npolicy = \"plan-pred-1/4\"\n",
+    ] {
+        fuzz_snapshot(&config(extra), cases / 4);
+    }
+}
+
+/// [`edited_states_are_refused_or_run_never_panic`] of `cfg`'s snapshot, `cases` edits.
+fn fuzz_snapshot(cfg: &Config, cases: u32) {
+    use rand::{Rng, SeedableRng};
+    let (_dir, path) = tmp("s.snap");
+    aged(cfg).save(&path).unwrap();
+    let good = std::fs::read(&path).unwrap();
+    let mut cfg = cfg.clone();
+    cfg.job[0].number_ios = Some(2000);
+    let p = parts(&good);
+    let state = rmpv::decode::read_value(&mut &good[p[1].0..p[1].0 + p[1].1]).unwrap();
+    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(46);
+    let (mut refused_by_checks, mut ran) = (0, 0);
+    for case in 0..cases {
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            if case % 2 == 0 {
+                // One number of the state replaced by a value near a boundary.
+                let mut s = state.clone();
+                let mut leaves = Vec::new();
+                collect_numbers(&s, &mut Vec::new(), &mut leaves);
+                let at = &leaves[rng.gen_range(0..leaves.len())];
+                let pick = rng.gen_range(0..8);
+                edit_number(&mut s, at, |old| {
+                    [
+                        0,
+                        1,
+                        old.wrapping_sub(1),
+                        old.wrapping_add(1),
+                        old.wrapping_mul(2).wrapping_add(3),
+                        u32::MAX as u64,
+                        u32::MAX as u64 - 1,
+                        u64::MAX,
+                    ][pick]
+                });
+                let mut bytes = Vec::new();
+                rmpv::encode::write_value(&mut bytes, &s).unwrap();
+                let mut b = good[..p[1].0 - 8].to_vec();
+                b.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
+                b.extend_from_slice(&bytes);
+                b.extend_from_slice(&good[p[1].0 + p[1].1..]);
+                resum(&mut b);
+                check_snapshot_file(&b, &path, &cfg)
+            } else {
+                // A few bytes anywhere after the preamble, as the fuzz target edits them.
+                let edits: Vec<u8> = (0..5 * rng.gen_range(1..4)).map(|_| rng.gen()).collect();
+                check_snapshot_edits(&good, &edits, &path, &cfg)
+            }
+        }));
+        match outcome {
+            Err(_) => panic!("case {case}: an edited snapshot panicked"),
+            Ok(Edited::RefusedByChecks) => refused_by_checks += 1,
+            Ok(Edited::Refused) => {}
+            Ok(Edited::Ran) => ran += 1,
+        }
+    }
+    let what = format!("{} {}", cfg.device.ftl.gc_policy, cfg.device.placement.policy);
+    eprintln!("{what}: {cases} edited snapshots: {refused_by_checks} refused by the load checks, {ran} ran");
+    assert!(refused_by_checks > 0, "{what}: the load checks refused none of {cases}");
+}
+
+/// Paths (indexes into arrays, maps' values and binaries) of every integer and byte in `v`.
+fn collect_numbers(v: &rmpv::Value, at: &mut Vec<usize>, out: &mut Vec<Vec<usize>>) {
+    use rmpv::Value;
+    let mut each = |i: usize, x: Option<&Value>, at: &mut Vec<usize>, out: &mut Vec<Vec<usize>>| {
+        at.push(i);
+        match x {
+            Some(x) => collect_numbers(x, at, out),
+            None => out.push(at.clone()),
+        }
+        at.pop();
+    };
+    match v {
+        Value::Integer(_) => out.push(at.clone()),
+        Value::Array(a) => a.iter().enumerate().for_each(|(i, x)| each(i, Some(x), at, out)),
+        Value::Map(m) => m.iter().enumerate().for_each(|(i, (_, x))| each(i, Some(x), at, out)),
+        Value::Binary(b) => (0..b.len()).for_each(|i| each(i, None, at, out)),
+        _ => {}
+    }
+}
+
+/// The integer at `at` (a byte of a binary counts as one), set to what `f` makes of it.
+fn edit_number(v: &mut rmpv::Value, at: &[usize], f: impl FnOnce(u64) -> u64) {
+    use rmpv::Value;
+    match (v, at) {
+        (Value::Integer(n), []) => *n = f(n.as_u64().unwrap_or(0)).into(),
+        (Value::Binary(b), [i]) => b[*i] = f(b[*i] as u64) as u8,
+        (Value::Array(a), [i, rest @ ..]) => edit_number(&mut a[*i], rest, f),
+        (Value::Map(m), [i, rest @ ..]) => edit_number(&mut m[*i].1, rest, f),
+        _ => unreachable!("a path collect_numbers gave"),
+    }
+}

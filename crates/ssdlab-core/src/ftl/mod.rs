@@ -18,6 +18,7 @@
 pub mod config;
 pub mod gc;
 pub mod superblock;
+mod untrusted;
 
 use crate::geometry::Geometry;
 use crate::{Error, Result};

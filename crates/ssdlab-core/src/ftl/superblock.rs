@@ -452,7 +452,62 @@ impl Ftl {
             }
         }
     }
+}
 
+impl Superblocks {
+    /// Check superblocks read from a file before anything indexes with them: every length
+    /// is of `g` (with `streams` slots) and every index within it. [`Ftl::check_superblocks`]
+    /// then checks that they agree with the blocks.
+    pub(super) fn check_bounds(
+        &self,
+        g: &crate::geometry::Geometry,
+        streams: usize,
+    ) -> std::result::Result<(), String> {
+        let sb = self;
+        let ids = sb.table.len();
+        let id_ok = |id: u32| id == NONE || (id as usize) < ids;
+        if sb.widths.len() != streams || sb.open.len() != streams || sb.cursor.len() != streams {
+            return Err(format!("{} slots where the FTL has {streams} streams", sb.widths.len()));
+        }
+        if sb.groups.len() != g.ways + 1 || sb.next_group.len() != g.ways + 1 {
+            return Err("its groups are not of its geometry".into());
+        }
+        for &w in &sb.widths {
+            let groups = &sb.groups[w.min(g.ways)];
+            if w == 0 || w > g.ways || groups.is_empty() || sb.next_group[w] >= groups.len() {
+                return Err(format!("a slot of width {w} on {} ways", g.ways));
+            }
+            if groups
+                .iter()
+                .any(|gr| gr.is_empty() || gr.iter().any(|&p| p >= g.planes))
+            {
+                return Err(format!("a group of width {w} names a plane outside its geometry"));
+            }
+        }
+        if sb.sb_of.len() != g.blocks || !sb.sb_of.iter().all(|&i| id_ok(i)) {
+            return Err("its block-to-superblock map is not of its geometry".into());
+        }
+        if sb
+            .table
+            .iter()
+            .any(|s| s.blocks.len() > g.planes || s.blocks.iter().any(|&b| b as usize >= g.blocks))
+        {
+            return Err("a superblock names a block outside its geometry".into());
+        }
+        if !sb.free_ids.iter().all(|&i| (i as usize) < ids) || !sb.open.iter().all(|&i| id_ok(i)) {
+            return Err("a free or open superblock is not in its table".into());
+        }
+        if sb.cursor.iter().any(|&c| c > g.planes) || sb.gc_page.is_some_and(|p| p >= g.planes) {
+            return Err("a slot's member or GC's plane is outside its geometry".into());
+        }
+        if sb.stats.victim_valid_percent.len() != RATIO_BINS {
+            return Err("its victim histogram is not of 101 bins".into());
+        }
+        Ok(())
+    }
+}
+
+impl Ftl {
     /// The superblock invariants: membership both ways, members in distinct planes of one
     /// group and never free or retired, open superblocks are their slots' frontiers.
     pub(super) fn check_superblocks(&self) -> std::result::Result<(), String> {

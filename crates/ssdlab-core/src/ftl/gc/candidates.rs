@@ -39,6 +39,35 @@ impl CandidateSet {
     pub fn list(&self, plane: usize) -> &[u32] {
         &self.lists[plane]
     }
+    /// [`super::VictimPolicy::check`] of a set: one list per plane holding its full blocks,
+    /// each at the position `pos` gives it, and no other block with a position.
+    pub fn check(&self, full: &[Vec<(u32, u32)>], blocks: usize) -> Result<(), String> {
+        if self.lists.len() != full.len() || self.pos.len() != blocks {
+            return Err(format!(
+                "{} lists and {} positions for {} planes and {blocks} blocks",
+                self.lists.len(),
+                self.pos.len(),
+                full.len()
+            ));
+        }
+        for (plane, l) in self.lists.iter().enumerate() {
+            for (i, &b) in l.iter().enumerate() {
+                if self.pos.get(b as usize) != Some(&(i as u32)) {
+                    return Err(format!(
+                        "plane {plane}'s candidate {i} (block {b}) is not where its position says"
+                    ));
+                }
+            }
+            super::same_candidates(plane, l.clone(), &full[plane])?;
+        }
+        let placed = self.pos.iter().filter(|&&p| p != NONE).count();
+        let listed: usize = self.lists.iter().map(Vec::len).sum();
+        if placed != listed {
+            return Err(format!("{placed} blocks have a position but the lists hold {listed}"));
+        }
+        Ok(())
+    }
+
     pub fn sample(&self, plane: usize, rng: &mut Xoshiro256PlusPlus) -> Option<u32> {
         let l = &self.lists[plane];
         if l.is_empty() {
@@ -60,6 +89,9 @@ macro_rules! candidate_set_policy {
         }
         fn len(&self, plane: usize) -> usize {
             self.set.list(plane).len()
+        }
+        fn check(&self, full: &[Vec<(u32, u32)>], blocks: usize, _upb: u32) -> Result<(), String> {
+            self.set.check(full, blocks)
         }
     };
 }

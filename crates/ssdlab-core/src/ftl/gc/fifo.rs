@@ -51,4 +51,40 @@ impl VictimPolicy for Fifo {
     fn len(&self, plane: usize) -> usize {
         self.counts[plane]
     }
+    fn check(&self, full: &[Vec<(u32, u32)>], blocks: usize, _upb: u32) -> Result<(), String> {
+        let planes = full.len();
+        if self.queues.len() != planes || self.queued.len() != blocks || self.counts.len() != planes {
+            return Err("its queues are not of its geometry".into());
+        }
+        let mut live_total = 0;
+        for (plane, q) in self.queues.iter().enumerate() {
+            let mut live = Vec::new();
+            for &(b, s) in q {
+                if b as usize >= blocks || s > self.clock {
+                    return Err(format!(
+                        "plane {plane}'s queue holds block {b} stamped {s}, outside its geometry or clock"
+                    ));
+                }
+                if s != 0 && self.queued[b as usize] == s {
+                    live.push(b);
+                }
+            }
+            live_total += live.len();
+            if self.counts[plane] != live.len() {
+                return Err(format!(
+                    "plane {plane} counts {} candidates, its queue holds {}",
+                    self.counts[plane],
+                    live.len()
+                ));
+            }
+            super::same_candidates(plane, live, &full[plane])?;
+        }
+        let stamped = self.queued.iter().filter(|&&s| s != 0).count();
+        if stamped != live_total {
+            return Err(format!(
+                "{stamped} blocks are stamped queued but the queues hold {live_total}"
+            ));
+        }
+        Ok(())
+    }
 }

@@ -93,4 +93,44 @@ impl VictimPolicy for Greedy {
     fn len(&self, plane: usize) -> usize {
         self.counts[plane]
     }
+    fn check(&self, full: &[Vec<(u32, u32)>], blocks: usize, upb: u32) -> Result<(), String> {
+        let planes = full.len();
+        if self.upb1 != upb as usize + 1
+            || self.heads.len() != planes * self.upb1
+            || self.prev.len() != blocks
+            || self.next.len() != blocks
+            || self.low.len() != planes
+            || self.counts.len() != planes
+        {
+            return Err("its buckets are not of its geometry".into());
+        }
+        let mut seen = vec![false; blocks];
+        for (plane, want) in full.iter().enumerate() {
+            let mut got = Vec::new();
+            for v in 0..self.upb1 {
+                // Walk the bucket's list: every link in range, each block once, linked back.
+                let (mut b, mut prev) = (self.heads[plane * self.upb1 + v], NONE);
+                while b != NONE {
+                    if b as usize >= blocks || seen[b as usize] || self.prev[b as usize] != prev {
+                        return Err(format!("plane {plane}'s bucket {v} is not a list of its blocks"));
+                    }
+                    seen[b as usize] = true;
+                    got.push((b, v as u32));
+                    (prev, b) = (b, self.next[b as usize]);
+                }
+            }
+            got.sort_unstable();
+            if got != *want {
+                return Err(format!(
+                    "plane {plane} indexes {} candidates where it has {} full blocks, or other blocks or valid counts",
+                    got.len(),
+                    want.len()
+                ));
+            }
+            if self.counts[plane] != got.len() || got.iter().any(|&(_, v)| v < self.low[plane]) {
+                return Err(format!("plane {plane}'s count or lowest bucket is not its candidates'"));
+            }
+        }
+        Ok(())
+    }
 }

@@ -91,6 +91,25 @@ pub trait VictimPolicy: Send + PolicyClone {
     fn select(&mut self, plane: usize, ctx: &VictimCtx, rng: &mut Xoshiro256PlusPlus) -> Option<u32>;
     /// Number of candidates in a plane (for the invariant checker).
     fn len(&self, plane: usize) -> usize;
+    /// Check an index read from a file: its candidates are exactly `full[plane]`'s blocks
+    /// (with their valid counts), every block it names is below `blocks`, and nothing in it
+    /// makes a later call index out of bounds (`units_per_block` as built).
+    fn check(&self, full: &[Vec<(u32, u32)>], blocks: usize, units_per_block: u32) -> Result<(), String>;
+}
+
+/// `Err` naming the plane unless `got` (sorted here) holds `full`'s blocks.
+pub fn same_candidates(plane: usize, mut got: Vec<u32>, full: &[(u32, u32)]) -> Result<(), String> {
+    got.sort_unstable();
+    let want: Vec<u32> = full.iter().map(|&(b, _)| b).collect();
+    if got == want {
+        Ok(())
+    } else {
+        Err(format!(
+            "plane {plane} indexes {} candidates where it has {} full blocks, or other blocks",
+            got.len(),
+            want.len()
+        ))
+    }
 }
 
 /// Builds a policy for a device: (name, description, constructor(planes, blocks, units_per_block, d)).
