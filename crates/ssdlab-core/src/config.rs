@@ -476,6 +476,7 @@ pub fn load_config_with(path_or_preset: &str, overrides: &[String]) -> Result<Co
             "{path_or_preset}: is a directory; expected a config file or a preset name"
         )));
     }
+    crate::output::check_regular(p, "a config file (TOML) or a preset name")?;
     let text = std::fs::read_to_string(p).map_err(|e| Error::io(path_or_preset, e))?;
     let base = p.parent().map(Path::to_path_buf).unwrap_or_default();
     parse_config_with(&text, path_or_preset, &base, overrides)
@@ -919,6 +920,10 @@ fn member_cycle(mut stack: Vec<std::path::PathBuf>, next: &Path) -> Option<Vec<s
         let mut chain = stack.split_off(at);
         chain.push(next);
         return Some(chain);
+    }
+    // Only a regular file is read: a FIFO would block (loading it reports why).
+    if !std::fs::metadata(&next).ok()?.is_file() {
+        return None;
     }
     let text = std::fs::read_to_string(&next).ok()?;
     let table: toml::Table = toml::from_str(&text).ok()?;

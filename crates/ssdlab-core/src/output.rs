@@ -172,6 +172,52 @@ pub fn write(path: impl AsRef<Path>, bytes: impl AsRef<[u8]>) -> Result<()> {
     f.commit()
 }
 
+/// What kind of file `m` is, for an error: `a directory`, `a FIFO`, ...
+fn kind(m: &std::fs::Metadata) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let t = m.file_type();
+        if t.is_fifo() {
+            return "a FIFO (named pipe)";
+        } else if t.is_char_device() || t.is_block_device() {
+            return "a device";
+        } else if t.is_socket() {
+            return "a socket";
+        }
+    }
+    if m.is_dir() {
+        "a directory"
+    } else if m.is_file() {
+        "a regular file"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// `Err` unless `path` (a link followed) is a regular file or does not exist: reading a FIFO
+/// blocks until something writes it, a device has no end, a directory no bytes. The error is
+/// `PATH: it is KIND, not a regular file; expected EXPECTED`. A missing file is left to the
+/// open that follows, whose error says so.
+pub fn check_regular(path: impl AsRef<Path>, expected: &str) -> Result<()> {
+    let path = path.as_ref();
+    match std::fs::metadata(path) {
+        Ok(m) if !m.is_file() => Err(Error::Invalid(format!(
+            "{}: it is {}, not a regular file; expected {expected}",
+            path.display(),
+            kind(&m)
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// Read the regular file `path` whole ([`check_regular`] first).
+pub fn read_regular(path: impl AsRef<Path>, expected: &str) -> Result<Vec<u8>> {
+    let path = path.as_ref();
+    check_regular(path, expected)?;
+    std::fs::read(path).map_err(|e| Error::io(path.display().to_string(), e))
+}
+
 /// The name standard output goes by in errors.
 pub const STDOUT: &str = "standard output";
 

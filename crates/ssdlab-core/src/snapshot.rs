@@ -137,6 +137,7 @@ impl Snapshot {
     /// checked; [`Opened::read`] reads the rest. A run of another device is refused this way
     /// before the maps are read.
     pub fn open(path: &str) -> Result<Opened> {
+        crate::output::check_regular(path, "a snapshot file (`ssdlab precondition -o FILE`)")?;
         let f = std::fs::File::open(path).map_err(|e| Error::Io {
             path: path.to_string(),
             source: e,

@@ -79,6 +79,7 @@ pub fn run(a: ExperimentArgs) -> Result<()> {
     // The folder is made (and found writable) before any point runs.
     let out = a.out.unwrap_or_else(|| format!("results/{}", exp.name()));
     let points_dir = Path::new(&out).join("points");
+    refuse_other_experiment(&out, exp.name())?;
     ssdlab_core::output::check_dir(&points_dir, true)
         .map_err(|why| Error::Invalid(format!("--out: {why}; expected a writable directory")))?;
     let cache = PointCache::new(&points_dir, a.fresh);
@@ -118,6 +119,31 @@ pub fn run(a: ExperimentArgs) -> Result<()> {
     match a.output_format {
         Format::Json => outln!("{}", result_json(&res)),
         Format::Normal => out!("{}", summary(&res, &out)),
+    }
+}
+
+/// A folder that holds another experiment's results (its `result.json` says which) is
+/// refused: writing this one's there would mix the two's tables and figures.
+fn refuse_other_experiment(out: &str, name: &str) -> Result<()> {
+    let result = Path::new(out).join("result.json");
+    if !result.exists() {
+        return Ok(());
+    }
+    let expected = format!("a new folder, or one of {name}'s results (--out)");
+    let bytes = ssdlab_core::output::read_regular(&result, &expected)?;
+    let other = serde_json::from_slice::<serde_json::Value>(&bytes)
+        .ok()
+        .and_then(|v| v.get("experiment")?.as_str().map(str::to_string));
+    match other {
+        Some(o) if o == name => Ok(()),
+        Some(o) => Err(Error::Invalid(format!(
+            "--out: {out} holds the results of experiment {o} ({}); expected {expected}",
+            result.display()
+        ))),
+        None => Err(Error::Invalid(format!(
+            "--out: {} is not an experiment's result; expected {expected}",
+            result.display()
+        ))),
     }
 }
 

@@ -73,6 +73,7 @@ fn pick(flag: Option<f64>, name: &str, run: Option<(&str, f64, &str)>) -> Result
 pub fn run(a: LifetimeArgs) -> Result<()> {
     let from = match &a.from {
         Some(path) => {
+            ssdlab_core::output::check_regular(path, "a run's JSON result (`ssdlab run --output-format json`)")?;
             let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
             let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
                 let why = e.to_string();

@@ -436,6 +436,7 @@ fn run(
 ) -> Result<()> {
     let mut cfg = config::load_config_with(config.as_deref().unwrap_or(config::DEFAULT_PRESET), set)?;
     if let Some(j) = job {
+        ssdlab_core::output::check_regular(&j, "a fio job file")?;
         let text = std::fs::read_to_string(&j)
             .map_err(|e| Error::Config(format!("{j}: cannot read it ({e}); expected a fio job file")))?;
         cfg.set_jobs_from_fio(&j, &text)?;

@@ -228,7 +228,7 @@ fn preset_and_command_line_origins_are_named() {
     refused(
         d.path(),
         &["run", "mlc-sata", "--job", "adir"],
-        "adir: cannot read it (Is a directory (os error 21)); expected a fio job file",
+        "adir: it is a directory, not a regular file; expected a fio job file",
     );
     refused(
         d.path(),

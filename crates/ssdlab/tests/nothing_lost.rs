@@ -219,3 +219,94 @@ fn an_output_that_is_an_input_is_refused_whatever_its_path() {
         assert_eq!(state(&p.join(input)), before, "{args:?} changed {input}");
     }
 }
+
+/// `ssdlab ARGS` in `dir`, killed (and the test failed) if it has not ended in 60 s: a
+/// command that reads a FIFO blocks until something writes it.
+fn ssdlab_bounded(dir: &Path, args: &[&str]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > std::time::Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("{args:?} still running after 60 s: it blocked");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn a_fifo_a_device_or_a_directory_where_a_file_is_read_is_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    std::fs::write(p.join("dev.toml"), RUN).unwrap();
+    assert!(Command::new("mkfifo").arg(p.join("fifo")).status().unwrap().success());
+    std::os::unix::fs::symlink("fifo", p.join("link")).unwrap();
+    std::fs::create_dir(p.join("sub")).unwrap();
+    let fifo = "it is a FIFO (named pipe), not a regular file; expected ";
+    let cases: &[(&[&str], String)] = &[
+        (
+            &["run", "dev.toml", "--from-snapshot", "fifo"],
+            format!("fifo: {fifo}a snapshot file"),
+        ),
+        (
+            &["run", "dev.toml", "--from-snapshot", "link"],
+            format!("link: {fifo}a snapshot file"),
+        ),
+        (
+            &["run", "dev.toml", "--from-snapshot", "sub"],
+            "sub: it is a directory, not a regular file; expected a snapshot file".into(),
+        ),
+        (
+            &["run", "dev.toml", "--from-snapshot", "/dev/zero"],
+            "/dev/zero: it is a device, not a regular file; expected a snapshot file".into(),
+        ),
+        (&["run", "link"], format!("link: {fifo}a config file")),
+        (
+            &["run", "/dev/zero"],
+            "/dev/zero: it is a device, not a regular file; expected a config file".into(),
+        ),
+        (
+            &["run", "dev.toml", "--job", "fifo"],
+            format!("fifo: {fifo}a fio job file"),
+        ),
+        (
+            &["precondition", "fifo", "-o", "x.snap"],
+            format!("fifo: {fifo}a config file"),
+        ),
+        (
+            &["lifetime", "--from", "fifo"],
+            format!("fifo: {fifo}a run's JSON result"),
+        ),
+    ];
+    for (args, prefix) in cases {
+        let o = ssdlab_bounded(p, args);
+        one_line(&o, prefix, &format!("{args:?}"));
+    }
+}
+
+#[test]
+fn a_folder_of_another_experiments_results_is_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("res");
+    std::fs::create_dir(&out).unwrap();
+    std::fs::write(out.join("result.json"), r#"{"experiment": "friendly", "claims": []}"#).unwrap();
+    std::fs::write(out.join("fig.svg"), "<svg/>").unwrap();
+    let o = ssdlab_in(d.path(), &["experiment", "openssd", "--quick", "--out", "res", "-q"]);
+    one_line(&o, "--out: res holds the results of experiment friendly (res/result.json); expected a new folder, or one of openssd's results", "another experiment");
+    assert!(!out.join("points").exists(), "nothing was written");
+    std::fs::write(out.join("result.json"), "not json").unwrap();
+    let o = ssdlab_in(d.path(), &["experiment", "openssd", "--quick", "--out", "res", "-q"]);
+    one_line(
+        &o,
+        "--out: res/result.json is not an experiment's result",
+        "not a result",
+    );
+}

@@ -204,6 +204,8 @@ impl DeviceProfile {
                 "{file}: is a directory; expected a device profile (JSON) as `ssdlab profile` writes it"
             )));
         }
+        crate::output::check_regular(path, "a device profile (JSON) as `ssdlab profile` writes it")
+            .map_err(|e| Error::Config(e.to_string()))?;
         let text = std::fs::read_to_string(path).map_err(|e| {
             Error::Config(format!(
                 "{file}: cannot read it ({e}); expected a device profile (JSON) as `ssdlab profile` writes it"

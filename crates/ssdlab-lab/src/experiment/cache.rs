@@ -3,9 +3,11 @@
 //! A point's outcome is stored as `KEY.bin` in the cache folder (`ssdlab experiment`'s
 //! `--out DIR/points`), where KEY is a SHA-256 of the engine's build
 //! ([`crate::output::BUILD_ID`]) and the lab's ([`LAB_HASH`]), the experiment, the point's id and everything it simulates
-//! (its full resolved config, seeds included). A file is a header, the SHA-256 of the
-//! payload and the payload ([`Outcome::to_bytes`]); one that is truncated, altered or from
-//! another format is run again. Outcomes read back are equal to the ones stored, so a
+//! (its full resolved config, seeds included). A file is a header, its own key, the SHA-256
+//! of the payload and the payload ([`Outcome::to_bytes`]); one that is truncated, altered,
+//! from another format, or another point's (copied over this one's name) is run again. A
+//! point file that is not a regular file (a FIFO, a device, a directory, or a link to one) is
+//! refused with one line rather than read (a FIFO would block). Outcomes read back are equal to the ones stored, so a
 //! resumed experiment's result is the uninterrupted one's, wall-clock fields aside.
 
 use super::{Experiment, Outcome, Point};
@@ -19,7 +21,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 pub const LAB_HASH: &str = env!("SSDLAB_LAB_HASH");
 
 /// The first bytes of a point file.
-const MAGIC: &[u8] = b"ssdlab point 1\n";
+const MAGIC: &[u8] = b"ssdlab point 2\n";
 
 /// A folder of finished points, and what this run did with it.
 pub struct PointCache {
@@ -68,14 +70,27 @@ impl PointCache {
         self.dir.join(format!("{key}.bin"))
     }
 
-    /// The stored outcome of `key`, if there is a whole one (and not `fresh`).
-    pub fn load(&self, key: &str) -> Option<Outcome> {
+    /// A point file that is there but not a regular file, refused.
+    fn check_regular(&self, key: &str) -> Result<()> {
+        crate::output::check_regular(
+            self.path(key),
+            "a point file that `ssdlab experiment` wrote (remove it to run the point again)",
+        )
+    }
+
+    /// The stored outcome of `key`, if there is a whole one of that key (and not `fresh`).
+    pub fn load(&self, key: &str) -> Result<Option<Outcome>> {
         if self.fresh {
-            return None;
+            return Ok(None);
         }
-        let bytes = std::fs::read(self.path(key)).ok()?;
+        self.check_regular(key)?;
+        let Ok(bytes) = std::fs::read(self.path(key)) else {
+            return Ok(None);
+        };
         let outcome = bytes
             .strip_prefix(MAGIC)
+            // Its own key: another point's file copied over this one's name is not this point.
+            .and_then(|rest| rest.strip_prefix(key.as_bytes()))
             .filter(|rest| rest.len() >= 32)
             .map(|rest| rest.split_at(32))
             .filter(|(sum, payload)| Sha256::digest(payload).as_slice() == *sum)
@@ -84,14 +99,16 @@ impl PointCache {
             Some(_) => self.reused.fetch_add(1, Ordering::Relaxed),
             None => self.damaged.fetch_add(1, Ordering::Relaxed),
         };
-        outcome
+        Ok(outcome)
     }
 
     /// Keep `outcome` as `key`, written whole or not at all.
     pub fn store(&self, key: &str, outcome: &Outcome) -> Result<()> {
         std::fs::create_dir_all(&self.dir).map_err(|e| crate::Error::io(self.dir.display().to_string(), e))?;
+        self.check_regular(key)?;
         let payload = outcome.to_bytes();
         let mut bytes = MAGIC.to_vec();
+        bytes.extend_from_slice(key.as_bytes());
         bytes.extend_from_slice(Sha256::digest(&payload).as_slice());
         bytes.extend_from_slice(&payload);
         crate::output::write(self.path(key), bytes)?;
@@ -148,11 +165,11 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let dir = d.path().join("points");
         let cache = PointCache::new(&dir, false);
-        assert!(cache.load(&k).is_none());
+        assert!(cache.load(&k).unwrap().is_none());
         assert_eq!(cache.damaged(), 0, "a missing point is not a damaged one");
         let o = run_point(exp, p).unwrap();
         cache.store(&k, &o).unwrap();
-        assert_eq!(cache.load(&k).unwrap().to_bytes(), o.to_bytes());
+        assert_eq!(cache.load(&k).unwrap().unwrap().to_bytes(), o.to_bytes());
         let file = dir.join(format!("{k}.bin"));
         let good = std::fs::read(&file).unwrap();
         let damaged = [
@@ -164,12 +181,45 @@ mod tests {
         ];
         for bad in &damaged {
             std::fs::write(&file, bad).unwrap();
-            assert!(cache.load(&k).is_none());
+            assert!(cache.load(&k).unwrap().is_none());
         }
         assert_eq!(cache.damaged(), damaged.len());
         std::fs::write(&file, &good).unwrap();
-        assert!(PointCache::new(&dir, true).load(&k).is_none(), "--fresh reads nothing");
-        assert!(cache.load(&k).is_some());
+        assert!(
+            PointCache::new(&dir, true).load(&k).unwrap().is_none(),
+            "--fresh reads nothing"
+        );
+        assert!(cache.load(&k).unwrap().is_some());
         assert_eq!((cache.reused(), cache.stored()), (2, 1));
+        // Another point's file copied over this one's name is not taken for it.
+        let mut q = p.clone();
+        q.id.push('x');
+        let kq = PointCache::key(exp, &q);
+        let oq = run_point(exp, &q).unwrap();
+        cache.store(&kq, &oq).unwrap();
+        std::fs::copy(dir.join(format!("{kq}.bin")), &file).unwrap();
+        assert!(cache.load(&k).unwrap().is_none(), "another point's file reused");
+        assert!(cache.load(&kq).unwrap().is_some());
+        // A FIFO (or a link to one) where a point file goes is refused, neither read nor
+        // written (either would block).
+        std::fs::remove_file(&file).unwrap();
+        let fifo = d.path().join("fifo");
+        assert!(std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success());
+        std::os::unix::fs::symlink(&fifo, &file).unwrap();
+        for e in [cache.load(&k).err(), cache.store(&k, &o).err()] {
+            let e = e.expect("refused").to_string();
+            assert!(
+                e.starts_with(&format!(
+                    "{}: it is a FIFO (named pipe), not a regular file; expected a point file",
+                    file.display()
+                )),
+                "{e}"
+            );
+            assert!(!e.contains('\n'));
+        }
     }
 }

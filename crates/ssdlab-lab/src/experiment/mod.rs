@@ -929,7 +929,7 @@ pub fn run_cached(
             return run_point(exp, p);
         };
         let key = cache::PointCache::key(exp, p);
-        if let Some(o) = cache.load(&key) {
+        if let Some(o) = cache.load(&key)? {
             return Ok(o);
         }
         // Points not started when an interrupt comes are not started.

@@ -48,7 +48,11 @@ impl Compression {
             Compression::Bzip2
         } else if head.starts_with(&[0xfd, b'7', b'z', b'X', b'Z', 0x00]) {
             Compression::Xz
-        } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+        } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd])
+            // A zstd file may start with a skippable frame (magic 0x184D2A50 to 0x184D2A5F,
+            // little-endian), e.g. one holding a seek table or metadata.
+            || (head.len() >= 4 && head[0] & 0xf0 == 0x50 && head[1..4] == [0x2a, 0x4d, 0x18])
+        {
             Compression::Zstd
         } else {
             Compression::None
@@ -299,6 +303,21 @@ mod tests {
         assert!(!e.contains('\n'));
     }
 
+    /// A zstd file that starts with a skippable frame (as seekable zstd writes its seek table
+    /// or a tool its metadata) is read as zstd, its frames decompressed.
+    #[cfg(feature = "zstd")]
+    #[test]
+    fn a_zstd_file_starting_with_a_skippable_frame_is_read() {
+        let text = b"0,h,0,Write,0,4096,1\n";
+        let mut file = vec![0x53, 0x2a, 0x4d, 0x18, 3, 0, 0, 0, b'a', b'b', b'c'];
+        file.extend(zstd::encode_all(&text[..], 3).unwrap());
+        let (mut input, c) = decompress("t.csv.zst", Box::new(std::io::Cursor::new(file))).unwrap();
+        assert_eq!(c, Compression::Zstd);
+        let mut out = Vec::new();
+        input.read_to_end(&mut out).unwrap();
+        assert_eq!(out, text);
+    }
+
     #[test]
     fn magic_bytes_name_the_compression() {
         for (head, c) in [
@@ -306,6 +325,10 @@ mod tests {
             (b"BZh9", Compression::Bzip2),
             (&[0xfd, b'7', b'z', b'X', b'Z', 0x00], Compression::Xz),
             (&[0x28, 0xb5, 0x2f, 0xfd], Compression::Zstd),
+            (&[0x50, 0x2a, 0x4d, 0x18], Compression::Zstd),
+            (&[0x5f, 0x2a, 0x4d, 0x18], Compression::Zstd),
+            (&[0x60, 0x2a, 0x4d, 0x18], Compression::None),
+            (&[0x50, 0x2a, 0x4d, 0x19], Compression::None),
             (b"0,Read,", Compression::None),
         ] {
             assert_eq!(Compression::detect(head), c);
