@@ -28,12 +28,64 @@ pub struct AtomicFile {
 
 enum Out {
     /// The temporary, renamed over `target` on commit.
-    Temporary {
-        tmp: tempfile::NamedTempFile,
-        target: PathBuf,
-    },
+    Temporary { tmp: Tracked, target: PathBuf },
     /// An existing device, pipe or terminal, written as it is.
     InPlace(std::fs::File),
+}
+
+/// The temporaries being written, by path. A second interrupt ends the process at once, with
+/// no unwinding to drop them: it removes them with [`remove_temporaries`] first.
+static LIVE: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+fn live() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    LIVE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A temporary known to [`LIVE`] until it is renamed or dropped (and so removed).
+struct Tracked(Option<tempfile::NamedTempFile>);
+
+impl Tracked {
+    fn new(tmp: tempfile::NamedTempFile) -> Tracked {
+        live().push(tmp.path().to_path_buf());
+        Tracked(Some(tmp))
+    }
+    fn file(&self) -> &std::fs::File {
+        self.0.as_ref().expect("a temporary until renamed").as_file()
+    }
+    fn forget(&self) {
+        if let Some(t) = &self.0 {
+            live().retain(|p| p != t.path());
+        }
+    }
+    /// Rename it over `target`.
+    fn persist(mut self, target: &Path) -> std::result::Result<(), tempfile::PersistError> {
+        self.forget();
+        self.0
+            .take()
+            .expect("a temporary until renamed")
+            .persist(target)
+            .map(drop)
+    }
+}
+
+impl Drop for Tracked {
+    fn drop(&mut self) {
+        self.forget();
+    }
+}
+
+/// Remove every temporary still being written (the process is about to end without dropping
+/// them): how many were removed.
+pub fn remove_temporaries() -> usize {
+    remove_temporaries_where(|_| true)
+}
+
+/// [`remove_temporaries`] of those whose path `pick` picks.
+fn remove_temporaries_where(pick: impl Fn(&Path) -> bool) -> usize {
+    let mut live = live();
+    let (gone, kept): (Vec<PathBuf>, Vec<PathBuf>) = live.drain(..).partition(|p| pick(p));
+    *live = kept;
+    gone.iter().filter(|p| std::fs::remove_file(p).is_ok()).count()
 }
 
 /// An existing target that is not a regular file or a directory (a device, a pipe, a socket).
@@ -109,14 +161,17 @@ impl AtomicFile {
         let target = rename_target(&path);
         let tmp = temporary(dir_of(&target), &name).map_err(|e| write_error(&path, e))?;
         Ok(AtomicFile {
-            out: Out::Temporary { tmp, target },
+            out: Out::Temporary {
+                tmp: Tracked::new(tmp),
+                target,
+            },
             path,
         })
     }
 
     fn file(&self) -> &std::fs::File {
         match &self.out {
-            Out::Temporary { tmp, .. } => tmp.as_file(),
+            Out::Temporary { tmp, .. } => tmp.file(),
             Out::InPlace(f) => f,
         }
     }
@@ -141,7 +196,7 @@ impl AtomicFile {
             Out::InPlace(mut f) => return f.flush().map_err(|e| write_error(&path, e)),
             Out::Temporary { tmp, target } => (tmp, target),
         };
-        tmp.as_file().sync_all().map_err(|e| write_error(&path, e))?;
+        tmp.file().sync_all().map_err(|e| write_error(&path, e))?;
         tmp.persist(&target).map_err(|e| write_error(&path, e.error))?;
         // The rename itself is durable once the directory is synced; a directory that cannot
         // be opened or synced (some file systems) leaves it as durable as the system makes it.
@@ -327,6 +382,33 @@ mod tests {
             .collect();
         v.sort();
         v
+    }
+
+    /// The temporaries being written are known until renamed or dropped, and removed by
+    /// [`remove_temporaries`] (a second interrupt's last act).
+    #[test]
+    fn temporaries_being_written_are_known_and_removed_on_demand() {
+        let d = tempfile::tempdir().unwrap();
+        let committed = AtomicFile::create(d.path().join("a")).unwrap();
+        let dropped = AtomicFile::create(d.path().join("b")).unwrap();
+        let mut open = AtomicFile::create(d.path().join("c")).unwrap();
+        open.write_all(b"partial").unwrap();
+        let is_live = |f: &AtomicFile| match &f.out {
+            Out::Temporary { tmp, .. } => live().contains(&tmp.0.as_ref().unwrap().path().to_path_buf()),
+            Out::InPlace(_) => false,
+        };
+        assert!(is_live(&committed) && is_live(&dropped) && is_live(&open));
+        committed.commit().unwrap();
+        drop(dropped);
+        assert!(is_live(&open));
+        // Other tests' temporaries may be live too: only this test's are removed.
+        assert_eq!(remove_temporaries_where(|p| p.starts_with(d.path())), 1);
+        assert_eq!(
+            names(d.path()),
+            ["a"],
+            "the open temporary is removed, the committed file kept"
+        );
+        assert!(!is_live(&open));
     }
 
     #[test]

@@ -83,6 +83,11 @@ pub fn run(a: ExperimentArgs) -> Result<()> {
     ssdlab_core::output::check_dir(&points_dir, true)
         .map_err(|why| Error::Invalid(format!("--out: {why}; expected a writable directory")))?;
     let cache = PointCache::new(&points_dir, a.fresh);
+    crate::interrupt::keeps(format!(
+        "experiment {} stopped; its finished points are kept in {} (the same command resumes)",
+        exp.name(),
+        points_dir.display()
+    ));
     let bar = points_bar(a.quiet);
     let res = experiment::run_cached(exp, scale, seeds, threads, Some(&cache), &|done, total| {
         show(&bar, done, total)

@@ -2,7 +2,9 @@
 //! convert`: the first one asks the work to stop (`sim::interrupt`, which every simulation
 //! and conversion checks as it goes); the command drops its temporaries, and `main` prints
 //! one line saying what was stopped and what was kept and exits 128 + the signal (130, 143).
-//! A second signal ends the process at once, as if no handler were installed.
+//! A second signal ends the process at once, with the same status: the temporaries being
+//! written are removed first (`output::remove_temporaries`), and one line says so and what
+//! was kept.
 
 use ssdlab_core::Error;
 use std::sync::atomic::{AtomicI32, Ordering};
@@ -27,11 +29,21 @@ pub fn install(message: &str) {
                 .compare_exchange(0, sig, Ordering::SeqCst, Ordering::SeqCst)
                 .is_err()
             {
-                let _ = signal_hook::low_level::emulate_default_handler(sig);
+                // A second signal: the process ends now, without waiting for the work to
+                // stop; the temporaries it was writing go first, and it says what was kept.
+                let removed = ssdlab_core::output::remove_temporaries();
+                let (line, status) = report_again(sig, removed);
+                eprintln!("{line}");
+                std::process::exit(status as i32);
             }
             ssdlab_core::sim::interrupt();
         }
     });
+}
+
+/// What the command keeps if stopped from now on (a second signal says it as it is).
+pub fn keeps(message: String) {
+    set(message);
 }
 
 fn set(message: String) {
@@ -47,6 +59,22 @@ pub fn stopped(message: String) -> Error {
 /// The signal received, if any.
 pub fn signal() -> Option<i32> {
     Some(SIGNAL.load(Ordering::SeqCst)).filter(|&s| s != 0)
+}
+
+/// The line to print and the exit status of a command a second signal `sig` ended, having
+/// removed `removed` temporaries.
+fn report_again(sig: i32, removed: usize) -> (String, u8) {
+    let name = if sig == signal_hook::consts::SIGTERM {
+        "SIGTERM"
+    } else {
+        "SIGINT"
+    };
+    let message = MESSAGE.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    let first = signal().unwrap_or(sig);
+    (
+        format!("ssdlab: interrupted twice ({name}): stopped at once, {removed} temporary file(s) removed; {message}"),
+        128 + first as u8,
+    )
 }
 
 /// The line to print and the exit status of an interrupted command.

@@ -529,3 +529,49 @@ fn on_a_full_disk_every_writer_fails_whole_and_leaves_no_partial_file() {
     want.sort();
     assert_eq!(tree(disk.path()), want);
 }
+
+/// A second signal ends the run at once, with no wait for the work to stop: the temporaries
+/// it was writing (latency logs here) are removed first, and one line says so and what was
+/// kept. The process is stopped while both signals are sent, so that the second reaches it
+/// before the first has been acted on.
+#[test]
+fn a_second_signal_ends_at_once_removing_the_temporaries() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(
+        d.path().join("r.toml"),
+        "[device]\npreset = \"mlc-sata\"\n[device.geometry]\nblocks_per_plane = 64\noverprovisioning = 0.1\n\
+         [precondition]\nmode = \"none\"\n[[job]]\nrw = \"randwrite\"\nbs = \"4KiB\"\nnumber_ios = 1000000000\nwrite_lat_log = \"x\"\n",
+    )
+    .unwrap();
+    let out = d.path().join("out.json");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+        .args(["run", "r.toml", "-q", "-o", out.to_str().unwrap()])
+        .current_dir(d.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The logs are being written.
+    wait_for(|| tree(d.path()).iter().filter(|n| n.ends_with(".tmp")).count() >= 3);
+    kill(&child, libc::SIGSTOP);
+    kill(&child, SIGINT);
+    kill(&child, SIGTERM);
+    kill(&child, libc::SIGCONT);
+    let err = {
+        let mut s = String::new();
+        std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut s).unwrap();
+        s
+    };
+    let (code, _) = finish(child);
+    assert_eq!(code, Some(130), "{err}");
+    assert_eq!(
+        err,
+        format!(
+            "ssdlab: interrupted twice (SIGTERM): stopped at once, 3 temporary file(s) removed; run stopped; nothing written ({} untouched)\n",
+            out.display()
+        )
+    );
+    no_temporaries(d.path());
+    assert_eq!(tree(d.path()), ["r.toml"]);
+}
