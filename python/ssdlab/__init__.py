@@ -191,14 +191,20 @@ def load(path: str | os.PathLike) -> Result:
     import copy
     import json
 
-    with open(path, encoding="utf-8") as f:
-        text = f.read()
+    expected = "expected the JSON of `ssdlab run --output-format json` or json+"
     try:
-        doc = json.loads(text)
-    except ValueError as e:
-        raise ConfigError(f"{path}: {e}; expected the JSON of `ssdlab run --output-format json`") from None
-    if not isinstance(doc, dict) or not isinstance(doc.get("jobs"), list) or "ssd" not in doc:
-        raise ConfigError(f"{path}: not a run's result; expected the JSON of `ssdlab run --output-format json` or json+")
+        with open(path, "rb") as f:
+            raw = f.read()
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read it ({e.strerror or e}); {expected}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {e.start}); {expected}") from None
+    # The whole shape, checked by the engine that writes it (nesting depth included): what
+    # follows reads no key that is not there.
+    _native.check_result(str(path), text)
+    doc = json.loads(text)
     plain = copy.deepcopy(doc)
     for j in plain["jobs"]:
         for op in ("read", "write", "trim"):

@@ -333,9 +333,23 @@ def test_a_result_file_of_the_command_loads_back_as_the_runs_result(cli, small_f
     pd_a, pd_r = a.jobs, r.jobs
     assert pd_a.equals(pd_r) or (pd_a.fillna(-1) == pd_r.fillna(-1)).all().all()
     bad = tmp_path / "bad.json"
-    bad.write_text('{"a": 1}')
-    with pytest.raises(ssdlab.ConfigError, match="not a run's result"):
-        ssdlab.load(bad)
+    # Whatever the file holds, the package's own error with one line naming the file.
+    for content, says in [
+        (b'{"a": 1}', "missing field"),
+        (b'{"jobs": [], "ssd": {}}', "ssd: missing field"),
+        (b'{"jobs": [1], "ssd": {}}', "jobs[0]: invalid type"),
+        (b"\xff\xfe not text", "not UTF-8 text"),
+        (b"[" * 100000, "recursion limit exceeded"),
+        (b"not json", "expected value"),
+    ]:
+        bad.write_bytes(content)
+        with pytest.raises(ssdlab.ConfigError) as e:
+            ssdlab.load(bad)
+        msg = str(e.value)
+        assert msg.startswith(f"{bad}: ") and says in msg and "\n" not in msg, msg
+        assert msg.endswith("expected the JSON of `ssdlab run --output-format json` or json+"), msg
+    with pytest.raises(ssdlab.ConfigError, match="cannot read it"):
+        ssdlab.load(tmp_path / "missing.json")
 
 
 def test_an_operation_without_io_has_no_latency(small_file):

@@ -317,6 +317,17 @@ fn open_backing(
     let meta = match std::fs::metadata(path) {
         Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            // A link to nothing: creating "it" would fail (the link is there) or create a file
+            // somewhere else than the path says.
+            if let Ok(to) = std::fs::read_link(path) {
+                return Err(bad(
+                    path,
+                    format_args!(
+                        "a link to {}, which does not exist; expected a data file, or a path for a new one",
+                        to.display()
+                    ),
+                ));
+            }
             let parent = Path::new(path).parent().filter(|p| !p.as_os_str().is_empty());
             if let Some(dir) = parent.filter(|d| !d.is_dir()) {
                 return Err(bad(
@@ -538,6 +549,26 @@ mod tests {
             std::fs::read(&p).unwrap() == bytes,
             "a second session sees the first's writes"
         );
+    }
+
+    /// A link to a file that does not exist is refused by the check and by the open alike,
+    /// and nothing is created where it points.
+    #[test]
+    fn a_dangling_link_is_refused_before_anything_is_created() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("disk.img").display().to_string();
+        std::os::unix::fs::symlink("nowhere.img", &p).unwrap();
+        let expected =
+            format!("{p}: a link to nowhere.img, which does not exist; expected a data file, or a path for a new one");
+        assert_eq!(
+            BlockData::check_file(1 << 20, &p, false, "-").unwrap_err().to_string(),
+            expected
+        );
+        assert_eq!(
+            BlockData::in_file(1 << 20, &p, false, "-").err().unwrap().to_string(),
+            expected
+        );
+        assert!(!dir.path().join("nowhere.img").exists());
     }
 
     #[test]

@@ -587,11 +587,64 @@ impl Config {
         };
         for (i, j) in self.job.iter().enumerate() {
             j.validate(f, &format!("job[{i}]"), capacity)?;
+            if j.trace.is_some() {
+                self.refuse_unused_trace_keys(i, j)?;
+            }
             if j.readonly && self.array.as_ref().is_some_and(|a| a.layout != "rodi") {
                 return Err(Error::config(
                     f,
                     &format!("job[{i}].readonly"),
                     "marks read-only data, which only a rodi array places apart; expected [array] layout = \"rodi\" or no readonly".to_string(),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// A job that replays a trace takes each request (its operation, offset, size and time)
+    /// from the trace: the keys that generate requests do nothing there, and one written is
+    /// an error naming it, with the trace's key that does the job where there is one.
+    fn refuse_unused_trace_keys(&self, i: usize, j: &crate::workload::job::JobConfig) -> Result<()> {
+        let open = j.replay.as_deref() != Some("closed");
+        let keys: [(&str, bool, &str); 11] = [
+            (
+                "rw",
+                true,
+                "the trace's operations (trace.ops to keep reads or writes only)",
+            ),
+            (
+                "rwmixread",
+                true,
+                "the trace's operations (trace.ops to keep reads or writes only)",
+            ),
+            ("bs", true, "no bs (the trace gives each request's size)"),
+            ("bssplit", true, "no bssplit (the trace gives each request's size)"),
+            (
+                "random_distribution",
+                true,
+                "no random_distribution (the trace gives each offset)",
+            ),
+            ("offset", true, "trace.address to fit the trace's offsets to the device"),
+            ("size", true, "trace.address to fit the trace's offsets to the device"),
+            ("number_ios", true, "trace.max_requests to replay its first requests"),
+            ("io_size", true, "trace.max_requests or trace.end to replay part of it"),
+            ("rate_iops", true, "trace.speed to replay it faster or slower"),
+            (
+                "thinktime",
+                open,
+                "replay = \"closed\" (a think time between a slot's requests), or trace.speed",
+            ),
+        ];
+        for (k, unused, instead) in keys {
+            let key = format!("job[{i}].{k}");
+            if unused && self.origins.written_here(&key) {
+                return Err(Error::config(
+                    &self.file,
+                    &key,
+                    format!(
+                        "set on a job that replays a trace{}, where it does nothing; expected {instead}",
+                        if k == "thinktime" { " at its timestamps" } else { "" }
+                    ),
                 ));
             }
         }

@@ -656,7 +656,7 @@ pub fn run_jobs(cfg: &HddConfig, jobs: &[JobConfig], seed: u64) -> Result<HddRes
         }
     }
     // One per reporting unit; each stream measures from its own job's ramp_time.
-    let mut stats: Vec<JobStats> = units.iter().map(|_| JobStats::default()).collect();
+    let mut stats: Vec<JobStats> = units.iter().map(|u| JobStats::of_unit(jobs, u)).collect();
     let ramp = |s: &Stream| jobs[s.job].ramp_time.map_or(0, |d| d.0);
     let mut heap: BinaryHeap<Reverse<(u64, u64, Ev)>> = BinaryHeap::new();
     let mut seq = 0u64;

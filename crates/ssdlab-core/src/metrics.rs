@@ -48,6 +48,21 @@ impl Default for OpStats {
     }
 }
 
+impl OpStats {
+    /// Statistics of an operation a job issues: its histogram made at once for latencies up
+    /// to `max_ns` (it still grows past them). Grown from its smallest as latencies come in,
+    /// it would double its counts' capacity each time, holding up to twice what it counts
+    /// and leaving each smaller copy to the allocator.
+    pub fn for_latencies_up_to(max_ns: u64) -> OpStats {
+        let mut hist = Histogram::new_with_bounds(1, max_ns.max(2), 3).expect("histogram");
+        hist.auto(true);
+        OpStats {
+            hist,
+            ..OpStats::default()
+        }
+    }
+}
+
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct LatStats {
     pub min: u64,

@@ -76,6 +76,12 @@ impl KeyOrigins {
 }
 
 impl KeyOrigins {
+    /// Whether the user's file or `--set` wrote `key` (canonical); a preset's do not count
+    /// (its jobs, for one, apply only when the file gives none).
+    pub fn written_here(&self, key: &str) -> bool {
+        self.overrides.iter().any(|(k, _)| k == key) || crate::toml_position::toml_position(&self.text, key).is_ok()
+    }
+
     /// Whether the user's file, its preset or `--set` wrote `key` (canonical), rather than
     /// it taking its default.
     pub fn written(&self, key: &str) -> bool {

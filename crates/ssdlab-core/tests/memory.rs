@@ -48,7 +48,7 @@ static ALLOC: Counting = Counting;
 /// Peak bytes allocated while building and running a simulation of `text`, and the estimate.
 fn measure(text: &str) -> (u64, u64) {
     let cfg = parse_config(text, "m.toml", Path::new(".")).unwrap();
-    let est = ssdlab_core::sim::memory_estimate(&cfg).unwrap();
+    let est = ssdlab_core::sim::allocation_estimate(&cfg).unwrap();
     let base = CURRENT.load(SeqCst);
     PEAK.store(base, SeqCst);
     {
@@ -172,7 +172,7 @@ fn the_estimate_adds_the_device_and_the_jobs_to_the_ftl() {
         );
         let cfg = parse_config(&text, "m.toml", Path::new(".")).unwrap();
         let geo = ssdlab_core::redundancy::geometry_of(&cfg.device, "").unwrap();
-        let est = ssdlab_core::sim::memory_estimate(&cfg).unwrap();
+        let est = ssdlab_core::sim::allocation_estimate(&cfg).unwrap();
         (
             est as i64 - ssdlab_core::ftl::Ftl::memory_estimate(&geo) as i64,
             geo.planes as i64,

@@ -190,8 +190,14 @@ fn bad_placement_settings_are_refused_with_the_key() {
         e.contains("device.placement.lifetime_bounds") && e.contains("expected 2"),
         "{e}"
     );
-    let e = error("baseline", "lifetime_bounds = [0.5, 0.1]\n");
+    let e = error("plan-pred-1/4", "lifetime_bounds = [0.5, 0.1]\n");
     assert!(e.contains("increasing"), "{e}");
+    // A key the policy never reads is refused, not ignored.
+    let e = error("baseline", "lifetime_bounds = [0.5, 0.1]\n");
+    assert!(
+        e.starts_with("bad.toml:5:1: device.placement.lifetime_bounds: set under placement policy \"baseline\", which does not use it"),
+        "{e}"
+    );
     let e = error("autostream", "chunk = \"1000\"\n");
     assert!(
         e.contains("device.placement.chunk") && e.contains("multiple of the mapping unit"),

@@ -423,6 +423,24 @@ fn lifetime_seconds(capacity_bytes: f64, pe_cycles: f64, write_bytes_per_s: f64,
     (s, ssdlab_core::lifetime::human_duration(s))
 }
 
+/// Check that `text` is a run's JSON result (`ssdlab run --output-format json` or json+): its
+/// shape in full, as the engine writes it, or a ConfigError naming the first key at fault.
+#[pyfunction]
+fn check_result(name: &str, text: &str) -> PyResult<()> {
+    let de = &mut serde_json::Deserializer::from_str(text);
+    serde_path_to_error::deserialize::<_, ssdlab_core::RunResult>(de)
+        .map(drop)
+        .map_err(|e| {
+            let at = e.path().to_string();
+            let at = if at == "." { String::new() } else { format!("{at}: ") };
+            let why = e.inner().to_string();
+            let why = why.split(" at line ").next().unwrap_or_default().to_string();
+            ConfigError::new_err(format!(
+                "{name}: {at}{why}; expected the JSON of `ssdlab run --output-format json` or json+"
+            ))
+        })
+}
+
 /// The lifetime formula's inputs read from a run's JSON result: (capacity bytes, P/E cycles,
 /// host write bytes/s, WAF).
 #[pyfunction]
@@ -644,6 +662,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parse_size, m)?)?;
     m.add_function(wrap_pyfunction!(lifetime_seconds, m)?)?;
     m.add_function(wrap_pyfunction!(lifetime_inputs, m)?)?;
+    m.add_function(wrap_pyfunction!(check_result, m)?)?;
     m.add_function(wrap_pyfunction!(experiments, m)?)?;
     m.add_function(wrap_pyfunction!(experiment_points, m)?)?;
     m.add_function(wrap_pyfunction!(experiment_point, m)?)?;

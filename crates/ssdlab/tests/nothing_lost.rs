@@ -310,3 +310,144 @@ fn a_folder_of_another_experiments_results_is_refused() {
         "not a result",
     );
 }
+
+/// A key that cannot act where it is given is an error naming it (at the line it was
+/// written), not a run that ignores it.
+#[test]
+fn keys_that_do_nothing_where_given_are_errors_naming_them() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    std::fs::write(p.join("t.csv"), "0,h,0,Write,0,4096,1\n100,h,0,Read,0,4096,1\n").unwrap();
+    let trace = |key: &str| {
+        format!(
+            "[device]\npreset = \"mlc-sata\"\n[device.geometry]\nblocks_per_plane = 64\noverprovisioning = 0.1\n\
+             [precondition]\nmode = \"none\"\n[[job]]\n{key}\n[job.trace]\nfile = \"t.csv\"\nformat = \"msr\"\n"
+        )
+    };
+    let cases = [
+        ("number_ios = 777", "t.toml:9:1: job[0].number_ios: set on a job that replays a trace, where it does nothing; expected trace.max_requests"),
+        ("io_size = \"1MiB\"", "t.toml:9:1: job[0].io_size: set on a job that replays a trace"),
+        ("thinktime = \"1ms\"", "t.toml:9:1: job[0].thinktime: set on a job that replays a trace at its timestamps"),
+        ("rw = \"randwrite\"", "t.toml:9:1: job[0].rw: set on a job that replays a trace"),
+        ("bs = \"8KiB\"", "t.toml:9:1: job[0].bs: set on a job that replays a trace"),
+        ("size = \"1GiB\"", "t.toml:9:1: job[0].size: set on a job that replays a trace"),
+    ];
+    for (key, prefix) in cases {
+        std::fs::write(p.join("t.toml"), trace(key)).unwrap();
+        one_line(&ssdlab_in(p, &["run", "t.toml", "-q"]), prefix, key);
+    }
+    // A think time acts between a closed replay's requests: accepted.
+    std::fs::write(p.join("t.toml"), trace("thinktime = \"1ms\"\nreplay = \"closed\"")).unwrap();
+    let o = ssdlab_in(p, &["run", "t.toml", "-q"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // Placement keys a policy never reads.
+    for (set, prefix) in [
+        (
+            vec!["device.placement.width=\"bogus\""],
+            "--set device.placement.width=\"bogus\": device.placement.width: set under placement policy \"plane\", which does not use it",
+        ),
+        (
+            vec!["device.placement.policy=\"baseline\"", "device.placement.decay=\"1s\""],
+            "--set device.placement.decay=\"1s\": device.placement.decay: set under placement policy \"baseline\", which does not use it; expected policy = autostream",
+        ),
+        (
+            vec!["device.placement.policy=\"autostream\"", "device.placement.lifetime_chunk=\"1MiB\""],
+            "--set device.placement.lifetime_chunk=\"1MiB\": device.placement.lifetime_chunk: set under placement policy \"autostream\"",
+        ),
+    ] {
+        let mut args = vec!["run", "slc-sata", "-q"];
+        for s in &set {
+            args.extend(["--set", s]);
+        }
+        one_line(&ssdlab_in(p, &args), prefix, &format!("{set:?}"));
+    }
+}
+
+/// Run `ssdlab ARGS` in `dir` to its end: its status and its peak resident memory in bytes
+/// (the kernel's count, from wait4).
+fn peak_rss(dir: &Path, args: &[String]) -> (std::process::ExitStatus, u64) {
+    let child = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut status = 0;
+    // SAFETY: a zeroed rusage is valid; wait4 on our own child's pid, waited for once.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
+    assert_eq!(pid, child.id() as i32);
+    use std::os::unix::process::ExitStatusExt;
+    (
+        std::process::ExitStatus::from_raw(status),
+        usage.ru_maxrss as u64 * 1024,
+    )
+}
+
+/// `--max-memory` holds: a run accepted under a limit (its own estimate, the lowest limit it is
+/// accepted under) peaks below it in resident memory, for readers, writers and mixes, one job
+/// to thousands, with and without fio's logs.
+#[test]
+fn an_accepted_runs_peak_memory_stays_under_its_limit() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    let jobs = |n: usize, body: &str| -> String { (0..n).map(|i| format!("[j{i}]\n{body}")).collect() };
+    let cases = [
+        ("one reader", jobs(1, "rw=randread\nbs=4k\nnumber_ios=1000\n")),
+        ("1000 readers", jobs(1000, "rw=randread\nbs=4k\nnumber_ios=50\n")),
+        ("1000 writers", jobs(1000, "rw=randwrite\nbs=4k\nnumber_ios=50\n")),
+        ("1000 mixes", jobs(1000, "rw=randrw\nbs=4k\nnumber_ios=50\n")),
+        ("200 long mixes", jobs(200, "rw=randrw\nbs=4k\nnumber_ios=500\n")),
+        (
+            "100 mixes with logs",
+            jobs(
+                100,
+                "rw=randrw\nbs=4k\nnumber_ios=200\nwrite_lat_log=l\nwrite_bw_log=b\n",
+            ),
+        ),
+        (
+            "8 x 4 clones, deep",
+            jobs(
+                8,
+                "rw=randrw\nbs=16k\niodepth=32\nnumjobs=4\ngroup_reporting=1\nnumber_ios=5000\n",
+            ),
+        ),
+    ];
+    for (what, text) in cases {
+        std::fs::write(p.join("j.fio"), &text).unwrap();
+        let mut cfg = ssdlab_core::config::load_config("slc-sata").unwrap();
+        cfg.set_jobs_from_fio("j.fio", &text).unwrap();
+        let limit = ssdlab_core::sim::memory_estimate(&cfg).unwrap();
+        let args: Vec<String> = [
+            "run",
+            "slc-sata",
+            "--job",
+            "j.fio",
+            "-q",
+            "-o",
+            "out.txt",
+            "--max-memory",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .chain([limit.to_string()])
+        .collect();
+        let (status, peak) = peak_rss(p, &args);
+        assert!(status.success(), "{what}: refused or failed under its own estimate");
+        eprintln!(
+            "{what}: peak {peak} B, limit {limit} B, {:.3}",
+            peak as f64 / limit as f64
+        );
+        assert!(
+            peak <= limit,
+            "{what}: peaked at {peak} bytes, above the limit of {limit} it was accepted under"
+        );
+        // One byte less and it is refused.
+        let mut args = args;
+        *args.last_mut().unwrap() = (limit - 1).to_string();
+        let o = ssdlab_in(p, &args.iter().map(|s| s.as_str()).collect::<Vec<_>>());
+        assert_eq!(o.status.code(), Some(2), "{what}");
+    }
+}

@@ -138,7 +138,51 @@ pub fn host_frontiers(cfg: &DeviceConfig) -> u32 {
 pub fn check(cfg: &DeviceConfig) -> std::result::Result<(), (String, String)> {
     let p = &cfg.placement;
     let key = |k: &str| format!("device.placement.{k}");
-    if p.policy == "plane" {
+    // A key set (away from its default) under a policy that never reads it does nothing:
+    // an error naming it, not a run that silently ignores it.
+    let d = crate::placement::config::PlacementConfig::default();
+    let (plane, plan, pred, auto) = (
+        p.policy == "plane",
+        p.policy.starts_with("plan-"),
+        p.policy.starts_with("plan-pred"),
+        p.policy == "autostream",
+    );
+    for (k, set, acts, policies) in [
+        (
+            "open_superblocks",
+            p.open_superblocks != d.open_superblocks,
+            !plane,
+            "a superblock policy",
+        ),
+        // Under plan-*, width is refused below with the reason.
+        ("width", p.width != d.width, !plane, "a superblock policy"),
+        ("large_write", p.large_write != d.large_write, plan, "a plan-* policy"),
+        (
+            "lifetime_chunk",
+            p.lifetime_chunk != d.lifetime_chunk,
+            pred,
+            "a plan-pred-* policy",
+        ),
+        (
+            "lifetime_bounds",
+            p.lifetime_bounds != d.lifetime_bounds,
+            pred,
+            "a plan-pred-* policy",
+        ),
+        ("chunk", p.chunk != d.chunk, auto, "autostream"),
+        ("decay", p.decay != d.decay, auto, "autostream"),
+    ] {
+        if set && !acts {
+            return Err((
+                key(k),
+                format!(
+                    "set under placement policy \"{}\", which does not use it; expected policy = {policies}, or no {k}",
+                    p.policy
+                ),
+            ));
+        }
+    }
+    if plane {
         return Ok(());
     }
     let Some(r) = REGISTRY.iter().find(|r| r.0 == p.policy) else {
