@@ -362,6 +362,12 @@ impl PreconditionReport {
     /// What to tell the user of a `steady` precondition that stopped at `max_overwrites`
     /// without converging; `None` when it converged or did not try.
     pub fn warning(&self) -> Option<String> {
+        if self.mode != "none" && self.utilisation == 0.0 {
+            return Some(format!(
+                "precondition.mode = \"{}\" at precondition.utilisation = 0 writes nothing: the device starts fresh, and the report's converged and steady_waf say nothing; expected a utilisation above 0, or mode = \"none\"",
+                self.mode
+            ));
+        }
         if self.mode != "steady" || self.converged || self.filled_units == 0 {
             return None;
         }

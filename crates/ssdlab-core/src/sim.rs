@@ -1008,7 +1008,16 @@ impl Simulation {
                 } else {
                     // fio's thinktime: the slot waits before its next I/O.
                     let next = match job.thinktime {
-                        Some(t) => check_time(c.saturating_add(t.0), "the next I/O after a think time")?,
+                        Some(t) => check_time(c.saturating_add(t.0), "").map_err(|_| {
+                            self.cfg.locate(Error::config(
+                                &self.cfg.file,
+                                &format!("job[{}].thinktime", s.job),
+                                format!(
+                                    "{} ns between a clone's I/Os takes the run past the simulated-time horizon (2^62 ns, 146 years) at {c} ns; expected a shorter think time or fewer I/Os",
+                                    t.0
+                                ),
+                            ))
+                        })?,
                         None => c,
                     };
                     host.push(Reverse((next, seq, is.stream)));

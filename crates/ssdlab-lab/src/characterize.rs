@@ -86,30 +86,40 @@ impl Sweep {
 
     /// Refuse an empty or impossible sweep on a drive of `capacity` logical bytes.
     pub fn check(&self, capacity: u64) -> Result<()> {
-        let bad = |m: String| Err(Error::Invalid(format!("sweep: {m}")));
+        // Named by the `ssdlab characterize` flag that sets each.
+        let bad = |flag: &str, m: String| Err(Error::Invalid(format!("--{flag}: {m}")));
         if self.read_shares.is_empty() || self.sizes.is_empty() || self.depths.is_empty() || self.patterns.is_empty() {
-            return bad("no read shares, sizes, depths or patterns; expected at least one of each".into());
+            return bad(
+                "sizes",
+                "no read shares, sizes, depths or patterns; expected at least one of each".into(),
+            );
         }
         if let Some(r) = self.read_shares.iter().find(|&&r| r > 100) {
-            return bad(format!("read share {r} %; expected 0 to 100"));
+            return bad("step", format!("read share {r} %; expected 0 to 100"));
         }
         if let Some(s) = self.sizes.iter().find(|&&s| s == 0 || s % 512 != 0) {
-            return bad(format!("request size {s} B; expected a positive multiple of 512 bytes"));
+            return bad(
+                "sizes",
+                format!("request size {s} B; expected a positive multiple of 512 bytes"),
+            );
         }
         if let Some(d) = self.depths.iter().find(|&&d| d == 0 || d > 1024) {
-            return bad(format!("queue depth {d}; expected 1 to 1024"));
+            return bad("depths", format!("queue depth {d}; expected 1 to 1024"));
         }
         let largest = *self.sizes.iter().max().expect("checked");
         if self.range < largest || self.range > capacity {
-            return bad(format!(
-                "range {}; expected from the largest request ({}) to the drive's logical capacity ({})",
-                crate::units::fmt_size(self.range),
-                crate::units::fmt_size(largest),
-                crate::units::fmt_size(capacity)
-            ));
+            return bad(
+                "range",
+                format!(
+                    "range {}; expected from the largest request ({}) to the drive's logical capacity ({})",
+                    crate::units::fmt_size(self.range),
+                    crate::units::fmt_size(largest),
+                    crate::units::fmt_size(capacity)
+                ),
+            );
         }
         if self.per_point == 0 {
-            return bad("0 bytes per point; expected a positive amount".into());
+            return bad("per-point", "0 bytes per point; expected a positive amount".into());
         }
         Ok(())
     }

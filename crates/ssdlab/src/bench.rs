@@ -213,6 +213,26 @@ pub fn run(a: BenchArgs) -> Result<()> {
     } else {
         (64, 512, 1024, a.requests.unwrap_or(4_000_000))
     };
+    const CASES: &[&str] = &[
+        "randwrite",
+        "randread",
+        "mixed",
+        "mixed-fcfs",
+        "mixed-suspend",
+        "steady-write",
+        "precondition",
+        "memory",
+        "sizes",
+        "trace-parse",
+        "trace-replay",
+    ];
+    // Every case is known before anything runs or prints.
+    if let Some(other) = cases.iter().find(|c| !CASES.contains(&c.as_str())) {
+        return Err(Error::Invalid(format!(
+            "--case: unknown benchmark '{other}'; expected one of {}",
+            CASES.join(", ")
+        )));
+    }
     outln!(
         "ssdlab bench ({} core(s) available, one used)",
         std::thread::available_parallelism().map_or(1, |n| n.get())

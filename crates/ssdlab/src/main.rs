@@ -246,7 +246,7 @@ fn config_cmd(c: ConfigCmd) -> Result<()> {
         ConfigCmd::Show { name } => match config::preset_text(&name) {
             Some(t) => out!("{t}{}", config::preset_defaults(&name).unwrap_or_default()),
             None => Err(Error::Invalid(format!(
-                "unknown preset '{name}' (known: {})",
+                "{name}: unknown preset; expected one of {}",
                 config::preset_names().join(", ")
             ))),
         },
@@ -312,15 +312,18 @@ fn cli_error(e: &clap::Error) -> String {
             }
         }
         // `--threads -1`: a negative number taken for an option; named as the value it is.
-        ErrorKind::UnknownArgument if arg.parse::<f64>().is_ok() => {
+        // `-1GiB`, `-5`: a minus sign then a digit.
+        ErrorKind::UnknownArgument
+            if arg
+                .strip_prefix('-')
+                .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit() || c == '.')) =>
+        {
             let args: Vec<String> = std::env::args().collect();
-            match args
-                .iter()
-                .position(|a| *a == arg)
-                .and_then(|i| args.get(i.checked_sub(1)?))
-            {
-                Some(opt) if opt.starts_with("--") => {
-                    format!("{opt}: invalid value '{arg}'; expected a value that is not negative (see --help)")
+            // The whole word (`-1GiB`, of which clap names `-1`) and the option before it.
+            let at = args.iter().position(|a| a.starts_with(arg.as_str()));
+            match at.and_then(|i| Some((&args[i], args.get(i.checked_sub(1)?)?))) {
+                Some((word, opt)) if opt.starts_with("--") => {
+                    format!("{opt}: invalid value '{word}'; expected a value that is not negative (see --help)")
                 }
                 _ => format!("{arg}: unknown option; expected one of the options in --help"),
             }

@@ -73,6 +73,6 @@ fn narrowed_sweeps_and_bad_options() {
     refused(&["characterize", "samsung-830", "--step", "0"], "--step");
     refused(
         &["characterize", "samsung-830", "--quick", "--range", "1TiB"],
-        "sweep: range",
+        "--range: range",
     );
 }

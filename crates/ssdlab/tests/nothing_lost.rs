@@ -451,3 +451,48 @@ fn an_accepted_runs_peak_memory_stays_under_its_limit() {
         assert_eq!(o.status.code(), Some(2), "{what}");
     }
 }
+
+/// Messages that named no flag or key, or said nothing of what was expected, in the one-line
+/// form: `WHERE: what was wrong; expected WHAT`.
+#[test]
+fn unclear_messages_name_the_flag_or_key_and_what_was_expected() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    std::fs::write(
+        p.join("tk.fio"),
+        "[j]\nrw=randread\nthinktime=1152921504606846\nnumber_ios=10\n",
+    )
+    .unwrap();
+    let cases: &[(&[&str], &str)] = &[
+        (&["run", "slc-sata", "--max-memory", "-1GiB"], "--max-memory: invalid value '-1GiB'; expected a value that is not negative"),
+        (&["config", "show", "bogus"], "bogus: unknown preset; expected one of tlc-nvme, "),
+        (&["bench", "--case", "bogus"], "--case: unknown benchmark 'bogus'; expected one of randwrite, "),
+        (&["characterize", "slc-sata", "--sizes", "0"], "--sizes: request size 0 B; expected a positive multiple of 512 bytes"),
+        (
+            &["run", "slc-sata", "--job", "tk.fio", "-q", "--set", "precondition.mode=\"none\""],
+            "tk.fio:3:1: job[0].thinktime: 1152921504606846000 ns between a clone's I/Os takes the run past the simulated-time horizon",
+        ),
+    ];
+    for (args, prefix) in cases {
+        one_line(&ssdlab_in(p, args), prefix, &format!("{args:?}"));
+    }
+    // A precondition that writes nothing says so.
+    let o = ssdlab_in(
+        p,
+        &[
+            "run",
+            "slc-sata",
+            "-q",
+            "--set",
+            "precondition.utilisation=0",
+            "-o",
+            "r.txt",
+        ],
+    );
+    assert!(o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("ssdlab: warning: precondition.mode = \"steady\" at precondition.utilisation = 0 writes nothing"),
+        "{err}"
+    );
+}
