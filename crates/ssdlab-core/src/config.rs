@@ -769,7 +769,20 @@ pub fn validate_device(d: &DeviceConfig, f: &str) -> Result<()> {
     }
     let t = &d.ftl;
     crate::firmware::check(d).map_err(|(key, m)| Error::config(f, &format!("device.ftl.{key}"), m))?;
-    crate::placement::check(d).map_err(|(key, m)| Error::config(f, &key, m))?;
+    crate::placement::check(d).map_err(|(key, m)| match key.as_str() {
+        // Chips per channel that the superblocks' width does not divide: reported at
+        // whichever of the three the user wrote (the width, the policy, or the ways).
+        "device.geometry.ways" => Error::config_keys(
+            f,
+            &[
+                "device.geometry.ways",
+                "device.placement.width",
+                "device.placement.policy",
+            ],
+            m,
+        ),
+        _ => Error::config(f, &key, m),
+    })?;
     crate::redundancy::check(d).map_err(|(key, m)| Error::config(f, &key, m))?;
     crate::ftl::gc::check_policy_name(&t.gc_policy).map_err(|m| Error::config(f, "device.ftl.gc_policy", m))?;
     if t.gc_frontier != "separate" && t.gc_frontier != "shared" {

@@ -476,6 +476,25 @@ fn unclear_messages_name_the_flag_or_key_and_what_was_expected() {
     for (args, prefix) in cases {
         one_line(&ssdlab_in(p, args), prefix, &format!("{args:?}"));
     }
+    // A width the preset's one way per channel cannot take: at the width the user set, not at
+    // the preset's `ways`.
+    one_line(
+        &ssdlab_in(
+            p,
+            &["run", "slc-sata", "-q", "--set", "device.placement.policy=\"baseline\"", "--set", "device.placement.width=\"1/2\""],
+        ),
+        "--set device.placement.width=\"1/2\": device.placement.width: got 1 chips per channel; expected a multiple of 2",
+        "width",
+    );
+    // An array member's curves that do not read: at the member's line.
+    std::fs::write(p.join("bad.json"), "{}").unwrap();
+    std::fs::write(
+        p.join("a.toml"),
+        "[device]\npreset = \"slc-sata\"\n[array]\nlayout = \"raid0\"\nstripe_unit = \"64KiB\"\n[[array.member]]\ncurves = \"bad.json\"\n[[array.member]]\ncurves = \"bad.json\"\n",
+    )
+    .unwrap();
+    let o = ssdlab_in(p, &["run", "a.toml", "-q"]);
+    one_line(&o, "a.toml:7:1: array.member[0].curves: ", "curves");
     // A precondition that writes nothing says so.
     let o = ssdlab_in(
         p,

@@ -45,7 +45,7 @@ pub fn member_curves(cfg: &Config) -> Result<Option<Vec<profile::DeviceProfile>>
         let key = if m.profile.is_some() { "profile" } else { "curves" };
         out.push(
             profile::DeviceProfile::load(&cfg.base_dir.join(file))
-                .map_err(|e| Error::config(&cfg.file, &format!("array.member[{i}].{key}"), e))?,
+                .map_err(|e| cfg.locate(Error::config(&cfg.file, &format!("array.member[{i}].{key}"), e)))?,
         );
     }
     Ok(Some(out))
