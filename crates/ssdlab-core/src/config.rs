@@ -180,6 +180,13 @@ pub fn parse_config_with(text: &str, file: &str, base_dir: &Path, overrides: &[S
     match build_config(text, file, base_dir, overrides, &mut origins) {
         Ok(mut cfg) => {
             cfg.origins = origins;
+            // Checked here, where the jobs are the text's: a trace job built by the program
+            // later (a served session's replay, a what-if) has no key of the user's.
+            for (i, j) in cfg.job.iter().enumerate() {
+                if j.trace.is_some() {
+                    cfg.refuse_unused_trace_keys(i, j).map_err(|e| cfg.locate(e))?;
+                }
+            }
             Ok(cfg)
         }
         Err(e) => Err(origins.locate(e)),
@@ -587,9 +594,6 @@ impl Config {
         };
         for (i, j) in self.job.iter().enumerate() {
             j.validate(f, &format!("job[{i}]"), capacity)?;
-            if j.trace.is_some() {
-                self.refuse_unused_trace_keys(i, j)?;
-            }
             if j.readonly && self.array.as_ref().is_some_and(|a| a.layout != "rodi") {
                 return Err(Error::config(
                     f,

@@ -160,7 +160,7 @@ fn nbdcopy_round_trip_and_the_session_replays_from_its_recording() {
     std::fs::write(
         &run_file,
         format!(
-            "[device]\npreset = \"slc-sata\"\n[device.geometry]\nblocks_per_plane = 64\n[[job]]\nname = \"nbd\"\nrw = \"randrw\"\n[job.trace]\nfile = \"{}\"\nformat = \"native\"\n",
+            "[device]\npreset = \"slc-sata\"\n[device.geometry]\nblocks_per_plane = 64\n[[job]]\nname = \"nbd\"\n[job.trace]\nfile = \"{}\"\nformat = \"native\"\n",
             dir.path().join("session.trace").display()
         ),
     )
