@@ -115,7 +115,7 @@ pub fn run(cmd: TraceCmd) -> Result<()> {
                     s
                 }
             };
-            write_stdout(text.as_bytes())
+            ssdlab_core::output::print(text)
         }
         TraceCmd::Convert {
             file,
@@ -192,11 +192,7 @@ pub fn run(cmd: TraceCmd) -> Result<()> {
                 "\nInputs compressed with gzip, bzip2, xz or zstd are decompressed (detected by magic bytes).\n",
             );
             s.push_str("convert --to accepts: native, fio-iolog, mqsim, msr\n");
-            write_stdout(s.as_bytes())
+            ssdlab_core::output::print(s)
         }
     }
-}
-
-fn write_stdout(b: &[u8]) -> Result<()> {
-    ssdlab_core::output::print(b)
 }
