@@ -341,7 +341,8 @@ def test_a_result_file_of_the_command_loads_back_as_the_runs_result(cli, small_f
         (b"\xff\xfe not text", "not UTF-8 text"),
         # Nested deep enough to exhaust Python's own parser: refused at the first wrong type.
         (b"[" * 100000, "[0]: invalid type"),
-        (b"not json", "expected value"),
+        (b"% not json", "expected value"),  # "n" would start `null`: "expected ident"
+        (b"not json", "expected ident"),
     ]:
         bad.write_bytes(content)
         with pytest.raises(ssdlab.ConfigError) as e:
