@@ -7,7 +7,8 @@
 ``run`` simulates one run; ``sweep`` runs a grid of them (here or on Ray); ``experiment``
 reproduces a seed as ``ssdlab experiment NAME`` does. Errors raise ``ConfigError`` or
 ``TraceError`` (``TraceNotFoundError``, also a ``FileNotFoundError``, for a trace file that
-does not exist) with the command line's one-line message.
+does not exist) with the command line's one-line message; a wrong argument (type or range)
+raises ``ConfigError`` naming it, before any work starts.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
 
 from ._native import BUILD_ID, ConfigError, SsdlabError, TraceError, __version__
 from . import _native
+from . import _args
 
 
 class TraceNotFoundError(TraceError, FileNotFoundError):
@@ -43,7 +45,7 @@ def _traces(f):
     return call
 
 
-from ._result import Result
+from ._result import JobIndexError, JobNotFoundError, Result
 from ._frames import long
 from ._experiment import Experiment, experiment, experiments
 from ._sweep import sweep
@@ -63,6 +65,8 @@ __all__ = [
     "ConfigError",
     "TraceError",
     "TraceNotFoundError",
+    "JobNotFoundError",
+    "JobIndexError",
     "SsdlabError",
     "__version__",
     "BUILD_ID",
@@ -73,15 +77,19 @@ def _config_args(config, set=None):
     """The native call's (config, kind, sets) for a preset name, path, TOML text or dict."""
     import json
 
-    sets = [f"{k}={_toml_value(v)}" for k, v in (set or {}).items()]
+    given = _args.mapping("set", set, 'a dict of {"dotted.key": value}')
+    sets = [f"{k}={_toml_value(v)}" for k, v in given.items()]
     if config is None:
         return None, "auto", sets
     if isinstance(config, dict):
-        return json.dumps(config), "json", sets
+        try:
+            return json.dumps(config, allow_nan=False), "json", sets
+        except (TypeError, ValueError) as e:
+            raise ConfigError(f"config: {e}; expected a dict of tables, strings, numbers and booleans") from None
     if hasattr(config, "__fspath__"):
-        return str(config.__fspath__()), "auto", sets
+        return _args.path("config", config), "auto", sets
     if isinstance(config, str):
-        return config, "auto", sets
+        return _args.string("config", config, "a preset name, a path or TOML text without NUL characters"), "auto", sets
     raise ConfigError(f"config: got {type(config).__name__}; expected a preset name, a path, TOML text or a dict")
 
 
@@ -89,7 +97,11 @@ def _toml_value(v):
     """A Python value as a TOML value for ``KEY=VALUE`` (``--set``)."""
     if isinstance(v, bool):
         return "true" if v else "false"
-    if isinstance(v, (int, float)):
+    if isinstance(v, int):
+        return repr(v)
+    if isinstance(v, float):
+        if v != v or v in (float("inf"), float("-inf")):
+            raise ConfigError(f"set: {v!r}; expected a finite number")
         return repr(v)
     if isinstance(v, str):
         return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
@@ -129,10 +141,8 @@ def run(
     differs), and the result is the one preconditioning gives.
     """
     cfg, kind, sets = _config_args(config, set)
-    if from_snapshot is not None:
-        from_snapshot = os.fspath(from_snapshot)
-    if jobs is not None and hasattr(jobs, "__fspath__"):
-        jobs = str(jobs.__fspath__())
+    from_snapshot = _args.optional_path("from_snapshot", from_snapshot)
+    jobs = _args.text_or_path("jobs", jobs, "a fio job file's text")
     report, close = _progress(progress)
     try:
         plain, plus, _metrics = _native.run(cfg, kind, jobs, seed, sets, max_memory, report, from_snapshot)
@@ -192,6 +202,7 @@ def load(path: str | os.PathLike) -> Result:
     import json
 
     expected = "expected the JSON of `ssdlab run --output-format json` or json+"
+    path = _args.path("path", path)
     try:
         with open(path, "rb") as f:
             raw = f.read()
@@ -225,7 +236,10 @@ def trace_stats(path: str | os.PathLike, format: str = "auto", skip_bad_lines: b
     """A trace's statistics (dict), as ``ssdlab trace stats --output-format json`` gives them."""
     import json
 
-    return json.loads(_native.trace_stats(str(path), format, skip_bad_lines))
+    path = _args.path("path", path)
+    format = _args.string("format", format, "a trace format name (see `ssdlab trace formats`)")
+    skip_bad_lines = _args.flag("skip_bad_lines", skip_bad_lines)
+    return json.loads(_native.trace_stats(path, format, skip_bad_lines))
 
 
 def lifetime(
@@ -246,19 +260,33 @@ def lifetime(
 
     from_run = None
     if result is not None:
-        d = result.json if isinstance(result, Result) else result
-        from_run = _native.lifetime_inputs(json.dumps(d))
+        if isinstance(result, Result):
+            d = result.json
+        elif isinstance(result, dict):
+            d = result
+        else:
+            raise ConfigError(f"result: got {type(result).__name__}; expected a Result or a run's JSON dict")
+        try:
+            text = json.dumps(d, allow_nan=False)
+        except (TypeError, ValueError) as e:
+            raise ConfigError(f"result: {e}; expected a run's JSON dict") from None
+        from_run = _native.lifetime_inputs(text)
+
+    def sized(name, v, rate=False):
+        if isinstance(v, str):
+            v = _args.string(name, v, "a size with units")
+            try:
+                return _native.parse_size(v, rate)
+            except ConfigError as e:
+                raise ConfigError(f"{name}: {str(e).removeprefix(v + ': ')}") from None
+        return v
+
     names = ["capacity", "pe", "write_rate", "waf"]
-    given = [
-        _native.parse_size(capacity) if isinstance(capacity, str) else capacity,
-        pe,
-        _native.parse_size(write_rate, True) if isinstance(write_rate, str) else write_rate,
-        waf,
-    ]
+    given = [sized("capacity", capacity), pe, sized("write_rate", write_rate, True), waf]
     inputs = {}
     for i, (name, v) in enumerate(zip(names, given)):
         if v is not None:
-            inputs[name] = {"value": float(v), "source": name}
+            inputs[name] = {"value": _args.positive(name, v), "source": name}
         elif from_run is not None:
             inputs[name] = {"value": from_run[i], "source": "result"}
         else:

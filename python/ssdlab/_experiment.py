@@ -11,7 +11,7 @@ if TYPE_CHECKING:
 import json
 import time
 
-from . import _native
+from . import _args, _native
 from ._backend import map_points
 from ._frames import long, no_io_is_nan
 
@@ -70,7 +70,7 @@ class Experiment:
         """Write into the folder ``out`` what ``ssdlab experiment --out`` writes, with the
         command's code: ``result.json``, ``table.md``, ``table.csv`` and one SVG per figure,
         each file whole or not at all."""
-        self._output.write(os.fspath(out))
+        self._output.write(_args.path("out", out))
 
 
 def experiments() -> pd.DataFrame:
@@ -104,6 +104,13 @@ def experiment(
     it yourself for a remote cluster). Both give the CLI's result, byte for byte except its
     wall-clock fields. ``out`` writes there what the command writes (see :meth:`Experiment.write`).
     """
+    name = _args.string("name", name, "an experiment's name (see ssdlab.experiments())")
+    quick = _args.flag("quick", quick)
+    threads = _args.whole("threads", threads, 0, 4096)
+    seeds = _args.whole("seeds", seeds, 1, 64, optional=True)
+    out = _args.optional_path("out", out)
+    if progress is not None and not isinstance(progress, bool):
+        raise _native.ConfigError(f"progress: {progress!r}; expected True, False or None")
     if backend == "local":
         output = _native.experiment_run(name, quick, threads, seeds)
     elif backend == "ray":

@@ -65,6 +65,10 @@ def long(wide: pd.DataFrame) -> pd.DataFrame:
     for are left out."""
     import pandas as pd
 
+    if not isinstance(wide, pd.DataFrame):
+        from ._native import ConfigError
+
+        raise ConfigError(f"wide: got {type(wide).__name__}; expected a DataFrame (Result.jobs, a sweep's rows, Experiment.runs)")
     per_op = {op: [c for c in wide.columns if c.startswith(f"{op}_") and c[len(op) + 1 :] in METRICS] for op in OPS}
     taken = {c for cols in per_op.values() for c in cols}
     ids = [c for c in wide.columns if c not in taken]

@@ -11,6 +11,20 @@ if TYPE_CHECKING:
 import json
 
 from ._frames import METRICS, OPS, long, op_figures
+from ._native import ConfigError
+
+
+class JobNotFoundError(ConfigError, KeyError):
+    """A job name, or an operation, a result does not have: a :class:`ConfigError` and a
+    ``KeyError``."""
+
+    def __str__(self):
+        return str(self.args[0]) if self.args else ""
+
+
+class JobIndexError(ConfigError, IndexError):
+    """A job index past a result's jobs: a :class:`ConfigError` and an ``IndexError``."""
+
 _SERIES = {
     "free_blocks": "free_blocks_over_time",
     "waf": "waf_over_time",
@@ -88,17 +102,19 @@ class Result:
             match = [j for j in jobs if j["jobname"] == job]
             if not match:
                 names = ", ".join(j["jobname"] for j in jobs)
-                raise KeyError(f"job {job!r}; expected one of {names}")
+                raise JobNotFoundError(f"job {job!r}; expected one of {names}")
             j = match[0]
+        elif isinstance(job, bool) or not isinstance(job, int):
+            raise ConfigError(f"job: got {job!r}; expected a job's index (int) or name (str)")
         else:
             if not -len(jobs) <= job < len(jobs):
-                raise IndexError(
+                raise JobIndexError(
                     f"job {job}: the run has {len(jobs)} job(s); expected an index from 0 to {len(jobs) - 1}"
                     f" (or -{len(jobs)} to -1), or a job's name"
                 )
             j = jobs[job]
-        if op not in OPS:
-            raise KeyError(f"op {op!r}; expected one of {', '.join(OPS)}")
+        if not isinstance(op, str) or op not in OPS:
+            raise JobNotFoundError(f"op {op!r}; expected one of {', '.join(OPS)}")
         bins = j[op]["clat_ns"].get("bins", {})
         pairs = sorted((int(v), int(c)) for v, c in bins.items())
         values = np.array([p[0] for p in pairs], dtype=np.int64)

@@ -13,7 +13,7 @@ import itertools
 import json
 import os
 
-from . import _native
+from . import _args, _native
 from ._atomic import write_text
 from ._backend import map_points
 from ._frames import no_io_is_nan
@@ -64,14 +64,24 @@ def sweep(
 
     from . import _config_args, _toml_value
 
-    grid = dict(grid or {})
+    grid = dict(_args.mapping("grid", grid, 'a dict of {"dotted.key": [values]}'))
     for k, v in grid.items():
-        if isinstance(v, (str, bytes)) or not hasattr(v, "__iter__"):
+        if isinstance(v, (str, bytes, dict)) or not hasattr(v, "__iter__"):
             raise _native.ConfigError(f"grid: {k}: {v!r}; expected a list of values")
     cfg, kind, base_sets = _config_args(base, set)
-    if jobs is not None and hasattr(jobs, "__fspath__"):
-        jobs = str(jobs.__fspath__())
-    seed_list = [None] if seeds is None else list(seeds)
+    jobs = _args.text_or_path("jobs", jobs, "a fio job file's text")
+    seeds = _args.seeds("seeds", seeds)
+    threads = _args.whole("threads", threads, 0, 4096)
+    out = _args.optional_path("out", out)
+    if backend not in ("local", "ray"):
+        raise _native.ConfigError(f"backend: {backend!r}; expected 'local' or 'ray'")
+    if ray_address is not None:
+        ray_address = _args.string("ray_address", ray_address, "a Ray cluster's address (str) or None")
+    if progress is not None and not isinstance(progress, bool):
+        raise _native.ConfigError(f"progress: {progress!r}; expected True, False or None")
+    if out is not None and os.path.exists(out) and not os.path.isdir(out):
+        raise _native.ConfigError(f"out: {out}: not a folder; expected a folder (or a path for a new one)")
+    seed_list = [None] if seeds is None else seeds
     keys = list(grid)
     points = []
     for combo in itertools.product(*(list(grid[k]) for k in keys)):
@@ -95,9 +105,11 @@ def sweep(
                 try:
                     with open(path) as f:
                         saved = json.load(f)
-                    done[key] = (saved["metrics"], saved["result"])
-                except (OSError, ValueError, KeyError):
-                    pass  # a point cut short while written: run it again
+                    # A file copied over another point's carries the other key: not reused.
+                    if saved["key"] == key:
+                        done[key] = (saved["metrics"], saved["result"])
+                except (OSError, ValueError, KeyError, TypeError):
+                    pass  # a point cut short while written, or another's: run it again
     todo = [p for p in points if p[1] not in done]
     # A key twice (the same config from two grid cells) runs once.
     unique = list({p[1]: p for p in todo}.values())

@@ -18,7 +18,20 @@ COLOURS = ["#0072b2", "#e69f00", "#009e73", "#d55e00", "#cc79a7", "#56b4e9", "#0
            "#808080", "#8c564b", "#332288", "#882255"]
 
 
+def _is(name, v, cls):
+    """``v``, an instance of ``cls``, or the package's ConfigError naming ``name``."""
+    if not isinstance(v, cls):
+        from ._native import ConfigError
+
+        raise ConfigError(f"{name}: got {type(v).__name__}; expected {cls.__module__.split('.')[0]}.{cls.__name__}")
+    return v
+
+
 def _axes(ax):
+    if ax is not None:
+        from matplotlib.axes import Axes
+
+        _is("ax", ax, Axes)
     if ax is None:
         import matplotlib.pyplot as plt
 
@@ -31,6 +44,13 @@ def latency_cdf(result: Result, job: int | str = 0, ops: tuple[str, ...] = ("rea
     """Completion-latency CDF of ``job`` per operation (from the json+ histogram bins)."""
     import numpy as np
 
+    from ._result import Result
+
+    _is("result", result, Result)
+    if not isinstance(ops, (tuple, list)) or not all(isinstance(o, str) for o in ops):
+        from ._native import ConfigError
+
+        raise ConfigError(f"ops: got {ops!r}; expected a tuple of operations, e.g. ('read', 'write')")
     ax = _axes(ax)
     for op in ops:
         values, counts = result.latency(job, op)
@@ -47,6 +67,9 @@ def latency_cdf(result: Result, job: int | str = 0, ops: tuple[str, ...] = ("rea
 
 
 def _series(result, column, ylabel, scale=1.0, ax=None):
+    from ._result import Result
+
+    _is("result", result, Result)
     ax = _axes(ax)
     ts = result.timeseries.dropna(subset=[column])
     ax.plot(ts["time_s"], ts[column] * scale)
@@ -79,6 +102,9 @@ def bandwidth_over_time(result: Result, ax: Axes | None = None) -> Axes:
 def claims(experiment: Experiment, ax: Axes | None = None) -> Axes:
     """An experiment's claims: ours over the seed's value, one bar per claim, green where
     reproduced and red where missed; the line at 1 is the seed's."""
+    from ._experiment import Experiment
+
+    _is("experiment", experiment, Experiment)
     ax = _axes(ax)
     c = experiment.claims
     ratio = [o / s if s else float("nan") for o, s in zip(c["our_value"], c["seed_value"])]

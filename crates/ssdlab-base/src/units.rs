@@ -40,14 +40,17 @@ pub fn parse_duration_ns(s: &str) -> Result<u64, String> {
     let (num, suffix) =
         split_number(t).ok_or_else(|| format!("'{s}' is not a duration; expected e.g. \"75us\", \"3ms\", \"10s\""))?;
     let mult: u64 = match suffix.trim() {
-        "" | "ns" => 1,
-        "us" | "µs" => 1_000,
-        "ms" => 1_000_000,
-        "s" => 1_000_000_000,
+        "" | "ns" | "nsec" => 1,
+        "us" | "µs" | "usec" => 1_000,
+        "ms" | "msec" => 1_000_000,
+        "s" | "sec" => 1_000_000_000,
         "m" | "min" => 60_000_000_000,
+        // fio's longer units (its `str2time`): hours and days.
+        "h" => 3_600_000_000_000,
+        "d" => 86_400_000_000_000,
         other => {
             return Err(format!(
-                "'{s}': unknown time unit '{other}'; expected ns, us, ms, s, min"
+                "'{s}': unknown time unit '{other}'; expected ns, us, ms, s, min, h, d"
             ))
         }
     };
@@ -248,6 +251,13 @@ mod tests {
         assert_eq!(parse_rate("333MT/s").unwrap(), 333_000_000);
         assert!(parse_rate("600MB").is_err());
         assert!(parse_duration_ns("75 lightyears").is_err());
+        // fio's spellings: `usec`, `msec`, `sec`, and hours and days.
+        assert_eq!(parse_duration_ns("10usec").unwrap(), 10_000);
+        assert_eq!(parse_duration_ns("10msec").unwrap(), 10_000_000);
+        assert_eq!(parse_duration_ns("10sec").unwrap(), 10_000_000_000);
+        assert_eq!(parse_duration_ns("2m").unwrap(), 120_000_000_000);
+        assert_eq!(parse_duration_ns("1.5h").unwrap(), 5_400_000_000_000);
+        assert_eq!(parse_duration_ns("2d").unwrap(), 172_800_000_000_000);
     }
 
     #[test]

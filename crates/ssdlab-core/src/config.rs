@@ -893,14 +893,24 @@ pub fn validate_device(d: &DeviceConfig, f: &str) -> Result<()> {
             "got 0 while `suspend` names operations; expected at least 1 (or `suspend = []`)",
         ));
     }
-    if d.geometry.blocks_per_plane as u64 <= t.gc_threshold.max(t.bg_gc_threshold) as u64 + 2 {
-        return Err(Error::config(
+    let threshold = t.gc_threshold.max(t.bg_gc_threshold) as u64;
+    if d.geometry.blocks_per_plane as u64 <= threshold + 2 {
+        // Reported at whichever of the two the user wrote (a threshold set in a run file
+        // over a preset's geometry is reported at the threshold).
+        let which = if t.bg_gc_threshold > t.gc_threshold {
+            "device.ftl.bg_gc_threshold"
+        } else {
+            "device.ftl.gc_threshold"
+        };
+        return Err(Error::config_keys(
             f,
-            "device.geometry.blocks_per_plane",
+            &["device.geometry.blocks_per_plane", which],
             format!(
-                "got {}; expected more than the GC thresholds + 2 ({})",
+                "{} blocks per plane against a GC threshold of {threshold} free blocks; expected more \
+                 blocks per plane than the threshold + 2 ({}), or a threshold below {}",
                 d.geometry.blocks_per_plane,
-                t.gc_threshold.max(t.bg_gc_threshold) as u64 + 2
+                threshold + 2,
+                (d.geometry.blocks_per_plane as u64).saturating_sub(2)
             ),
         ));
     }

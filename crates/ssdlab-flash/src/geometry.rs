@@ -83,10 +83,14 @@ impl Geometry {
             ));
         }
         if unit < 512 || !unit.is_multiple_of(512) || !page.is_multiple_of(unit) {
-            return Err(Error::config(
+            // Reported at whichever of the two the user wrote.
+            return Err(Error::config_keys(
                 file,
-                &k("mapping_unit"),
-                format!("got {unit}; expected a multiple of 512 bytes that divides the page size ({page})"),
+                &[&k("mapping_unit"), &k("page_size")],
+                format!(
+                    "a mapping unit of {unit} bytes with pages of {page}; expected a mapping unit that is a \
+                     multiple of 512 bytes and divides the page size"
+                ),
             ));
         }
         let op = g.overprovisioning;

@@ -320,7 +320,9 @@ fn run(
 ) -> PyResult<RunOutput> {
     let seed = seed_arg(seed.as_ref())?;
     let max_memory = memory_arg(max_memory.as_ref())?;
-    let (cfg, inputs) = config_for(config.as_deref(), kind, jobs.as_deref(), seed, &sets)?;
+    let (cfg, mut inputs) = config_for(config.as_deref(), kind, jobs.as_deref(), seed, &sets)?;
+    // A snapshot that cannot be read is the run's input, not a trace: a ConfigError.
+    inputs.config_files.extend(from_snapshot.iter().cloned());
     if let Some(limit) = max_memory.or_else(ssdlab_core::sim::default_memory_limit) {
         ssdlab_core::sim::check_memory(&cfg, limit)
             .map_err(|e| cfg.locate(e))

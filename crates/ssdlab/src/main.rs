@@ -341,10 +341,26 @@ fn cli_error(e: &clap::Error) -> String {
         ErrorKind::MissingSubcommand | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
             format!("missing command; expected one of {} (see --help)", command_names())
         }
-        ErrorKind::TooManyValues | ErrorKind::ArgumentConflict => {
-            format!("{arg}: {}", first_line(e))
+        // `--job A --job B`: the same option twice; `--a --b`: two that exclude each other.
+        ErrorKind::ArgumentConflict => match ctx(ContextKind::PriorArg) {
+            Some(prior) if prior.split(" <").next() == Some(arg.as_str()) || prior == arg => {
+                format!("{arg}: given more than once; expected it once")
+            }
+            Some(prior) => {
+                let prior = prior.split(" <").next().unwrap_or("").trim().to_string();
+                format!("{arg}: cannot be given with {prior}; expected one of them (see --help)")
+            }
+            None => format!("{arg}: {}; expected the usage in --help", first_line(e)),
+        },
+        ErrorKind::TooManyValues => format!("{arg}: {}; expected one value", first_line(e)),
+        _ => {
+            let line = first_line(e);
+            if line.contains("; expected") {
+                line
+            } else {
+                format!("{line}; expected the usage in --help")
+            }
         }
-        _ => first_line(e),
     }
 }
 

@@ -589,6 +589,16 @@ fn a_data_file_of_the_device_size_is_served_and_kept_and_another_is_refused_unto
         &[&["serve"], SMALL, &["--data", &d]].concat(),
         &format!("--data: {d}: a directory; expected a regular file or a block device"),
     );
+    // A link to a file that does not exist: refused before anything starts or is created
+    // (it was "created" and then failed inside nbdkit).
+    let link = dir.path().join("link.img");
+    std::os::unix::fs::symlink("nowhere.img", &link).unwrap();
+    let link_s = link.display().to_string();
+    common::refused(
+        &[&["serve"], SMALL, &["--data", &link_s]].concat(),
+        &format!("--data: {link_s}: a link to nowhere.img, which does not exist; expected a data file, or a path for a new one"),
+    );
+    assert!(!dir.path().join("nowhere.img").exists());
 
     // The same bytes at the device's size: served as they are, and kept with what the
     // session wrote.
