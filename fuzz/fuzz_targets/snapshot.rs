@@ -14,7 +14,7 @@ preset = "mlc-sata"
 [device.geometry]
 channels = 2
 ways = 2
-blocks_per_plane = 32
+blocks_per_plane = 64
 pages_per_block = 64
 overprovisioning = 0.15
 [precondition]

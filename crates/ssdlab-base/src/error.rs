@@ -39,6 +39,16 @@ pub enum Error {
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+/// Control characters (line breaks included) replaced by spaces: a message that quotes
+/// untrusted bytes (a trace's line, a decoder's complaint about an edited file) stays one line.
+pub fn one_line(s: String) -> String {
+    if s.chars().any(char::is_control) {
+        s.chars().map(|c| if c.is_control() { ' ' } else { c }).collect()
+    } else {
+        s
+    }
+}
+
 impl Error {
     pub fn config(file: &str, key: &str, msg: impl std::fmt::Display) -> Self {
         if key.is_empty() {
@@ -107,6 +117,12 @@ impl Error {
             e => e,
         }
     }
+    /// The message as front ends show it: [`one_line`] of its text, whatever a path or a
+    /// file's bytes quoted in it hold (`-o $'a\nb'`, an edited snapshot's variant name).
+    pub fn message(&self) -> String {
+        one_line(self.to_string())
+    }
+
     pub fn io(path: impl Into<String>, source: std::io::Error) -> Self {
         Error::Io {
             path: path.into(),

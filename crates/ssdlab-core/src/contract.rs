@@ -58,7 +58,8 @@ pub fn check_snapshot_file(bytes: &[u8], path: &str, cfg: &Config) -> Edited {
     match r {
         Ok(_) => Edited::Ran,
         Err(e) => {
-            let e = e.to_string();
+            // As the command and the Python package show it.
+            let e = e.message();
             assert!(!e.contains('\n'), "an error of more than one line: {e}");
             if e.contains("does not hold together") {
                 Edited::RefusedByChecks
@@ -101,11 +102,11 @@ pub fn check_output_path(dir: &Path, name: &str) -> bool {
     }
     let one_line = |e: &str| assert!(!e.contains('\n'), "an error of more than one line: {e}");
     if let Err(e) = output::check_file_dir(&path) {
-        one_line(&e);
+        one_line(&crate::error::one_line(e));
     }
     let written = match output::refuse_input("--output", &path, &[&input]) {
         Err(e) => {
-            one_line(&e.to_string());
+            one_line(&e.message());
             assert!(
                 output::same_file(&path, &input),
                 "{name}: refused, yet it is not the input"
@@ -116,7 +117,7 @@ pub fn check_output_path(dir: &Path, name: &str) -> bool {
             assert!(!output::same_file(&path, &input), "{name}: the input, yet not refused");
             match output::write(&path, b"OUT") {
                 Err(e) => {
-                    one_line(&e.to_string());
+                    one_line(&e.message());
                     false
                 }
                 Ok(()) => {
@@ -148,5 +149,10 @@ pub fn check_output_path(dir: &Path, name: &str) -> bool {
         }
     }
     assert!(left.is_empty(), "{name}: temporaries left: {left:?}");
+    // Each case starts from the folder as it was: a file written here (named `x.tmp`, say)
+    // is the user's output, not a temporary of the next case.
+    if written && std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file()) {
+        let _ = std::fs::remove_file(&path);
+    }
     written
 }

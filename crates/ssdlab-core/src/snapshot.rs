@@ -233,10 +233,11 @@ impl Opened {
     }
 
     fn bad(&self, what: String) -> Error {
-        Error::Invalid(format!(
+        // `what` may quote the file's own bytes (a decoder's "unknown variant ..."): one line.
+        Error::Invalid(crate::error::one_line(format!(
             "{}: {what}; expected a snapshot written by `ssdlab precondition -o` of this build",
             self.path
-        ))
+        )))
     }
 
     fn short(&self, e: std::io::Error) -> Error {

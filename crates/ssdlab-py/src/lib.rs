@@ -51,7 +51,7 @@ fn to_py(mut e: Error, inputs: &Inputs) -> PyErr {
             *pos = None;
         }
     }
-    let msg = e.to_string();
+    let msg = e.message();
     match &e {
         Error::Interrupted => PyKeyboardInterrupt::new_err(msg),
         Error::Key { key, msg: m, .. } if key.ends_with(".trace.file") && m.contains("no such file") => {
@@ -462,7 +462,7 @@ fn scale(quick: bool) -> Scale {
 }
 
 fn find(name: &str) -> PyResult<&'static dyn experiment::Experiment> {
-    experiment::find(name).map_err(|e| ConfigError::new_err(e.to_string()))
+    experiment::find(name).map_err(|e| ConfigError::new_err(e.message()))
 }
 
 /// The experiments: (name, title, seed document).
@@ -485,7 +485,7 @@ fn seeds_of(quick: bool, seeds: Option<usize>) -> usize {
 fn experiment_points(name: &str, quick: bool, seeds: Option<usize>) -> PyResult<Vec<PointInfo>> {
     let exp = find(name)?;
     let points = experiment::points_of(exp, scale(quick), seeds_of(quick, seeds))
-        .map_err(|e| ConfigError::new_err(e.to_string()))?;
+        .map_err(|e| ConfigError::new_err(e.message()))?;
     Ok(points.into_iter().map(|p| (p.id, p.labels)).collect())
 }
 
@@ -502,7 +502,7 @@ fn experiment_point<'py>(
 ) -> PyResult<Bound<'py, PyBytes>> {
     let exp = find(name)?;
     let points = experiment::points_of(exp, scale(quick), seeds_of(quick, seeds))
-        .map_err(|e| ConfigError::new_err(e.to_string()))?;
+        .map_err(|e| ConfigError::new_err(e.message()))?;
     let Some(p) = points.into_iter().nth(index) else {
         return Err(ConfigError::new_err(format!(
             "index: point {index} of experiment {name}; expected one below its number of points"
@@ -536,7 +536,7 @@ impl ExperimentOutput {
     /// the command does, each file whole or not at all.
     fn write(&self, py: Python<'_>, dir: String) -> PyResult<()> {
         py.allow_threads(|| ssdlab_lab::folder::write_folder(&self.res, &dir))
-            .map_err(|e| pyo3::exceptions::PyOSError::new_err(e.to_string()))
+            .map_err(|e| SsdlabError::new_err(e.message()))
     }
 }
 
@@ -553,7 +553,7 @@ fn experiment_assemble(
 ) -> PyResult<ExperimentOutput> {
     let exp = find(name)?;
     let seeds = seeds_of(quick, seeds);
-    let points = experiment::points_of(exp, scale(quick), seeds).map_err(|e| ConfigError::new_err(e.to_string()))?;
+    let points = experiment::points_of(exp, scale(quick), seeds).map_err(|e| ConfigError::new_err(e.message()))?;
     if outcomes.len() != points.len() {
         return Err(ConfigError::new_err(format!(
             "outcomes: {} given; expected one per point ({})",
@@ -565,7 +565,7 @@ fn experiment_assemble(
         .iter()
         .map(|b| Outcome::from_bytes(b))
         .collect::<ssdlab_core::Result<Vec<_>>>()
-        .map_err(|e| SsdlabError::new_err(e.to_string()))?;
+        .map_err(|e| SsdlabError::new_err(e.message()))?;
     Ok(ExperimentOutput {
         res: experiment::assemble(exp, scale(quick), seeds, &points, outcomes, wall_time_s),
     })

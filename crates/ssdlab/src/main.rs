@@ -150,7 +150,7 @@ fn main() -> ExitCode {
             };
         }
         Err(e) => {
-            eprintln!("ssdlab: error: {}", cli_error(&e));
+            eprintln!("ssdlab: error: {}", ssdlab_core::error::one_line(cli_error(&e)));
             return ExitCode::from(2);
         }
     };
@@ -236,7 +236,7 @@ fn failed(e: Error) -> ExitCode {
         Error::Io { path, source } if path == STDOUT => stdout_error(source),
         e => e,
     };
-    eprintln!("ssdlab: error: {e}");
+    eprintln!("ssdlab: error: {}", e.message());
     ExitCode::from(2)
 }
 

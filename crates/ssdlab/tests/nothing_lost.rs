@@ -521,6 +521,13 @@ fn unclear_messages_name_the_flag_or_key_and_what_was_expected() {
         "h.fio:4: runtime: '1x': unknown time unit 'x'; expected ns, us, ms, s, min, h, d",
         "time unit",
     );
+    // A path with a line break in it (found by fuzzing the output paths) is shown on the
+    // one line of the message.
+    one_line(
+        &ssdlab_in(p, &["run", "slc-sata", "-q", "-o", "no\nsuch/r.json"]),
+        "--output: no such: cannot write in it (",
+        "line break in a path",
+    );
     // An array member's curves that do not read: at the member's line.
     std::fs::write(p.join("bad.json"), "{}").unwrap();
     std::fs::write(

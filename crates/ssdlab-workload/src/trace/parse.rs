@@ -44,14 +44,7 @@ impl LineError {
     }
 }
 
-/// Control characters (line breaks included) replaced by spaces: a message is one line.
-pub(crate) fn one_line(s: String) -> String {
-    if s.chars().any(char::is_control) {
-        s.chars().map(|c| if c.is_control() { ' ' } else { c }).collect()
-    } else {
-        s
-    }
-}
+pub(crate) use crate::error::one_line;
 
 /// A parse failure inside one line (the caller adds file and line).
 pub(crate) type LineResult<T> = std::result::Result<T, LineError>;
