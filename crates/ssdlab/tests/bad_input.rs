@@ -69,7 +69,7 @@ fn config_values_are_reported_at_their_line_and_key() {
             "do not fit 32-bit unit numbers",
         ),
         ("[device.geometry]\noverprovisioning = 0\n", "c.toml:4:1: device.geometry.overprovisioning: got 0; expected a share above 0", ""),
-        ("[device.geometry]\nmapping_unit = \"3000B\"\n", "c.toml:4:1: device.geometry.mapping_unit: got 3000; expected a multiple of 512", ""),
+        ("[device.geometry]\nmapping_unit = \"3000B\"\n", "c.toml:4:1: device.geometry.mapping_unit: a mapping unit of 3000 bytes with pages of 8192; expected a mapping unit that is a multiple of 512 bytes", ""),
         ("[device.ftl]\nwrite_buffer = \"1KiB\"\n", "c.toml:4:1: device.ftl.write_buffer: got 1024 bytes; expected 0 (write-through) or at least one page", ""),
         ("[device.ftl]\ngc_threshold = 1000\n", "c.toml:4:1: device.ftl.gc_threshold: ", "spare blocks per plane"),
         ("[device.ftl]\ngc_policy = \"lru\"\n", "c.toml:4:1: device.ftl.gc_policy: ", ""),
