@@ -61,6 +61,13 @@ def flag(name: str, v) -> bool:
     raise _bad(name, v, "True or False")
 
 
+def optional_flag(name: str, v) -> bool | None:
+    """``True``, ``False`` or ``None`` (a progress bar: on, off, or on a terminal only)."""
+    if v is None or isinstance(v, bool):
+        return v
+    raise ConfigError(f"{name}: {v!r}; expected True, False or None")
+
+
 def whole(name: str, v, lo: int, hi: int | None = None, optional: bool = False) -> int | None:
     """A whole number from ``lo`` to ``hi`` (no bound when ``None``); ``None`` if optional."""
     if v is None and optional:
@@ -68,8 +75,8 @@ def whole(name: str, v, lo: int, hi: int | None = None, optional: bool = False) 
     if isinstance(v, int) and not isinstance(v, bool) and v >= lo and (hi is None or v <= hi):
         return int(v)
     span = f"at least {lo}" if hi is None else f"from {lo} to {hi}"
-    return_none = " (or None)" if optional else ""
-    raise _bad(name, v, f"a whole number {span}{return_none}")
+    or_none = " (or None)" if optional else ""
+    raise _bad(name, v, f"a whole number {span}{or_none}")
 
 
 def positive(name: str, v) -> float:
@@ -97,6 +104,6 @@ def seeds(name: str, v) -> list[int] | None:
     if isinstance(v, (str, bytes, dict)) or not hasattr(v, "__iter__"):
         raise _bad(name, v, "a list of seeds (whole numbers from 0 to 2^64 - 1)")
     out = list(v)
-    for s in out:
-        whole(f"{name}[{out.index(s)}]", s, 0, 2**64 - 1)
+    for i, s in enumerate(out):
+        whole(f"{name}[{i}]", s, 0, 2**64 - 1)
     return out

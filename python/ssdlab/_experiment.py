@@ -109,8 +109,7 @@ def experiment(
     threads = _args.whole("threads", threads, 0, 4096)
     seeds = _args.whole("seeds", seeds, 1, 64, optional=True)
     out = _args.optional_path("out", out)
-    if progress is not None and not isinstance(progress, bool):
-        raise _native.ConfigError(f"progress: {progress!r}; expected True, False or None")
+    progress = _args.optional_flag("progress", progress)
     if backend == "local":
         output = _native.experiment_run(name, quick, threads, seeds)
     elif backend == "ray":

@@ -77,8 +77,7 @@ def sweep(
         raise _native.ConfigError(f"backend: {backend!r}; expected 'local' or 'ray'")
     if ray_address is not None:
         ray_address = _args.string("ray_address", ray_address, "a Ray cluster's address (str) or None")
-    if progress is not None and not isinstance(progress, bool):
-        raise _native.ConfigError(f"progress: {progress!r}; expected True, False or None")
+    progress = _args.optional_flag("progress", progress)
     if out is not None and os.path.exists(out) and not os.path.isdir(out):
         raise _native.ConfigError(f"out: {out}: not a folder; expected a folder (or a path for a new one)")
     seed_list = [None] if seeds is None else seeds

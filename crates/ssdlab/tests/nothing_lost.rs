@@ -488,26 +488,21 @@ fn unclear_messages_name_the_flag_or_key_and_what_was_expected() {
     );
     // Two keys judged together are reported at the one the user wrote over the preset: a GC
     // threshold the preset's blocks cannot hold, a page size its mapping unit does not divide.
-    std::fs::write(
-        p.join("gc.toml"),
-        "[device]\npreset = \"slc-sata\"\n[device.ftl]\ngc_threshold = 100000\n",
-    )
-    .unwrap();
-    one_line(
-        &ssdlab_in(p, &["run", "gc.toml", "-q"]),
-        "gc.toml:4:1: device.ftl.gc_threshold: 4096 blocks per plane against a GC threshold of 100000 free blocks; expected",
-        "gc_threshold",
-    );
-    std::fs::write(
-        p.join("pg.toml"),
-        "[device]\npreset = \"slc-sata\"\n[device.geometry]\npage_size = \"3KiB\"\n",
-    )
-    .unwrap();
-    one_line(
-        &ssdlab_in(p, &["run", "pg.toml", "-q"]),
-        "pg.toml:4:1: device.geometry.page_size: a mapping unit of 4096 bytes with pages of 3072; expected",
-        "page_size",
-    );
+    for (file, text, prefix) in [
+        (
+            "gc.toml",
+            "[device]\npreset = \"slc-sata\"\n[device.ftl]\ngc_threshold = 100000\n",
+            "gc.toml:4:1: device.ftl.gc_threshold: 4096 blocks per plane against a GC threshold of 100000 free blocks; expected",
+        ),
+        (
+            "pg.toml",
+            "[device]\npreset = \"slc-sata\"\n[device.geometry]\npage_size = \"3KiB\"\n",
+            "pg.toml:4:1: device.geometry.page_size: a mapping unit of 4096 bytes with pages of 3072; expected",
+        ),
+    ] {
+        std::fs::write(p.join(file), text).unwrap();
+        one_line(&ssdlab_in(p, &["run", file, "-q"]), prefix, file);
+    }
     // An option given twice (clap's own words had no "expected"), and fio's hours.
     std::fs::write(p.join("j.fio"), "[j]\nrw=randread\nsize=1m\n").unwrap();
     one_line(
