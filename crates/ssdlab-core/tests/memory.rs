@@ -97,13 +97,14 @@ fn estimate_against_allocations() {
 }
 
 /// A redundancy scheme's tables: Rails' bitmaps and counts and TTFlash's (none) are exact; HotR's
-/// R-LRU is counted at its capacity (`hot_share` of the host units), a bound.
+/// R-LRU is counted at its capacity (`track_share` of the host units) and its copies at their
+/// budget, a bound.
 fn redundancy_within_the_estimate() {
     let job = "[[job]]\nname = \"h\"\nsize = \"64MiB\"\nnumber_ios = 20000\nio_size = \"1000TiB\"\n[job.hpc]\n";
     for (scheme, tight) in [
         ("scheme = \"rails\"", true),
         ("scheme = \"ttflash\"", true),
-        ("scheme = \"hotr\"\nhot_share = 0.0001", true),
+        ("scheme = \"hotr\"\ntrack_share = 0.0001", true),
         ("scheme = \"hotr\"\nspare_chips = 3", false),
     ] {
         let text = format!("[device]\npreset = \"hotr\"\n[device.geometry]\nblocks_per_plane = 512\n[device.redundancy]\n{scheme}\n{job}");

@@ -10,8 +10,12 @@ pub struct RedundancyConfig {
     /// "none" (default), or a scheme of [`REGISTRY`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scheme: Option<String>,
-    /// hotr: share of the host capacity the R-LRU lists track (pages eligible for
-    /// migration); default 0.1.
+    /// hotr: share of the host capacity the R-LRU lists track (the entries of recently read
+    /// pages and their Counts); default 0.1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub track_share: Option<f64>,
+    /// hotr: share of the tracked pages that may hold a copy (the copy budget, chosen by
+    /// Count); default 0.1, the seed's "10 % of the hot read pages".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hot_share: Option<f64>,
     /// hotr: where the scratch space is: "chips" (default: dedicated spare chips) or "op" (a
@@ -26,6 +30,16 @@ pub struct RedundancyConfig {
     /// default 1.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spare_chips: Option<u32>,
+    /// hotr with scratch = "op": where the lent blocks come from: "added" (default: blocks
+    /// added to every plane, counted in the space cost; the GC keeps the over-provisioning it
+    /// had) or "spare" (taken from the over-provisioning: the GC has that much less).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scratch_blocks: Option<String>,
+    /// hotr with spare chips: how the scratch space is programmed: "data" (default: as the
+    /// data chips' cells) or "slc" (SLC mode: one bit per cell, the cell table's SLC read and
+    /// program times).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scratch_cell: Option<String>,
     /// hotr: which R-LRU hits copy their page to the scratch space: "hit" (default: every
     /// hit of an entry without a copy, the proactive migration of hot pages in the seed's
     /// section III.B) or "conflict" (only conflicting hits, Figure 4's path alone).
@@ -45,6 +59,8 @@ pub struct RedundancyConfig {
 
 pub const DEFAULT_HOT_SHARE: f64 = 0.1;
 
+pub const DEFAULT_TRACK_SHARE: f64 = 0.1;
+
 pub const DEFAULT_SPARE_CHIPS: u32 = 1;
 
 pub const DEFAULT_PERIOD_NS: u64 = 100_000_000;
@@ -58,6 +74,17 @@ impl RedundancyConfig {
     }
     pub fn hot_share(&self) -> f64 {
         self.hot_share.unwrap_or(DEFAULT_HOT_SHARE)
+    }
+    pub fn track_share(&self) -> f64 {
+        self.track_share.unwrap_or(DEFAULT_TRACK_SHARE)
+    }
+    /// hotr with scratch = "op": the lent blocks are added to every plane.
+    pub fn scratch_added(&self) -> bool {
+        self.scratch_in_op() && self.scratch_blocks.as_deref() != Some("spare")
+    }
+    /// hotr: the scratch space is programmed in SLC mode.
+    pub fn scratch_slc(&self) -> bool {
+        self.scratch_cell.as_deref() == Some("slc")
     }
     /// hotr: the scratch space is a share of the over-provisioning.
     pub fn scratch_in_op(&self) -> bool {

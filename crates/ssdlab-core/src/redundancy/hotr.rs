@@ -2,13 +2,22 @@
 //! that a read blocked by a program or erase on its chip is served from the copy.
 //!
 //! Following the seed's section III and Figure 4:
-//! - **Hot data identification**: an R-LRU list per flash chip. An entry holds the page's
-//!   D-offset (here its logical unit: the FTL moves pages, the logical address stays), its
-//!   R-offset (its slot in the scratch space, or none) and a Count of its reads. A read of a
-//!   page without an entry inserts one at the head; a hit moves the entry to the head and
-//!   counts. Each list holds at most `hot_share` × (host units / chips) entries: the share of
-//!   pages eligible for migration (10 % by default). The entry falling off the tail takes its
-//!   copy with it.
+//! - **Hot data identification**: an R-LRU list per flash chip, of metadata: an entry holds
+//!   the page's D-offset (here its logical unit: the FTL moves pages, the logical address
+//!   stays), its R-offset (its slot in the scratch space, or none) and a Count of its reads,
+//!   kept "to capture the access frequency pattern". A read of a page without an entry inserts
+//!   one at the head with Count 1; a hit moves the entry to the head and counts. Each list
+//!   holds at most `track_share` × (host units / chips) entries (the tracking parameter; 10 %
+//!   of the pages by default); the entry falling off the tail is forgotten unless its page
+//!   holds a copy (below).
+//! - **The copy budget**: "not every popular page is migrated; the share that may be is set
+//!   through the management interface" (section III.B), the seed's "10 % of the hot read
+//!   pages". Each chip's copy set holds at most `hot_share` × its list's length copies
+//!   (`hot_share` 0.1 by default), chosen by Count: a hit without a copy earns a place when
+//!   the set has room or its Count is above the lowest Count in the set, whose copy it then
+//!   replaces (of equal Counts, the least recently read goes: `copies_replaced`). An entry
+//!   that falls off the list keeps its copy, and its Count, for as long as the copy keeps its
+//!   place; a read of it puts it back at the head of the list.
 //! - **Conflict detection**: a read conflicts when its chip is busy with, or holds, a program
 //!   or an erase (the flash scheduler's own test).
 //! - **Request distribution**: a conflicting read that hits an entry with a valid R-offset
@@ -28,6 +37,10 @@
 //!   shows the conflicting path (`migrate = "conflict"` keeps to it alone).
 //! - **Writes** always go to the flash chips; a write (or trim) of a page drops its entry and
 //!   invalidates its copy, so a later read gets the new data.
+//! - **Counters**: `inserts` (entries made), `migrations` (copies programmed),
+//!   `copies_replaced` (copies displaced by a page of higher Count), `copies_kept` (entries
+//!   that fell off a list and kept their copy), `copies_evicted` (copies lost to a scratch
+//!   erase), `copies_invalidated` (by writes), `copies_dropped` and `copy_busy` (below).
 //!
 //! The scratch space is `spare_chips` dedicated chips, each on a channel of its own, as
 //! scheduler units after the FTL's. Each spare unit's pages form a ring written in order;
@@ -40,9 +53,10 @@ use crate::device_config::DeviceConfig;
 use crate::ftl::NONE;
 use crate::geometry::Geometry;
 use crate::mechanisms::{Mechanisms, Token};
+use crate::nand::CellType;
 use crate::scheduler::Kind;
 use crate::Result;
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 const NIL: u32 = u32::MAX;
 /// Token of a scratch erase (copies report their slot).
@@ -55,7 +69,11 @@ struct Entry {
     slot: u32,
     /// The copy's program has not ended yet.
     copying: bool,
+    /// In its chip's R-LRU list (else kept only for its copy).
+    listed: bool,
     count: u32,
+    /// When it was last read (a running count of reads): the tie-break between equal Counts.
+    last: u64,
     chip: u32,
     /// Bumped whenever the entry is dropped, so that late news about its old page is ignored.
     gen: u32,
@@ -63,6 +81,13 @@ struct Entry {
     version: u32,
     prev: u32,
     next: u32,
+}
+
+impl Entry {
+    /// Its key in its chip's copy set: lowest Count first, then least recently read.
+    fn rank(&self, e: u32) -> (u32, u64, u32) {
+        (self.count, self.last, e)
+    }
 }
 
 /// One spare unit's ring of scratch pages.
@@ -88,17 +113,25 @@ pub struct HotR {
     reserved: usize,
     scratch_units: u64,
     host_units: u64,
+    /// Entries per list, copies per chip.
     cap: u32,
+    budget: u32,
     migrate_on_hit: bool,
     map: HashMap<u64, u32>,
     entries: Vec<Entry>,
     free: Vec<u32>,
     /// Per chip: (head = most recent, tail, length).
     lists: Vec<(u32, u32, u32)>,
+    /// Per chip, the entries holding a copy (or being copied), by [`Entry::rank`].
+    copies: Vec<BTreeSet<(u32, u64, u32)>>,
+    /// Reads so far (the clock of [`Entry::last`]).
+    clock: u64,
     rings: Vec<Ring>,
     /// Pages per spare unit, pages per block.
     unit_pages: u32,
     ppb: u32,
+    /// SLC-mode scratch: its (read, program) time for every page; None: the chip's own.
+    slc: Option<(u64, u64)>,
     /// Per scratch slot, the entry whose copy it holds, or NIL.
     owner: Vec<u32>,
     erase_ns: u64,
@@ -113,6 +146,8 @@ pub struct HotR {
     scratch_reads: u64,
     copies_invalidated: u64,
     copies_evicted: u64,
+    copies_replaced: u64,
+    copies_kept: u64,
     scratch_erases: u64,
     /// Copies not made because every scratch unit was busy.
     copies_dropped: u64,
@@ -122,8 +157,13 @@ pub struct HotR {
 
 /// Entries per chip list.
 fn list_cap(cfg: &DeviceConfig, geo: &Geometry) -> u32 {
-    ((cfg.redundancy.hot_share() * geo.host_units as f64 / chips(geo) as f64).ceil() as u64)
+    ((cfg.redundancy.track_share() * geo.host_units as f64 / chips(geo) as f64).ceil() as u64)
         .clamp(1, u32::MAX as u64 - 1) as u32
+}
+
+/// Copies per chip: `hot_share` of a list's entries, at least one.
+fn copy_budget(cfg: &DeviceConfig, geo: &Geometry) -> u32 {
+    ((cfg.redundancy.hot_share() * list_cap(cfg, geo) as f64).ceil() as u64).clamp(1, u32::MAX as u64 - 1) as u32
 }
 
 /// Planes of a scheduler unit.
@@ -145,6 +185,16 @@ pub fn reserved_per_plane(cfg: &DeviceConfig, geo: &Geometry) -> usize {
     (units / (geo.planes * geo.units_per_block) as f64).ceil() as usize
 }
 
+/// Pages per block of the scratch space: a block programmed in SLC mode holds one bit per
+/// cell.
+fn scratch_ppb(cfg: &DeviceConfig, geo: &Geometry) -> usize {
+    if cfg.redundancy.scratch_slc() {
+        (geo.pages_per_block / cfg.nand.cell.bits()).max(1)
+    } else {
+        geo.pages_per_block
+    }
+}
+
 /// Rings of the scratch space (spare units, or every data unit with over-provisioning) and
 /// the pages of each.
 fn rings(cfg: &DeviceConfig, geo: &Geometry) -> (usize, u64) {
@@ -157,16 +207,21 @@ fn rings(cfg: &DeviceConfig, geo: &Geometry) -> (usize, u64) {
         )
     } else {
         let (units, _) = super::extra_units(cfg);
-        (units, (per_unit * geo.blocks_per_plane * geo.pages_per_block) as u64)
+        (units, (per_unit * geo.blocks_per_plane * scratch_ppb(cfg, geo)) as u64)
     }
 }
 
 pub fn memory_estimate(cfg: &DeviceConfig, geo: &Geometry) -> u64 {
     let (units, pages) = rings(cfg, geo);
-    let entries = list_cap(cfg, geo) as u64 * chips(geo) as u64;
+    let chips = chips(geo) as u64;
+    // Entries: the lists' and, beyond them, those kept for their copy.
+    let entries = (list_cap(cfg, geo) as u64 + copy_budget(cfg, geo) as u64) * chips;
     // An entry, and its share of the map (a hash table at most 7/8 full, grown by doubling:
-    // up to 2.3 slots of 12 bytes per entry, plus control bytes).
-    entries * (std::mem::size_of::<Entry>() as u64 + 32) + units as u64 * pages * 4
+    // up to 2.3 slots of 12 bytes per entry, plus control bytes); a copy's key in its set
+    // (16 bytes in B-tree nodes at least half full).
+    entries * (std::mem::size_of::<Entry>() as u64 + 32)
+        + copy_budget(cfg, geo) as u64 * chips * 40
+        + units as u64 * pages * 4
 }
 
 pub fn make(cfg: &DeviceConfig, geo: &Geometry, units: usize) -> Box<dyn Scheme> {
@@ -197,15 +252,24 @@ pub fn make(cfg: &DeviceConfig, geo: &Geometry, units: usize) -> Box<dyn Scheme>
             }
         }
     };
+    // SLC mode: the cell table's SLC read and program (as the pSLC mode does); the erase is
+    // the block's own.
+    let slc = cfg.redundancy.scratch_slc().then(|| {
+        let (r, p, _) = CellType::Slc.typical();
+        (r.0, p.0)
+    });
     Box::new(HotR {
         chips: n,
         spare_chips,
         cap: list_cap(cfg, geo),
+        budget: copy_budget(cfg, geo),
         migrate_on_hit: cfg.redundancy.migrate_on_hit(),
         map: HashMap::new(),
         entries: Vec::new(),
         free: Vec::new(),
         lists: vec![(NIL, NIL, 0); n],
+        copies: vec![BTreeSet::new(); n],
+        clock: 0,
         rings: (0..count).map(ring).collect(),
         reserved: reserved_per_plane(cfg, geo),
         scratch_units: if op {
@@ -215,7 +279,8 @@ pub fn make(cfg: &DeviceConfig, geo: &Geometry, units: usize) -> Box<dyn Scheme>
         },
         host_units: geo.host_units,
         unit_pages: up as u32,
-        ppb: geo.pages_per_block as u32,
+        ppb: scratch_ppb(cfg, geo) as u32,
+        slc,
         owner: vec![NIL; count * up as usize],
         erase_ns: cfg.erase_ns(),
         page_bytes: geo.page_size,
@@ -227,6 +292,8 @@ pub fn make(cfg: &DeviceConfig, geo: &Geometry, units: usize) -> Box<dyn Scheme>
         scratch_reads: 0,
         copies_invalidated: 0,
         copies_evicted: 0,
+        copies_replaced: 0,
+        copies_kept: 0,
         scratch_erases: 0,
         copies_dropped: 0,
         copy_busy: 0,
@@ -249,13 +316,16 @@ impl HotR {
             self.entries[next as usize].prev = prev;
         }
         self.lists[chip as usize].2 -= 1;
+        self.entries[e as usize].listed = false;
     }
 
     fn push_front(&mut self, e: u32) {
         let chip = self.entries[e as usize].chip as usize;
         let head = self.lists[chip].0;
-        self.entries[e as usize].prev = NIL;
-        self.entries[e as usize].next = head;
+        let ent = &mut self.entries[e as usize];
+        ent.prev = NIL;
+        ent.next = head;
+        ent.listed = true;
         if head == NIL {
             self.lists[chip].1 = e;
         } else {
@@ -266,13 +336,11 @@ impl HotR {
         l.2 += 1;
     }
 
-    /// Drop entry `e` and its copy.
-    fn drop_entry(&mut self, e: u32) {
-        self.unlink(e);
+    /// Forget entry `e` if it is neither listed nor holds a copy.
+    fn release(&mut self, e: u32) {
         let ent = &mut self.entries[e as usize];
-        if ent.slot != NIL {
-            self.owner[ent.slot as usize] = NIL;
-            ent.slot = NIL;
+        if ent.listed || ent.slot != NIL {
+            return;
         }
         ent.copying = false;
         ent.gen = ent.gen.wrapping_add(1);
@@ -280,20 +348,51 @@ impl HotR {
         self.free.push(e);
     }
 
-    /// A new entry for `lpn` on `chip` at the head of its list (the tail falls off a full one).
-    fn insert(&mut self, lpn: u64, chip: usize) {
+    /// Drop entry `e`'s copy (its slot keeps the old data, owned by nobody).
+    fn drop_copy(&mut self, e: u32) {
+        let ent = self.entries[e as usize];
+        if ent.slot == NIL {
+            return;
+        }
+        self.copies[ent.chip as usize].remove(&ent.rank(e));
+        self.owner[ent.slot as usize] = NIL;
+        let ent = &mut self.entries[e as usize];
+        ent.slot = NIL;
+        ent.copying = false;
+    }
+
+    /// Drop entry `e` and its copy.
+    fn drop_entry(&mut self, e: u32) {
+        self.drop_copy(e);
+        if self.entries[e as usize].listed {
+            self.unlink(e);
+        }
+        self.release(e);
+    }
+
+    /// Make room at the head of `chip`'s list: its tail falls off a full one, keeping its
+    /// copy if it has one.
+    fn make_room(&mut self, chip: usize) {
         if self.lists[chip].2 >= self.cap {
             let tail = self.lists[chip].1;
+            self.unlink(tail);
             if self.entries[tail as usize].slot != NIL {
-                self.copies_evicted += 1;
+                self.copies_kept += 1;
             }
-            self.drop_entry(tail);
+            self.release(tail);
         }
+    }
+
+    /// A new entry for `lpn` on `chip` at the head of its list.
+    fn insert(&mut self, lpn: u64, chip: usize) {
+        self.make_room(chip);
         let ent = Entry {
             lpn,
             slot: NIL,
             copying: false,
+            listed: false,
             count: 1,
+            last: self.clock,
             chip: chip as u32,
             gen: 0,
             version: 0,
@@ -316,6 +415,37 @@ impl HotR {
         self.inserts += 1;
     }
 
+    /// A read of entry `e`: to the head of its list (back into it if it had fallen off),
+    /// counted.
+    fn touch(&mut self, e: u32) {
+        let ent = self.entries[e as usize];
+        if ent.listed {
+            self.unlink(e);
+        } else {
+            self.make_room(ent.chip as usize);
+        }
+        self.push_front(e);
+        let held = ent.slot != NIL;
+        if held {
+            self.copies[ent.chip as usize].remove(&ent.rank(e));
+        }
+        let ent = &mut self.entries[e as usize];
+        ent.count = ent.count.saturating_add(1);
+        ent.last = self.clock;
+        if held {
+            let rank = ent.rank(e);
+            self.copies[ent.chip as usize].insert(rank);
+        }
+    }
+
+    /// Whether entry `e` (without a copy) earns a place in its chip's copy set: the set has
+    /// room, or its Count is above the set's lowest.
+    fn earns(&self, e: u32) -> bool {
+        let ent = &self.entries[e as usize];
+        let set = &self.copies[ent.chip as usize];
+        (set.len() as u32) < self.budget || set.first().is_some_and(|low| low.0 < ent.count)
+    }
+
     /// An idle scratch unit off `chip` (of several, the one given fewer copies), or `None`
     /// when every one has work queued or running at `now`.
     fn idle_ring(&self, dev: &dyn Mechanisms, chip: usize, now: u64) -> Option<usize> {
@@ -332,14 +462,12 @@ impl HotR {
         let page = self.rings[r].next;
         let base = r as u32 * self.unit_pages;
         if page.is_multiple_of(self.ppb) && self.rings[r].wrapped {
-            for s in base + page..base + page + self.ppb {
+            for s in base + page..(base + page + self.ppb).min(base + self.unit_pages) {
                 let e = self.owner[s as usize];
                 if e != NIL {
                     self.copies_evicted += 1;
-                    let ent = &mut self.entries[e as usize];
-                    ent.slot = NIL;
-                    ent.copying = false;
-                    self.owner[s as usize] = NIL;
+                    self.drop_copy(e);
+                    self.release(e);
                 }
             }
             self.scratch_erases += 1;
@@ -356,10 +484,19 @@ impl HotR {
         base + page
     }
 
-    /// Spare unit and page type of a slot.
-    fn slot_unit(&self, slot: u32) -> (usize, usize) {
+    /// Spare unit of a slot, and its (read, program) time.
+    fn slot_op(&self, dev: &dyn Mechanisms, slot: u32) -> (usize, u64, u64) {
         let r = (slot / self.unit_pages) as usize;
-        (self.rings[r].unit, ((slot % self.unit_pages) % self.ppb) as usize)
+        if let Some((read, prog)) = self.slc {
+            return (self.rings[r].unit, read, prog);
+        }
+        let ptype = ((slot % self.unit_pages) % self.ppb) as usize;
+        let (read_ns, prog_ns) = dev.array_times();
+        (
+            self.rings[r].unit,
+            read_ns[ptype % read_ns.len()],
+            prog_ns[ptype % prog_ns.len()],
+        )
     }
 }
 
@@ -376,6 +513,7 @@ impl Scheme for HotR {
             dev.counters_mut().buffer_read_units += 1;
             return Ok(());
         }
+        self.clock += 1;
         let geo = dev.geo();
         let chip = chip_of_plane(geo, geo.plane_of_block(geo.block_of_unit(pun)));
         let conflict = dev.sched().conflicts(dev.unit_of_pun(pun));
@@ -385,14 +523,11 @@ impl Scheme for HotR {
             dev.scheme_read(pid, pun);
             return Ok(());
         };
-        self.unlink(e);
-        self.push_front(e);
-        let ent = &mut self.entries[e as usize];
-        ent.count = ent.count.saturating_add(1);
-        let ent = *ent;
+        self.touch(e);
+        let ent = self.entries[e as usize];
         if conflict && ent.slot != NIL && !ent.copying {
-            let (unit, ptype) = self.slot_unit(ent.slot);
             let now = dev.now();
+            let (unit, tr, _) = self.slot_op(&*dev, ent.slot);
             if dev.sched().read_start(unit, now) < dev.sched().read_start(dev.unit_of_pun(pun), now) {
                 // Served from the scratch space.
                 self.read.redirected += 1;
@@ -403,8 +538,6 @@ impl Scheme for HotR {
                 self.scratch_reads += 1;
                 dev.counters_mut().host_page_reads += 1;
                 dev.add_part(pid);
-                let (read_ns, _) = dev.array_times();
-                let tr = read_ns[ptype % read_ns.len()];
                 dev.unit_op(unit, Kind::Read, tr, self.page_bytes, now, Token::Request(pid));
                 return Ok(());
             }
@@ -413,6 +546,7 @@ impl Scheme for HotR {
         }
         if (conflict || self.migrate_on_hit)
             && ent.slot == NIL
+            && self.earns(e)
             && !self.waiting.iter().any(|w| w.1 == e && w.2 == ent.gen)
         {
             self.waiting.push((pid, e, ent.gen, self.versions.get(lpn)));
@@ -450,7 +584,8 @@ impl Scheme for HotR {
             }
             self.waiting.swap_remove(i);
             let ent = self.entries[e as usize];
-            if ent.gen != gen || ent.slot != NIL {
+            // Dropped, copied meanwhile, or outranked since the read was issued.
+            if ent.gen != gen || ent.slot != NIL || !self.earns(e) {
                 continue;
             }
             // The on-demand migrator: the page, in the controller now, goes to an idle
@@ -459,16 +594,24 @@ impl Scheme for HotR {
                 self.copies_dropped += 1;
                 continue;
             };
+            let chip = ent.chip as usize;
+            if self.copies[chip].len() as u32 >= self.budget {
+                // The set's lowest Count gives its place up.
+                let &(_, _, low) = self.copies[chip].first().expect("a full set has a lowest");
+                self.drop_copy(low);
+                self.release(low);
+                self.copies_replaced += 1;
+            }
             let slot = self.next_slot(dev, r);
             let ent = &mut self.entries[e as usize];
             ent.slot = slot;
             ent.copying = true;
             ent.version = version;
+            let rank = ent.rank(e);
+            self.copies[chip].insert(rank);
             self.owner[slot as usize] = e;
             self.migrations += 1;
-            let (unit, ptype) = self.slot_unit(slot);
-            let (_, prog_ns) = dev.array_times();
-            let tp = prog_ns[ptype % prog_ns.len()];
+            let (unit, _, tp) = self.slot_op(&*dev, slot);
             dev.unit_op(unit, Kind::Program, tp, self.page_bytes, time, Token::Scheme(slot));
         }
         Ok(())
@@ -496,6 +639,9 @@ impl Scheme for HotR {
             ("scratch_reads", self.scratch_reads),
             ("copies_invalidated", self.copies_invalidated),
             ("copies_evicted", self.copies_evicted),
+            ("copies_replaced", self.copies_replaced),
+            ("copies_kept", self.copies_kept),
+            ("copies_held", self.copies.iter().map(|s| s.len() as u64).sum()),
             ("scratch_erases", self.scratch_erases),
             ("copies_dropped", self.copies_dropped),
             ("copy_busy", self.copy_busy),
@@ -523,29 +669,8 @@ impl Scheme for HotR {
             let (mut e, mut prev, mut n) = (head, NIL, 0u32);
             while e != NIL {
                 let ent = &self.entries[e as usize];
-                if ent.prev != prev || ent.chip as usize != c {
+                if ent.prev != prev || ent.chip as usize != c || !ent.listed {
                     return Err(format!("chip {c}'s R-LRU is broken at entry {e}"));
-                }
-                if self.map.get(&ent.lpn) != Some(&e) {
-                    return Err(format!("entry {e} (unit {}) is not the map's", ent.lpn));
-                }
-                let pun = dev.ftl().lookup(ent.lpn);
-                if pun == NONE {
-                    return Err(format!("entry for unit {} outlived its data", ent.lpn));
-                }
-                let geo = dev.geo();
-                let have = chip_of_plane(geo, geo.plane_of_block(geo.block_of_unit(pun)));
-                if have != c {
-                    return Err(format!("unit {} is on chip {have}, its entry on chip {c}", ent.lpn));
-                }
-                if ent.slot != NIL && self.owner[ent.slot as usize] != e {
-                    return Err(format!(
-                        "entry {e}'s copy slot {} belongs to {}",
-                        ent.slot, self.owner[ent.slot as usize]
-                    ));
-                }
-                if self.versions.stale(ent.lpn, ent.version) && ent.slot != NIL {
-                    return Err(format!("unit {}'s copy is stale", ent.lpn));
                 }
                 prev = e;
                 e = ent.next;
@@ -555,9 +680,59 @@ impl Scheme for HotR {
                 return Err(format!("chip {c}'s R-LRU counts {len} entries, holds {n}"));
             }
             listed += n as usize;
+            let set = &self.copies[c];
+            if set.len() as u32 > self.budget {
+                return Err(format!(
+                    "chip {c} holds {} copies, its budget is {}",
+                    set.len(),
+                    self.budget
+                ));
+            }
+            for &(count, last, e) in set {
+                let ent = &self.entries[e as usize];
+                if ent.slot == NIL || ent.chip as usize != c || (ent.count, ent.last) != (count, last) {
+                    return Err(format!("chip {c}'s copy set is broken at entry {e}"));
+                }
+            }
         }
-        if listed != self.map.len() {
-            return Err(format!("{} entries mapped, {listed} listed", self.map.len()));
+        let mut held = 0usize;
+        for (&lpn, &e) in &self.map {
+            let ent = &self.entries[e as usize];
+            if ent.lpn != lpn {
+                return Err(format!("unit {lpn} maps to entry {e} of unit {}", ent.lpn));
+            }
+            if !ent.listed && ent.slot == NIL {
+                return Err(format!("entry {e} (unit {lpn}) is neither listed nor holds a copy"));
+            }
+            let pun = dev.ftl().lookup(lpn);
+            if pun == NONE {
+                return Err(format!("entry for unit {lpn} outlived its data"));
+            }
+            let geo = dev.geo();
+            let have = chip_of_plane(geo, geo.plane_of_block(geo.block_of_unit(pun)));
+            if have != ent.chip as usize {
+                return Err(format!("unit {lpn} is on chip {have}, its entry on chip {}", ent.chip));
+            }
+            if ent.slot != NIL {
+                held += 1;
+                if self.owner[ent.slot as usize] != e {
+                    return Err(format!(
+                        "entry {e}'s copy slot {} belongs to {}",
+                        ent.slot, self.owner[ent.slot as usize]
+                    ));
+                }
+                if self.versions.stale(lpn, ent.version) {
+                    return Err(format!("unit {lpn}'s copy is stale"));
+                }
+            }
+        }
+        let in_sets: usize = self.copies.iter().map(BTreeSet::len).sum();
+        if held != in_sets {
+            return Err(format!("{held} entries hold a copy, the copy sets count {in_sets}"));
+        }
+        let mapped_listed = self.map.values().filter(|&&e| self.entries[e as usize].listed).count();
+        if listed != mapped_listed {
+            return Err(format!("{mapped_listed} entries mapped as listed, {listed} listed"));
         }
         for (s, &e) in self.owner.iter().enumerate() {
             if e != NIL && self.entries[e as usize].slot != s as u32 {

@@ -147,6 +147,17 @@ pub fn geometry_of(cfg: &DeviceConfig, file: &str) -> Result<Geometry> {
             "leaves no host capacity; expected a larger device",
         ));
     }
+    // HotR's scratch blocks added to every plane: the same host and logical capacity (so the
+    // same over-provisioning for the GC), more blocks.
+    if cfg.redundancy.scheme() == "hotr" && cfg.redundancy.scratch_added() {
+        let added = hotr::reserved_per_plane(cfg, &geo);
+        let mut g = cfg.geometry.clone();
+        g.blocks_per_plane = g.blocks_per_plane.saturating_add(added as u32);
+        let mut more = Geometry::new(&g, extra_channels(cfg), |mapped| host_units(cfg, mapped), file)?;
+        more.logical_units = geo.logical_units;
+        more.host_units = geo.host_units;
+        return Ok(more);
+    }
     Ok(geo)
 }
 
@@ -164,6 +175,9 @@ pub fn check(cfg: &DeviceConfig) -> std::result::Result<(), (String, String)> {
     // Keys of another scheme than the one chosen.
     for (k, set, owner) in [
         ("hot_share", r.hot_share.is_some(), "hotr"),
+        ("track_share", r.track_share.is_some(), "hotr"),
+        ("scratch_cell", r.scratch_cell.is_some(), "hotr"),
+        ("scratch_blocks", r.scratch_blocks.is_some(), "hotr"),
         ("spare_chips", r.spare_chips.is_some(), "hotr"),
         ("migrate", r.migrate.is_some(), "hotr"),
         ("scratch", r.scratch.is_some(), "hotr"),
@@ -219,11 +233,15 @@ pub fn check(cfg: &DeviceConfig) -> std::result::Result<(), (String, String)> {
     }
     match scheme {
         "hotr" => {
-            let h = r.hot_share();
-            if !(h > 0.0 && h <= 1.0) {
+            for (k, h) in [("hot_share", r.hot_share()), ("track_share", r.track_share())] {
+                if !(h > 0.0 && h <= 1.0) {
+                    return Err((key(k), format!("got {h}; expected a share above 0 and at most 1")));
+                }
+            }
+            if let Some(m) = r.scratch_cell.as_deref().filter(|m| !matches!(*m, "data" | "slc")) {
                 return Err((
-                    key("hot_share"),
-                    format!("got {h}; expected a share above 0 and at most 1"),
+                    key("scratch_cell"),
+                    format!("got \"{m}\"; expected \"data\" or \"slc\""),
                 ));
             }
             if let Some(m) = r.migrate.as_deref().filter(|m| !matches!(*m, "hit" | "conflict")) {
@@ -233,11 +251,24 @@ pub fn check(cfg: &DeviceConfig) -> std::result::Result<(), (String, String)> {
                 return Err((key("scratch"), format!("got \"{m}\"; expected \"chips\" or \"op\"")));
             }
             if r.scratch_in_op() {
+                if r.scratch_cell.is_some() {
+                    return Err((
+                        key("scratch_cell"),
+                        "set with scratch = \"op\" (the lent blocks are data blocks); expected scratch = \"chips\" or no scratch_cell"
+                            .into(),
+                    ));
+                }
                 if r.spare_chips.is_some() {
                     return Err((
                         key("spare_chips"),
                         "set with scratch = \"op\" (no spare chips); expected scratch = \"chips\" or no spare_chips"
                             .into(),
+                    ));
+                }
+                if let Some(m) = r.scratch_blocks.as_deref().filter(|m| !matches!(*m, "added" | "spare")) {
+                    return Err((
+                        key("scratch_blocks"),
+                        format!("got \"{m}\"; expected \"added\" or \"spare\""),
                     ));
                 }
                 let v = r.scratch_share();
@@ -253,11 +284,18 @@ pub fn check(cfg: &DeviceConfig) -> std::result::Result<(), (String, String)> {
                         "\"op\" copies a page to another chip, got one chip; expected at least 2 chips or scratch = \"chips\"".into(),
                     ));
                 }
-            } else if r.scratch_share.is_some() {
-                return Err((
-                    key("scratch_share"),
-                    "set with the scratch space on spare chips; expected scratch = \"op\" or no scratch_share".into(),
-                ));
+            } else {
+                for (k, set) in [
+                    ("scratch_share", r.scratch_share.is_some()),
+                    ("scratch_blocks", r.scratch_blocks.is_some()),
+                ] {
+                    if set {
+                        return Err((
+                            key(k),
+                            format!("set with the scratch space on spare chips; expected scratch = \"op\" or no {k}"),
+                        ));
+                    }
+                }
             }
             if !(1..=64).contains(&r.spare_chips()) {
                 return Err((
@@ -519,9 +557,39 @@ mod tests {
                 "at least 2 chips",
             ),
             (
-                "[device.redundancy]\nscheme = \"hotr\"\nscratch = \"op\"\nscratch_share = 0.15",
+                "[device.redundancy]\nscheme = \"hotr\"\nscratch = \"op\"\nscratch_blocks = \"spare\"\nscratch_share = 0.15",
                 "device.redundancy.scratch_share",
                 "after 268 lent to the scratch space",
+            ),
+            (
+                "[device.redundancy]\nscheme = \"hotr\"\ntrack_share = 1.5",
+                "device.redundancy.track_share",
+                "at most 1",
+            ),
+            (
+                "[device.redundancy]\nscheme = \"hotr\"\nscratch_cell = \"mlc\"",
+                "device.redundancy.scratch_cell",
+                "\"data\" or \"slc\"",
+            ),
+            (
+                "[device.redundancy]\nscheme = \"hotr\"\nscratch = \"op\"\nscratch_cell = \"slc\"",
+                "device.redundancy.scratch_cell",
+                "the lent blocks are data blocks",
+            ),
+            (
+                "[device.redundancy]\nscheme = \"hotr\"\nscratch = \"op\"\nscratch_blocks = \"borrowed\"",
+                "device.redundancy.scratch_blocks",
+                "\"added\" or \"spare\"",
+            ),
+            (
+                "[device.redundancy]\nscheme = \"hotr\"\nscratch_blocks = \"added\"",
+                "device.redundancy.scratch_blocks",
+                "scratch = \"op\"",
+            ),
+            (
+                "[device.redundancy]\nscheme = \"rails\"\ntrack_share = 0.2",
+                "device.redundancy.track_share",
+                "is a key of scheme \"hotr\"",
             ),
             (
                 "[device.redundancy]\nscheme = \"hotr\"\nack = \"flash\"",

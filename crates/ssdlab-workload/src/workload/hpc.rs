@@ -13,8 +13,10 @@
 //! [0, S)  read region: where a read outside the hot set lands (so it can hit the hot set)
 //! ```
 //!
-//! A read goes to the hot read set with probability `read_locality`, uniform over it; otherwise
-//! it is uniform over the whole read region. A write is uniform over the cold space. With
+//! A read goes to the hot read set with probability `read_locality`, uniform over it (or, with
+//! `hot_zipf` θ > 0, Zipf with exponent θ over its blocks: the block of rank k drawn with
+//! probability proportional to k^−θ, ranks scattered over the set); otherwise it is uniform
+//! over the whole read region. A write is uniform over the cold space. With
 //! probability `sequentiality` a request instead continues where the previous request of its
 //! kind ended, in the same place as that one (a hot read in the hot set, a cold read in the
 //! read region, a write in the cold space), wrapping to the start of that place at its end.
@@ -82,6 +84,12 @@ pub fn layout(job: &JobConfig, hpc: &HpcJob, capacity: u64) -> std::result::Resu
                 "got {}; expected a positive rate in requests per second, at most {MAX_RATE:e}",
                 hpc.rate
             ),
+        ));
+    }
+    if !(0.0..=4.0).contains(&hpc.hot_zipf) {
+        return Err(BadKey::new(
+            "hpc.hot_zipf",
+            format!("got {}; expected a Zipf exponent from 0 (uniform) to 4", hpc.hot_zipf),
         ));
     }
     if !(hpc.hot_share > 0.0 && hpc.hot_share < 1.0) {
@@ -154,6 +162,8 @@ pub struct HpcSource {
     sequentiality: f64,
     /// Mean inter-arrival time, ns.
     mean_gap_ns: f64,
+    /// Popularity of the hot read set's blocks (None: uniform).
+    hot_zipf: Option<rand_distr::Zipf<f64>>,
     rng: Xoshiro256PlusPlus,
     /// Arrival time of the last request, ns from the job's start.
     time_ns: u64,
@@ -174,6 +184,10 @@ impl HpcSource {
             read_locality: hpc.read_locality,
             sequentiality: hpc.sequentiality,
             mean_gap_ns: 1e9 / hpc.rate,
+            hot_zipf: (hpc.hot_zipf > 0.0)
+                .then(|| rand_distr::Zipf::new(layout.hot, hpc.hot_zipf))
+                .transpose()
+                .map_err(|e| Error::Invalid(format!("job '{}': hpc.hot_zipf: {e}", job.name)))?,
             rng: Xoshiro256PlusPlus::seed_from_u64(seed),
             time_ns: 0,
             read: None,
@@ -209,10 +223,14 @@ impl HpcSource {
             }
             _ if read => {
                 if self.rng.gen_bool(self.read_locality) {
-                    Cursor {
-                        hot: true,
-                        next: self.rng.gen_range(0..l.hot),
-                    }
+                    let next = match &self.hot_zipf {
+                        Some(z) => {
+                            let rank = z.sample(&mut self.rng) as u64;
+                            crate::workload::job::scatter(rank.saturating_sub(1).min(l.hot - 1), l.hot)
+                        }
+                        None => self.rng.gen_range(0..l.hot),
+                    };
+                    Cursor { hot: true, next }
                 } else {
                     Cursor {
                         hot: false,
@@ -458,6 +476,51 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// `hot_zipf`: the hot set's blocks ranked by how often they are read follow k^−θ / H(n, θ)
+    /// (the ranks are scattered, so the counts are sorted first); θ = 0 is uniform; out of
+    /// range is refused.
+    #[test]
+    fn hot_reads_follow_the_zipf_law_inside_the_hot_set() {
+        // 1 MiB of 4 KiB blocks, a quarter hot: 64 hot blocks.
+        for theta in [0.0, 0.8, 1.2] {
+            let j = job(
+                &format!(
+                    "sequentiality = 0.0\nread_share = 1.0\nread_locality = 1.0\nhot_share = 0.25\nhot_zipf = {theta}"
+                ),
+                "size = \"1MiB\"\nnumber_ios = 200000",
+            );
+            let l = layout_of(&j);
+            assert_eq!(l.hot, 64);
+            let mut count = vec![0u64; l.hot as usize];
+            let reqs = requests(&j, 5);
+            for r in &reqs {
+                assert!(l.is_hot(r.offset));
+                count[((r.offset - l.start) / l.bs) as usize] += 1;
+            }
+            count.sort_unstable_by(|a, b| b.cmp(a));
+            let h: f64 = (1..=64).map(|k| (k as f64).powf(-theta)).sum();
+            let n = reqs.len() as f64;
+            for (k, &c) in count.iter().enumerate().take(3) {
+                let p = ((k + 1) as f64).powf(-theta) / h;
+                let got = c as f64 / n;
+                // Sorting the counts biases the top ranks up when they are close (uniform).
+                let slack = if theta == 0.0 { 6.0 } else { 5.0 };
+                within(
+                    &format!("rank {} at θ {theta}", k + 1),
+                    got,
+                    p,
+                    (p * (1.0 - p) / n).sqrt(),
+                    slack,
+                );
+            }
+        }
+        let j = job("hot_zipf = 4.5", "size = \"1MiB\"");
+        assert_eq!(
+            layout(&j, j.hpc.as_ref().unwrap(), 1 << 30).unwrap_err().key,
+            "hpc.hot_zipf"
+        );
     }
 
     #[test]

@@ -157,6 +157,10 @@ pub struct HpcJob {
     /// Size of the hot read set, a share of the job's region (above 0, below 1).
     #[serde(default = "default_hot_share")]
     pub hot_share: f64,
+    /// Popularity inside the hot read set: Zipf with this exponent θ over its blocks (0, the
+    /// default: uniform; at most 4).
+    #[serde(default)]
+    pub hot_zipf: f64,
     /// Probability that a request continues where the previous one of its kind ended (0 to 1).
     #[serde(default = "default_sequentiality")]
     pub sequentiality: f64,
@@ -192,11 +196,12 @@ impl Default for HpcJob {
 
 impl HpcJob {
     /// The keys of the table.
-    pub const KEYS: [&'static str; 6] = [
+    pub const KEYS: [&'static str; 7] = [
         "read_share",
         "rate",
         "read_locality",
         "hot_share",
+        "hot_zipf",
         "sequentiality",
         "bs",
     ];
