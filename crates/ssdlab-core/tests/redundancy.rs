@@ -28,6 +28,11 @@ fn device(channels: u32, scheme: &str, fill: bool) -> Device {
 
 /// [`device`] with more `[device.ftl]` keys.
 fn device_ftl(channels: u32, scheme: &str, fill: bool, ftl: &str) -> Device {
+    device_nand(channels, scheme, fill, ftl, common::SLC_TIMING)
+}
+
+/// [`device_ftl`] with another `[device.nand]` (and the rest of [`common::SLC_TIMING`]).
+fn device_nand(channels: u32, scheme: &str, fill: bool, ftl: &str, nand: &str) -> Device {
     let text = format!(
         r#"
 [device]
@@ -41,7 +46,7 @@ page_size = "8KiB"
 mapping_unit = "8KiB"
 overprovisioning = 0.5
 "#
-    ) + common::SLC_TIMING
+    ) + nand
         + &format!(
             "write_buffer = \"0\"\n{ftl}\n[device.scheduler]\npolicy = \"fcfs\"\n[device.redundancy]\n{scheme}\n[precondition]\nmode = \"{}\"\nutilisation = 1.0\n",
             if fill { "sequential" } else { "none" }
@@ -766,8 +771,8 @@ fn hotr_is_never_worse_than_the_baseline_on_read_heavy_load() {
     let mut helped = false;
     for gap in [100_000, 40_000, 20_000, 15_000, 12_000] {
         let base = runs("", gap);
-        // The copies on a spare chip (every hit, or conflicting ones), and in the data chips'
-        // over-provisioning.
+        // The copies on a spare chip, of every hit or of conflicting ones. (In the data chips'
+        // over-provisioning a copy is one more program on a data chip: see the next test.)
         for migrate in ["migrate = \"hit\"", "migrate = \"conflict\""] {
             let hotr = runs(&format!("scheme = \"hotr\"\ntrack_share = 0.2\n{migrate}"), gap);
             for (what, f) in [
@@ -826,4 +831,42 @@ fn hotr_op_scratch_blocks_are_added_beside_the_over_provisioning() {
     let spare = gc("scheme = \"hotr\"\nscratch = \"op\"\nscratch_blocks = \"spare\"\nmigrate = \"conflict\"");
     assert_eq!(spare.2, base.2);
     assert!(spare.0 > base.0 * 11 / 10, "{spare:?} against {base:?}");
+}
+
+/// `scratch_cell = "slc"`: the spare chip of a TLC device programmed one bit per cell holds a
+/// third of the pages (16 / 3 = 5 per block: a ring of 32 × 5 = 160 slots) and reads a copy in
+/// the cell table's SLC time (25 us) where the data chips take 60 us.
+#[test]
+fn hotr_slc_scratch_holds_a_third_and_reads_at_slc_speed() {
+    let tlc = common::SLC_TIMING
+        .replace("cell = \"slc\"", "cell = \"tlc\"")
+        .replace("read = \"25us\"", "read = \"60us\"");
+    for (cell, read, erases) in [("data", 60_000, 0), ("slc", 25_000, 8)] {
+        let scheme = format!("scheme = \"hotr\"\ntrack_share = 1.0\nhot_share = 1.0\nscratch_cell = \"{cell}\"");
+        let mut d = device_nand(1, &scheme, true, "", &tlc);
+        // Page 1 copied, then read while its chip programs: from the copy.
+        at(&mut d, 1_000_000, &[req(Op::Read, 1)]);
+        at(&mut d, 2_000_000, &[req(Op::Read, 1)]);
+        let t = 3_000_000;
+        assert_eq!(
+            at(&mut d, t, &[req(Op::Write, 50), req(Op::Read, 1)])[1],
+            t + read + CH + LINK,
+            "{cell}"
+        );
+        // 199 more pages copied and rewritten: 200 copies in a ring of 160 (SLC) wrap it,
+        // erasing 40 / 5 = 8 blocks first; 512 slots (TLC) do not.
+        let mut t = 10_000_000;
+        for p in 100..299 {
+            for op in [Op::Read, Op::Read, Op::Write] {
+                t += 10_000_000;
+                at(&mut d, t, &[req(op, p)]);
+            }
+        }
+        assert_eq!(
+            (counter(&d, "migrations"), counter(&d, "scratch_erases")),
+            (200, erases),
+            "{cell}"
+        );
+        d.check_invariants().unwrap();
+    }
 }

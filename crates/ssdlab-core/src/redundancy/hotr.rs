@@ -34,7 +34,10 @@
 //!   a later hit. Reads that do not conflict are served from their chip; with
 //!   `migrate = "hit"` (the default) their hits are copied the same way: section III.B has
 //!   recent and frequently read pages "proactively migrated" as they are requested, Figure 4
-//!   shows the conflicting path (`migrate = "conflict"` keeps to it alone).
+//!   shows the conflicting path (`migrate = "conflict"` keeps to it alone). In the data chips'
+//!   over-provisioning (`scratch = "op"`) a copy is one more program on a data unit, which a
+//!   later host read of that unit may wait for: the idle-unit rule does not make it free
+//!   there (docs/experiments/hotr.md measures it).
 //! - **Writes** always go to the flash chips; a write (or trim) of a page drops its entry and
 //!   invalidates its copy, so a later read gets the new data.
 //! - **Counters**: `inserts` (entries made), `migrations` (copies programmed),

@@ -182,24 +182,132 @@ impl PageAccesses {
     }
 }
 
-/// The access classes (HotR's >90 % rule, as `ssdlab trace stats` gives them for a trace) of
-/// the first `max_requests` requests of `source`, such as a job's generated source
-/// ([`crate::workload::generated_source`]). Trims are not accesses. Each request is asked for
-/// at the arrival time of the one before (0 for closed-loop sources), as the host model asks.
-/// The page map grows with the footprint only: by at most 16 pages, or two run boundaries,
-/// per request.
-pub fn access_classes_of(source: &mut dyn RequestSource, max_requests: u64) -> Result<AccessClasses> {
-    let mut pages = PageAccesses::new(usize::MAX);
+/// The statistics (`ssdlab trace stats`'s: page classes by HotR's >90 % rule, re-reads, ...)
+/// of the first `max_requests` requests of `source`, such as a job's generated source
+/// ([`crate::workload::generated_source`]). Each request is asked for at the arrival time of
+/// the one before (0 for closed-loop sources), as the host model asks. The page maps grow with
+/// the footprint only: by at most a request's pages, or two run boundaries, per request.
+pub fn stats_of_source(source: &mut dyn RequestSource, max_requests: u64, name: &str) -> Result<TraceStats> {
+    let mut b = StatsBuilder::new(&StatsOptions {
+        max_page_runs: usize::MAX,
+        ..StatsOptions::default()
+    });
     let mut now = 0;
     for _ in 0..max_requests {
         let Some(r) = source.next_request(now)? else {
             break;
         };
         now = r.time_ns;
-        // No cap: the page map grows with the footprint only.
-        pages.add(r.op, r.offset, r.len).expect("an uncapped page map has room");
+        if r.len == 0 {
+            continue;
+        }
+        let rec = TraceRecord {
+            time_ns: r.time_ns,
+            device: 0,
+            op: r.op,
+            offset: r.offset,
+            len: r.len,
+        };
+        // No cap: the page maps grow with the footprint only.
+        b.add(&rec)
+            .map_err(|e| Error::Invalid(format!("{name}: {}", e.message(&rec, "--max-page-runs"))))?;
     }
-    Ok(pages.classes_with(|_, _, _| {}).0)
+    Ok(b.finish(name, "generated", 0))
+}
+
+/// How often pages are read again: each 4 KiB page read is its page's 1st, 2nd, or 3rd or
+/// later read since the page was last written (a write starts the count over, as a hot-read
+/// list forgets a written page), and the gap since the page's previous read, in requests.
+/// Kept per page read; past the page cap the count stops (`requests` says how far it got).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct ReReads {
+    /// Requests whose page reads were counted (all, unless the page cap was reached).
+    pub requests: u64,
+    pub first: u64,
+    pub second: u64,
+    pub later: u64,
+    /// Shares of the page reads counted.
+    pub second_share: f64,
+    pub later_share: f64,
+    /// Median gap between two reads of a page (requests), 0 without re-reads.
+    pub median_gap_requests: u64,
+}
+
+/// Per-page read counts since the last write, and the gaps between reads.
+struct ReReadCounter {
+    /// Page → (reads since its last write, index of the request that last read it).
+    pages: std::collections::HashMap<u64, (u32, u64)>,
+    counts: [u64; 3],
+    gaps: hdrhistogram::Histogram<u64>,
+    requests: u64,
+    full: bool,
+    max_pages: usize,
+}
+
+impl ReReadCounter {
+    fn new(max_pages: usize) -> Self {
+        let mut gaps = hdrhistogram::Histogram::new(3).expect("3 significant digits is a valid precision");
+        gaps.auto(true);
+        ReReadCounter {
+            pages: Default::default(),
+            counts: [0; 3],
+            gaps,
+            requests: 0,
+            full: false,
+            max_pages,
+        }
+    }
+
+    /// Request number `index`: `op` of the pages `[first, end)`.
+    fn add(&mut self, index: u64, op: Op, first: u64, end: u64) {
+        if self.full {
+            return;
+        }
+        match op {
+            Op::Read => {
+                if self.pages.len() as u64 + (end - first) > self.max_pages as u64 {
+                    self.full = true;
+                    return;
+                }
+                for p in first..end {
+                    let e = self.pages.entry(p).or_insert((0, index));
+                    e.0 = e.0.saturating_add(1);
+                    if e.0 > 1 {
+                        let _ = self.gaps.record(index - e.1);
+                    }
+                    e.1 = index;
+                    self.counts[(e.0.min(3) - 1) as usize] += 1;
+                }
+            }
+            Op::Write | Op::Trim => {
+                if end - first > self.pages.len() as u64 {
+                    self.pages.retain(|p, _| *p < first || *p >= end);
+                } else {
+                    for p in first..end {
+                        self.pages.remove(&p);
+                    }
+                }
+            }
+        }
+        self.requests += 1;
+    }
+
+    fn result(&self) -> ReReads {
+        let total: u64 = self.counts.iter().sum();
+        ReReads {
+            requests: self.requests,
+            first: self.counts[0],
+            second: self.counts[1],
+            later: self.counts[2],
+            second_share: ratio(self.counts[1], total),
+            later_share: ratio(self.counts[2], total),
+            median_gap_requests: if self.gaps.is_empty() {
+                0
+            } else {
+                self.gaps.value_at_quantile(0.5)
+            },
+        }
+    }
 }
 
 /// Share of all page reads that go to the hottest `top_percent` % of the read pages.
@@ -231,6 +339,7 @@ pub struct TraceStats {
     pub interarrival: InterArrival,
     pub access_classes: AccessClasses,
     pub read_concentration: Vec<Concentration>,
+    pub rereads: ReReads,
     /// Per volume (device, disk, LUN, ASU), by number; at most `max_volumes` of them.
     pub volumes: Vec<VolumeStats>,
     /// Requests of volumes beyond the first `max_volumes` (0 unless the cap was reached).
@@ -293,6 +402,7 @@ pub struct StatsBuilder {
     gaps: hdrhistogram::Histogram<u64>,
     gap_sum: u128,
     pages: PageAccesses,
+    rereads: ReReadCounter,
     volumes: BTreeMap<u32, VolumeStats>,
     other_volumes_requests: u64,
     max_volumes: usize,
@@ -320,6 +430,7 @@ impl StatsBuilder {
             gaps,
             gap_sum: 0,
             pages: PageAccesses::new(opts.max_page_runs),
+            rereads: ReReadCounter::new(opts.max_page_runs),
             volumes: BTreeMap::new(),
             other_volumes_requests: 0,
             max_volumes: opts.max_volumes,
@@ -335,6 +446,10 @@ impl StatsBuilder {
             return Err(AddError::Bytes);
         }
         self.pages.add(r.op, r.offset, r.len).map_err(AddError::Runs)?;
+        if r.len > 0 {
+            self.rereads
+                .add(self.requests, r.op, r.offset / PAGE, (end - 1) / PAGE + 1);
+        }
         self.add_volume(r, end);
         self.requests += 1;
         self.ops.add(r.op, 1);
@@ -455,6 +570,7 @@ impl StatsBuilder {
             interarrival,
             access_classes: classes,
             read_concentration,
+            rereads: self.rereads.result(),
             volumes: self.volumes.values().copied().collect(),
             other_volumes_requests: self.other_volumes_requests,
             max_volumes: self.max_volumes,
@@ -602,6 +718,19 @@ impl fmt::Display for TraceStats {
                 pct(c.read_share)
             )?;
         }
+        let rr = &self.rereads;
+        writeln!(
+            f,
+            "re-reads:        {} of page reads a page's 2nd since its last write, {} its 3rd or later; median gap {} requests{}",
+            pct(rr.second_share),
+            pct(rr.later_share),
+            rr.median_gap_requests,
+            if rr.requests < self.requests {
+                format!(" (first {} requests: the page cap was reached)", rr.requests)
+            } else {
+                String::new()
+            }
+        )?;
         writeln!(f, "volumes:")?;
         writeln!(
             f,
@@ -673,6 +802,50 @@ mod tests {
         }
     }
 
+    /// Re-reads, hand-counted: page 0 read, read, written, read; page 1 read; page 0 read
+    /// twice more; then one request reading pages 1 and 2. Page reads: page 0 1st, 2nd, (the
+    /// write starts over) 1st, 2nd, 3rd; page 1 1st, then 2nd; page 2 1st: 4 first, 3 second,
+    /// 1 later. Gaps (requests): 1, 2, 1, and page 1's 7 − 4 = 3: median 1 (of 1, 1, 2, 3 the
+    /// histogram's lower middle).
+    #[test]
+    fn re_reads_count_each_pages_reads_since_its_last_write() {
+        let mut b = StatsBuilder::default();
+        let rec = |op: Op, page: u64, pages: u64| TraceRecord {
+            time_ns: 0,
+            device: 0,
+            op,
+            offset: page * PAGE,
+            len: pages * PAGE,
+        };
+        for r in [
+            rec(Op::Read, 0, 1),
+            rec(Op::Read, 0, 1),
+            rec(Op::Write, 0, 1),
+            rec(Op::Read, 0, 1),
+            rec(Op::Read, 1, 1),
+            rec(Op::Read, 0, 1),
+            rec(Op::Read, 0, 1),
+            rec(Op::Read, 1, 2),
+        ] {
+            b.add(&r).unwrap();
+        }
+        let rr = b.finish("t", "f", 0).rereads;
+        assert_eq!((rr.requests, rr.first, rr.second, rr.later), (8, 4, 3, 1));
+        assert_eq!((rr.second_share, rr.later_share), (3.0 / 8.0, 1.0 / 8.0));
+        assert_eq!(rr.median_gap_requests, 1);
+        // Past the page cap the count stops, and says where.
+        let mut c = ReReadCounter::new(3);
+        c.add(0, Op::Read, 0, 2);
+        c.add(1, Op::Read, 0, 1);
+        c.add(2, Op::Read, 5, 7);
+        c.add(3, Op::Read, 0, 1);
+        let rr = c.result();
+        assert_eq!((rr.requests, rr.first, rr.second, rr.later), (2, 2, 1, 0));
+        let mut st = b.finish("t", "f", 0);
+        st.rereads = rr;
+        assert!(st.to_string().contains("(first 2 requests: the page cap was reached)"));
+    }
+
     #[test]
     fn classes_of_a_source_follow_the_90_percent_rule_at_its_boundary() {
         let mut reqs: Vec<Request> = [
@@ -710,7 +883,9 @@ mod tests {
             mixed: share(20, 20.0 / 44.0, 321, 321.0 / 525.0),
         };
         for list in [reqs.clone(), shuffled] {
-            let got = access_classes_of(&mut Listed(list.into_iter()), u64::MAX).unwrap();
+            let got = stats_of_source(&mut Listed(list.into_iter()), u64::MAX, "t")
+                .unwrap()
+                .access_classes;
             assert_eq!(got, want);
         }
         // The trace statistics count the same requests the same way.
@@ -729,11 +904,15 @@ mod tests {
         assert_eq!(stats.access_classes, want);
         assert_eq!(stats.footprint_pages, 44);
         // Only the first max_requests count: page 0 read ten times, then no write.
-        let got = access_classes_of(&mut Listed(reqs.clone().into_iter()), 10).unwrap();
+        let got = stats_of_source(&mut Listed(reqs.clone().into_iter()), 10, "t")
+            .unwrap()
+            .access_classes;
         assert_eq!(got.read_intensive, share(1, 1.0, 10, 1.0));
         assert_eq!(got.mixed.pages + got.write_intensive.pages, 0);
         assert_eq!(
-            access_classes_of(&mut Listed(Vec::new().into_iter()), 5).unwrap(),
+            stats_of_source(&mut Listed(Vec::new().into_iter()), 5, "t")
+                .unwrap()
+                .access_classes,
             AccessClasses::default()
         );
     }
@@ -745,7 +924,7 @@ mod tests {
         let job: crate::workload::job::JobConfig =
             toml::from_str("size = \"1MiB\"\nnumber_ios = 200000\n[hpc]\n").unwrap();
         let mut src = crate::workload::generated_source(&job, 1 << 30, 4).unwrap();
-        let c = access_classes_of(src.as_mut(), u64::MAX).unwrap();
+        let c = stats_of_source(src.as_mut(), u64::MAX, "t").unwrap().access_classes;
         let pages = c.read_intensive.pages + c.write_intensive.pages + c.mixed.pages;
         assert_eq!(pages, 256);
         // The hot read set is read-intensive; the cold space, written and read 0.6 : 0.046,
@@ -762,7 +941,7 @@ mod tests {
         let job: crate::workload::job::JobConfig =
             toml::from_str("size = \"64MiB\"\nnumber_ios = 5000\n[hpc]\n").unwrap();
         let mut src = crate::workload::generated_source(&job, 1 << 30, 4).unwrap();
-        let c = access_classes_of(src.as_mut(), u64::MAX).unwrap();
+        let c = stats_of_source(src.as_mut(), u64::MAX, "t").unwrap().access_classes;
         assert!(c.mixed.page_share < 0.02, "{c:?}");
     }
 }
