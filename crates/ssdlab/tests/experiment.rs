@@ -866,6 +866,8 @@ fn hotr_quick_runs_every_scheme_back_end_and_cell() {
         "fig1b-blocked.svg",
         "fig1b-loss.svg",
         "capacity.svg",
+        "track.svg",
+        "theta.svg",
         "fig8-tail-reads.svg",
         "fig8-tail-reads-hpc46.svg",
         "fig9-cells-reads.svg",
@@ -874,13 +876,16 @@ fn hotr_quick_runs_every_scheme_back_end_and_cell() {
     let (out, stdout) = run_quick(dir.path(), "hotr", &files);
     let r: Value = serde_json::from_str(&std::fs::read_to_string(out.join("result.json")).unwrap()).unwrap();
     let runs = r["runs"].as_array().unwrap();
-    // 3 workloads × (2 back ends × 7 schemes + the ideal baseline + 3 more R-LRU capacities
-    // + 3 cells × 2 schemes).
-    assert_eq!(runs.len(), 72);
-    assert!(
-        stdout.contains("checks hold; 2 derived and 0 under other readings, shown and not counted; 72 points, the 33 the claims read × 2 seeds"),
-        "{stdout}"
-    );
+    // 3 workloads × (2 back ends × 9 schemes + the ideal baseline + 3 more copy budgets + 2
+    // more list lengths + 3 cells × 2 schemes), and HPC 46 at 4 more popularities × 2 schemes.
+    assert_eq!(runs.len(), 98);
+    for want in [
+        "checks hold; 2 derived and 8 under other readings, shown and not counted;",
+        "under the reading track-half (R-LRU lists tracking half as many pages",
+        "98 points, the 39 the claims read × 2 seeds",
+    ] {
+        assert!(stdout.contains(want), "{want}: {stdout}");
+    }
     claims_judged_by_their_rules(&r, &stdout);
     let ssd = |id: &str| -> &Value {
         &runs.iter().find(|x| x["id"] == id).unwrap_or_else(|| panic!("{id}"))["result"]["ssd"]
@@ -899,6 +904,8 @@ fn hotr_quick_runs_every_scheme_back_end_and_cell() {
                 ("hotr", 1.125),
                 ("hotr-conflict", 1.125),
                 ("hotr-op", 1.1005),
+                ("hotr-slc", 1.125),
+                ("hotr-2chips", 1.25),
                 ("rails", 2.0),
                 ("ttflash", 1.25),
             ] {
@@ -955,9 +962,19 @@ fn hotr_quick_runs_every_scheme_back_end_and_cell() {
         assert_eq!(ssd(&ideal)["scheduler"]["policy"], "read-priority");
         assert!(mean(&ideal) <= mean(&base), "{w}");
     }
-    // HotR copies more pages as its R-LRU grows (HPC 46 re-reads its hot set).
-    let copies = |c: &str| red(&format!("hpc46/{c}/fcfs/tlc"), "migrations");
-    assert!(copies("hotr-1pc") < copies("hotr") && copies("hotr") < copies("hotr-20pc"));
+    // HotR holds more copies as its budget grows (HPC 46 re-reads its hot set), at most the
+    // budget: ceil(share × the lists' length) per chip.
+    let held = |c: &str| red(&format!("hpc46/{c}/fcfs/tlc"), "copies_held");
+    assert!(held("hotr-1pc") < held("hotr-5pc") && held("hotr-5pc") < held("hotr") && held("hotr") < held("hotr-20pc"));
+    // Skewed popularity inside the hot set: the copies serve more of the reads.
+    let redirected =
+        |w: &str| red(&format!("{w}/hotr/fcfs/tlc"), "redirected_reads") / red(&format!("{w}/hotr/fcfs/tlc"), "reads");
+    assert!(
+        redirected("hpc46-z1.5") > 4.0 * redirected("hpc46"),
+        "{} {}",
+        redirected("hpc46-z1.5"),
+        redirected("hpc46")
+    );
     // The cells' runs: HotR and baseline at SLC, MLC and QLC.
     for c in ["slc", "mlc", "qlc"] {
         assert!(

@@ -77,6 +77,9 @@ struct Entry {
     count: u32,
     /// When it was last read (a running count of reads): the tie-break between equal Counts.
     last: u64,
+    /// The (Count, last) it is filed under in its chip's copy set: as they were when last
+    /// filed, at most the current ones (a hit does not refile it; see [`HotR::lowest`]).
+    filed: (u32, u64),
     chip: u32,
     /// Bumped whenever the entry is dropped, so that late news about its old page is ignored.
     gen: u32,
@@ -89,7 +92,7 @@ struct Entry {
 impl Entry {
     /// Its key in its chip's copy set: lowest Count first, then least recently read.
     fn rank(&self, e: u32) -> (u32, u64, u32) {
-        (self.count, self.last, e)
+        (self.filed.0, self.filed.1, e)
     }
 }
 
@@ -125,7 +128,7 @@ pub struct HotR {
     free: Vec<u32>,
     /// Per chip: (head = most recent, tail, length).
     lists: Vec<(u32, u32, u32)>,
-    /// Per chip, the entries holding a copy (or being copied), by [`Entry::rank`].
+    /// Per chip, the entries holding a copy (or being copied), by [`Entry::rank`] (as filed).
     copies: Vec<BTreeSet<(u32, u64, u32)>>,
     /// Reads so far (the clock of [`Entry::last`]).
     clock: u64,
@@ -396,6 +399,7 @@ impl HotR {
             listed: false,
             count: 1,
             last: self.clock,
+            filed: (0, 0),
             chip: chip as u32,
             gen: 0,
             version: 0,
@@ -428,25 +432,40 @@ impl HotR {
             self.make_room(ent.chip as usize);
         }
         self.push_front(e);
-        let held = ent.slot != NIL;
-        if held {
-            self.copies[ent.chip as usize].remove(&ent.rank(e));
-        }
+        // Its place in the copy set is refiled only when it matters (see `lowest`).
         let ent = &mut self.entries[e as usize];
         ent.count = ent.count.saturating_add(1);
         ent.last = self.clock;
-        if held {
+    }
+
+    /// The copy of `chip` with the lowest Count (of equal Counts the least recently read):
+    /// entries are filed under their (Count, last) when copied and refiled here only. A filed
+    /// key is at most the entry's current one, so once the first key is current it is the
+    /// lowest of all.
+    fn lowest(&mut self, chip: usize) -> Option<u32> {
+        loop {
+            let &(count, last, e) = self.copies[chip].first()?;
+            let ent = &mut self.entries[e as usize];
+            if (ent.count, ent.last) == (count, last) {
+                return Some(e);
+            }
+            self.copies[chip].pop_first();
+            ent.filed = (ent.count, ent.last);
             let rank = ent.rank(e);
-            self.copies[ent.chip as usize].insert(rank);
+            self.copies[chip].insert(rank);
         }
     }
 
     /// Whether entry `e` (without a copy) earns a place in its chip's copy set: the set has
     /// room, or its Count is above the set's lowest.
-    fn earns(&self, e: u32) -> bool {
-        let ent = &self.entries[e as usize];
-        let set = &self.copies[ent.chip as usize];
-        (set.len() as u32) < self.budget || set.first().is_some_and(|low| low.0 < ent.count)
+    fn earns(&mut self, e: u32) -> bool {
+        let chip = self.entries[e as usize].chip as usize;
+        if (self.copies[chip].len() as u32) < self.budget {
+            return true;
+        }
+        let count = self.entries[e as usize].count;
+        self.lowest(chip)
+            .is_some_and(|low| self.entries[low as usize].count < count)
     }
 
     /// An idle scratch unit off `chip` (of several, the one given fewer copies), or `None`
@@ -600,7 +619,7 @@ impl Scheme for HotR {
             let chip = ent.chip as usize;
             if self.copies[chip].len() as u32 >= self.budget {
                 // The set's lowest Count gives its place up.
-                let &(_, _, low) = self.copies[chip].first().expect("a full set has a lowest");
+                let low = self.lowest(chip).expect("a full set has a lowest");
                 self.drop_copy(low);
                 self.release(low);
                 self.copies_replaced += 1;
@@ -610,6 +629,7 @@ impl Scheme for HotR {
             ent.slot = slot;
             ent.copying = true;
             ent.version = version;
+            ent.filed = (ent.count, ent.last);
             let rank = ent.rank(e);
             self.copies[chip].insert(rank);
             self.owner[slot as usize] = e;
@@ -693,7 +713,11 @@ impl Scheme for HotR {
             }
             for &(count, last, e) in set {
                 let ent = &self.entries[e as usize];
-                if ent.slot == NIL || ent.chip as usize != c || (ent.count, ent.last) != (count, last) {
+                if ent.slot == NIL
+                    || ent.chip as usize != c
+                    || ent.filed != (count, last)
+                    || ent.filed > (ent.count, ent.last)
+                {
                     return Err(format!("chip {c}'s copy set is broken at entry {e}"));
                 }
             }

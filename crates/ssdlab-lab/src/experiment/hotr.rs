@@ -1225,7 +1225,7 @@ impl Experiment for HotR {
         lengths.sort_by(f64::total_cmp);
         figures.push(Figure {
             id: "track".into(),
-            title: "HotR's mean response time by the R-LRU lists' length, normalised to baseline (fcfs)".into(),
+            title: "HotR's mean read response time by the R-LRU lists' length, normalised to baseline (fcfs)".into(),
             x_label: "entries, % of the workload's read-intensive pages".into(),
             y_label: "× baseline".into(),
             log_x: false,
@@ -1235,7 +1235,7 @@ impl Experiment for HotR {
                     name: w.name.to_string(),
                     points: lengths
                         .iter()
-                        .map(|&t| (t * 100.0, norm(w.name, &track_name(t), "fcfs")))
+                        .map(|&t| (t * 100.0, read_norm(w.name, &track_name(t))))
                         .collect(),
                 })
                 .collect(),
