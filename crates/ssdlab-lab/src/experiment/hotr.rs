@@ -1275,36 +1275,20 @@ impl Experiment for HotR {
                 categories: vec![],
             });
         }
+        // Every scheme but the baseline.
+        let others: Vec<&str> = SCHEMES[1..].iter().map(|s| s.0).collect();
         figures.push(bars(
             "fig6-redirected",
             "Reads served elsewhere than their chip (fcfs)",
             "% of reads",
-            &[
-                "hotr",
-                "hotr-conflict",
-                "hotr-op",
-                "hotr-slc",
-                "hotr-2chips",
-                "rails",
-                "rails-flash",
-                "ttflash",
-            ],
+            &others,
             &|w, s| redirected(get(w, s, "fcfs")),
         ));
         figures.push(bars(
             "avoided",
             "Conflicting reads avoided (fcfs)",
             "% of conflicting reads",
-            &[
-                "hotr",
-                "hotr-conflict",
-                "hotr-op",
-                "hotr-slc",
-                "hotr-2chips",
-                "rails",
-                "rails-flash",
-                "ttflash",
-            ],
+            &others,
             &|w, s| avoided(get(w, s, "fcfs")),
         ));
         figures.push(Figure {
