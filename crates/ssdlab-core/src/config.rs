@@ -341,6 +341,10 @@ pub const UNSET_KEYS: &[(&str, &str)] = &[
     ("device.nand.erase", "the cell type's typical value"),
     ("device.host.bandwidth", "the interface's bandwidth"),
     ("device.ftl.allocation_slack", "a quarter of a block"),
+    (
+        "device.ftl.power_loss_protection",
+        "false: a write with partial units waits for their old data",
+    ),
     ("device.redundancy.scheme", "none; its keys are in docs/config.md"),
     ("job.offset", "0"),
     ("job.size", "from offset to the end of the device"),
@@ -351,6 +355,7 @@ pub const UNSET_KEYS: &[(&str, &str)] = &[
     ("job.seed", "derived from the run's seed"),
     ("job.rate_iops", "closed loop"),
     ("job.thinktime", "0: the next I/O at once"),
+    ("job.host_time", "0: no host time per I/O"),
     ("job.bssplit", "bs only"),
     ("job.trace", "generated requests; its keys are in docs/traces.md"),
     (
@@ -610,7 +615,7 @@ impl Config {
     /// an error naming it, with the trace's key that does the job where there is one.
     fn refuse_unused_trace_keys(&self, i: usize, j: &crate::workload::job::JobConfig) -> Result<()> {
         let open = j.replay.as_deref() != Some("closed");
-        let keys: [(&str, bool, &str); 11] = [
+        let keys: [(&str, bool, &str); 12] = [
             (
                 "rw",
                 true,
@@ -638,6 +643,11 @@ impl Config {
                 open,
                 "replay = \"closed\" (a think time between a slot's requests), or trace.speed",
             ),
+            (
+                "host_time",
+                open,
+                "replay = \"closed\" (each request waits for the host's time), or trace.speed",
+            ),
         ];
         for (k, unused, instead) in keys {
             let key = format!("job[{i}].{k}");
@@ -647,7 +657,11 @@ impl Config {
                     &key,
                     format!(
                         "set on a job that replays a trace{}, where it does nothing; expected {instead}",
-                        if k == "thinktime" { " at its timestamps" } else { "" }
+                        if k == "thinktime" || k == "host_time" {
+                            " at its timestamps"
+                        } else {
+                            ""
+                        }
                     ),
                 ));
             }
@@ -811,6 +825,16 @@ pub fn validate_device(d: &DeviceConfig, f: &str) -> Result<()> {
             format!(
                 "got {wb} bytes; expected 0 (write-through) or at least one page ({} bytes)",
                 d.geometry.page_size.0
+            ),
+        ));
+    }
+    if t.power_loss_protection && (wb == 0 || t.design != "page") {
+        return Err(Error::config(
+            f,
+            "device.ftl.power_loss_protection",
+            format!(
+                "set with write_buffer = {wb} bytes and design \"{}\"; expected the \"page\" design with a write buffer (it protects the engine's buffer)",
+                t.design
             ),
         ));
     }

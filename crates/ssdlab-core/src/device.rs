@@ -14,7 +14,12 @@
 //!   read-modify-write). With a write buffer the request completes once its data is in DRAM
 //!   (waiting, in order, for space when the buffer is full) and a page is programmed when it
 //!   fills; buffer space is freed when its program ends. Without one, the request completes
-//!   when its last page is programmed, a partly filled page being programmed padded.
+//!   when its last page is programmed, a partly filled page being programmed padded. A
+//!   buffer with `device.ftl.power_loss_protection` takes the write before the old data of
+//!   its partial units is read: the request completes once its data is in DRAM, and the
+//!   page holding such a unit (with every later page of its block, programmed in order) is
+//!   programmed once the read has ended (`rmw_held_programs`). A host read of the unit in
+//!   between is served from the buffer at once.
 //! - trim: the command over the link; the map entries are dropped.
 //!
 //! Garbage collection is queued as the page reads, programs and erase it consists of
@@ -189,6 +194,15 @@ pub struct Device {
     /// Per host write frontier (stream), the plane whose open page the write buffer is filling.
     filling: Vec<Option<usize>>,
     wbuf: Option<WriteBuffer>,
+    /// The write buffer is power-protected (`device.ftl.power_loss_protection`): writes are
+    /// taken before their read-modify-write reads end.
+    merge_late: bool,
+    /// Power-protected buffer: partial units whose old data is being read, as (write's
+    /// pending id, logical unit, physical unit in the buffer or NONE before placement).
+    merging: Vec<(u32, u64, u32)>,
+    /// Power-protected buffer: filled pages held until their merges end, in fill order,
+    /// with the time their data was in the controller.
+    held: Vec<(PageDone, u64)>,
     /// Host pages handed to the flash / programmed, per block (write buffer only): a page in
     /// between is still in the buffer. Both restart at a host page that does not follow the
     /// last one (GC copies before or between host pages are not in the buffer).
@@ -380,6 +394,9 @@ impl Device {
                 inflight: 0,
                 waiting: VecDeque::new(),
             }),
+            merge_late: cfg.ftl.power_loss_protection && wb > 0,
+            merging: Vec::new(),
+            held: Vec::new(),
             prog_issued: vec![0; blocks_tracked],
             prog_done: vec![0; blocks_tracked],
             bg_threshold,
@@ -1200,9 +1217,16 @@ impl Device {
             if pun != NONE && !self.buffered(pun) {
                 self.counters.rmw_page_reads += 1;
                 self.read_page(pid, pun, 1);
+                if self.merge_late {
+                    self.merging.push((pid, lpn, NONE));
+                }
             }
         }
         if self.pending[pid as usize].remaining == 0 {
+            self.admit(pid, ready)?;
+        } else if self.merge_late {
+            // A power-protected buffer takes the data now; the reads end before the programs.
+            self.pending[pid as usize].stage = Stage::Merge;
             self.admit(pid, ready)?;
         }
         Ok(())
@@ -1353,6 +1377,12 @@ impl Device {
             };
             let done = self.ftl.append_stream(plane, stream, lpn)?;
             self.queue_gc_ops();
+            if p.stage == Stage::Merge {
+                let pun = self.ftl.lookup(lpn);
+                for m in self.merging.iter_mut().filter(|m| m.0 == pid && m.1 == lpn) {
+                    m.2 = pun;
+                }
+            }
             if let Some(page) = done {
                 let b = self.geo.block_of_unit(page.first_unit);
                 let pg = self.geo.page_in_block(page.first_unit) as u32;
@@ -1367,13 +1397,49 @@ impl Device {
                 self.prog_issued[b] = pg + 1;
                 self.wbuf.as_mut().expect("buffer").inflight += 1;
                 let ready = self.page_arrival(pid, lpn, t);
-                self.program_page(page, ready, None);
+                if self.merge_late && self.must_hold(page) {
+                    self.counters.rmw_held_programs += 1;
+                    self.held.push((page, ready));
+                } else {
+                    self.program_page(page, ready, None);
+                }
                 self.filling[stream] = None;
             }
         }
-        self.free_pending.push(pid);
+        if p.stage == Stage::Merge && self.pending[pid as usize].remaining > 0 {
+            // Acknowledged; the request stays pending until its reads end.
+            self.pending[pid as usize].stage = Stage::Merged;
+        } else {
+            self.free_pending.push(pid);
+        }
         self.complete(p.tag, t);
         Ok(())
+    }
+
+    /// Power-protected buffer: whether filled page `page` must wait before its program: it
+    /// holds a unit whose old data is being read, or an earlier page of its block is held
+    /// (a block's pages are programmed in order).
+    fn must_hold(&self, page: PageDone) -> bool {
+        let upp = self.geo.units_per_page as u32;
+        let b = self.geo.block_of_unit(page.first_unit);
+        self.merging
+            .iter()
+            .any(|m| m.2 != NONE && m.2 >= page.first_unit && m.2 < page.first_unit + upp)
+            || self.held.iter().any(|(h, _)| self.geo.block_of_unit(h.first_unit) == b)
+    }
+
+    /// Power-protected buffer: write `pid`'s read-modify-write reads have ended; program
+    /// the held pages that no longer wait, in fill order.
+    fn merged(&mut self, pid: u32) {
+        self.merging.retain(|m| m.0 != pid);
+        let held = std::mem::take(&mut self.held);
+        for (page, ready) in held {
+            if self.must_hold(page) {
+                self.held.push((page, ready));
+            } else {
+                self.program_page(page, ready.max(self.now), None);
+            }
+        }
     }
 
     /// Program a write's pages directly; the request completes when the last program ends.
@@ -1422,6 +1488,12 @@ impl Device {
                 self.complete(p.tag, c);
             }
             Stage::Rmw => self.admit(pid, p.ready)?,
+            // Not yet in the buffer: it is placed (and its pages programmed) as any write.
+            Stage::Merge => self.merging.retain(|m| m.0 != pid),
+            Stage::Merged => {
+                self.merged(pid);
+                self.free_pending.push(pid);
+            }
             Stage::Through => {
                 self.free_pending.push(pid);
                 self.complete(p.tag, p.ready);
@@ -1523,7 +1595,10 @@ impl Device {
     /// One part of pending request `pid` ended at `time`.
     pub fn part_done(&mut self, pid: u32, time: u64) -> Result<()> {
         let p = &mut self.pending[pid as usize];
-        p.ready = p.ready.max(time);
+        if !matches!(p.stage, Stage::Merge | Stage::Merged) {
+            // A power-protected buffer's write was acknowledged at its own ready time.
+            p.ready = p.ready.max(time);
+        }
         p.remaining -= 1;
         if p.remaining == 0 {
             self.finish(pid)?;

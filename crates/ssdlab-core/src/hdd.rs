@@ -626,6 +626,9 @@ fn check_job(job: &JobConfig, i: usize, capacity: u64) -> Result<()> {
     if job.thinktime.is_some() {
         return refuse("thinktime", "think time is not modelled on the hard disk");
     }
+    if job.host_time.is_some() {
+        return refuse("host_time", "host time is not modelled on the hard disk");
+    }
     if matches!(job.rw, Rw::Trim | Rw::RandTrim) {
         return refuse("rw", "a hard disk has no trim");
     }

@@ -98,6 +98,9 @@ pub struct DeviceCounters {
     pub buffer_read_units: u64,
     /// Writes that waited for write-buffer space.
     pub buffer_stalls: u64,
+    /// Power-protected buffer: page programs held until the old data of a partial unit
+    /// in them (or in an earlier page of their block) was read.
+    pub rmw_held_programs: u64,
 }
 
 impl DeviceCounters {
@@ -112,6 +115,7 @@ impl DeviceCounters {
             unmapped_read_units: self.unmapped_read_units - e.unmapped_read_units,
             buffer_read_units: self.buffer_read_units - e.buffer_read_units,
             buffer_stalls: self.buffer_stalls - e.buffer_stalls,
+            rmw_held_programs: self.rmw_held_programs - e.rmw_held_programs,
         }
     }
 }
@@ -122,6 +126,12 @@ pub enum Stage {
     Read,
     /// A write waiting for its read-modify-write reads (or for buffer space).
     Rmw,
+    /// A write to a power-protected buffer, acknowledged without waiting for its
+    /// read-modify-write reads: not yet in the buffer (waiting for space).
+    Merge,
+    /// As `Merge`, in the buffer and acknowledged, its reads still under way (the pages
+    /// holding its partial units wait for them).
+    Merged,
     /// A write-through write waiting for its programs.
     Through,
 }

@@ -52,6 +52,26 @@ struct Stream {
     inflight: u64,
     /// fio's logs of this clone, while the run goes.
     logs: Option<CloneLogs>,
+    /// The job's host time per I/O (`host_time`, ns; 0: none).
+    host_ns: u64,
+    /// When the clone's thread ends the host time of the I/Os it has started.
+    host_free: u64,
+}
+
+impl Stream {
+    /// A slot of this clone may start an I/O at `at`: when it reaches the device, after the
+    /// thread's host time (once the thread is done with its earlier I/Os').
+    fn host_submit(&mut self, at: u64) -> Result<u64> {
+        if self.host_ns == 0 {
+            return Ok(at);
+        }
+        let t = check_time(
+            at.max(self.host_free).saturating_add(self.host_ns),
+            "a request's host time",
+        )?;
+        self.host_free = t;
+        Ok(t)
+    }
 }
 
 /// A job's statistics while a run goes (also kept by the hard-disk runner, `hdd.rs`).
@@ -726,6 +746,8 @@ impl Simulation {
                     pending: None,
                     inflight: 0,
                     logs,
+                    host_ns: job.host_time.map_or(0, |d| d.0),
+                    host_free: 0,
                 });
             }
         }
@@ -802,6 +824,7 @@ impl Simulation {
                 }
             } else {
                 for _ in 0..s.depth {
+                    let t = s.host_submit(t)?;
                     host.push(Reverse((t, *seq, si as u32)));
                     *seq += 1;
                     live[phase] += 1;
@@ -929,7 +952,8 @@ impl Simulation {
                 };
                 let rec = Issued {
                     stream: si,
-                    time: t,
+                    // A closed-loop I/O's latency counts from the start of its host time.
+                    time: if s.open { t } else { t - s.host_ns },
                     op: req.op,
                     offset: req.offset,
                     len: req.len,
@@ -1024,6 +1048,7 @@ impl Simulation {
                         })?,
                         None => c,
                     };
+                    let next = s.host_submit(next)?;
                     host.push(Reverse((next, seq, is.stream)));
                     seq += 1;
                     live[phase_of[s.job]] += 1;
@@ -1220,6 +1245,7 @@ impl Simulation {
             flash: json!({
                 "page_reads": c.host_page_reads + c.rmw_page_reads + f.gc_pages_read,
                 "host_page_reads": c.host_page_reads, "rmw_page_reads": c.rmw_page_reads, "gc_page_reads": f.gc_pages_read,
+                "rmw_held_programs": c.rmw_held_programs,
                 "page_programs": flash_programs, "host_page_programs": f.host_pages_programmed,
                 "gc_page_programs": f.gc_pages_programmed, "padded_units": f.padded_units,
                 "erases": f.erases,

@@ -201,6 +201,7 @@ fn counters_since_a_snapshot_and_the_device_clock() {
         unmapped_read_units: 60,
         buffer_read_units: 70,
         buffer_stalls: 80,
+        rmw_held_programs: 90,
     };
     let b = DeviceCounters {
         host_read_units: 11,
@@ -211,6 +212,7 @@ fn counters_since_a_snapshot_and_the_device_clock() {
         unmapped_read_units: 66,
         buffer_read_units: 77,
         buffer_stalls: 88,
+        rmw_held_programs: 99,
     };
     assert_eq!(
         b.since(&a),
@@ -223,6 +225,7 @@ fn counters_since_a_snapshot_and_the_device_clock() {
             unmapped_read_units: 6,
             buffer_read_units: 7,
             buffer_stalls: 8,
+            rmw_held_programs: 9,
         }
     );
 }
@@ -302,6 +305,102 @@ fn a_partial_write_reads_old_data_only_where_there_is_some() {
     let t = 20_000_000;
     assert_eq!(at_once(&mut d, t, &[req(Op::Write, 0, 4096)]), [t + R + CH + CH + P]);
     assert_eq!(d.counters.rmw_page_reads, 2);
+}
+
+/// A buffered device of 8 KiB units with unit 0 on flash (programmed, the buffer empty),
+/// the buffer power-protected or not.
+fn unit_0_on_flash(protected: bool) -> Device {
+    let plp = if protected {
+        "\npower_loss_protection = true"
+    } else {
+        ""
+    };
+    let mut d = device(1, "8KiB", &format!("write_buffer = \"16KiB\"{plp}"));
+    at_once(&mut d, 0, &[req(Op::Write, 0, 8192)]);
+    d
+}
+
+#[test]
+fn a_buffered_partial_write_waits_for_its_old_data_without_power_loss_protection() {
+    // 4 KiB into unit 0: its old half is read (tR, the unit over the channel) before the
+    // write is acknowledged; then the page is programmed (channel, tPROG).
+    let mut d = unit_0_on_flash(false);
+    let t = 10_000_000;
+    assert_eq!(at_once(&mut d, t, &[req(Op::Write, 4096, 4096)]), [t + R + CH]);
+    assert_eq!(d.last_activity(), t + R + CH + CH + P);
+    assert_eq!((d.counters.rmw_page_reads, d.counters.rmw_held_programs), (1, 0));
+}
+
+#[test]
+fn a_power_protected_buffer_acknowledges_before_the_old_data_is_read() {
+    // The same write, acknowledged once its 4 KiB have crossed the link; its page is held
+    // until the old half is in (t + tR + CH), then programmed: the flash ends as before.
+    let link4 = CMD + 6_827;
+    let mut d = unit_0_on_flash(true);
+    let t = 10_000_000;
+    assert_eq!(at_once(&mut d, t, &[req(Op::Write, 4096, 4096)]), [t + link4]);
+    assert_eq!(d.last_activity(), t + R + CH + CH + P);
+    assert_eq!((d.counters.rmw_page_reads, d.counters.rmw_held_programs), (1, 1));
+    // A unit never written needs no read: nothing is held.
+    let t = 20_000_000;
+    assert_eq!(at_once(&mut d, t, &[req(Op::Write, 65536 + 4096, 4096)]), [t + link4]);
+    assert_eq!(d.last_activity(), t + link4 + CH + P);
+    assert_eq!((d.counters.rmw_page_reads, d.counters.rmw_held_programs), (1, 1));
+    d.ftl.check_invariants().unwrap();
+}
+
+#[test]
+fn a_held_page_holds_the_later_pages_of_its_block() {
+    // The partial write of unit 0, then a whole write of unit 1 into the next page of the
+    // same block: both acknowledged from DRAM; unit 1's page waits behind unit 0's (a
+    // block's pages are programmed in order), both released when the read ends at
+    // t + tR + CH: unit 0's page crosses the channel and programs, unit 1's crosses during
+    // that program and follows it (cache program). Programmed out of order, unit 1's page
+    // would have ended first and the flash at t + 512,401 ns.
+    let link4 = CMD + 6_827;
+    let mut d = unit_0_on_flash(true);
+    let t = 10_000_000;
+    let w = [req(Op::Write, 4096, 4096), req(Op::Write, 8192, 8192)];
+    d.advance_to(t).unwrap();
+    for (tag, r) in w.iter().enumerate() {
+        d.submit(t, r, tag as u64).unwrap();
+    }
+    // Before the read ends, unit 1 is still in the buffer: read without a flash access.
+    d.advance_to(t + 100_000).unwrap();
+    d.submit(t + 100_000, &req(Op::Read, 8192, 8192), 2).unwrap();
+    d.drain().unwrap();
+    let mut done = [0u64; 3];
+    for (tag, c) in d.completions.drain(..) {
+        done[tag as usize] = c;
+    }
+    assert_eq!(done, [t + link4, t + link4 + LINK, t + 100_000 + LINK]);
+    assert_eq!(d.last_activity(), t + R + CH + CH + 2 * P);
+    let c = &d.counters;
+    assert_eq!((c.rmw_held_programs, c.buffer_read_units, c.host_page_reads), (2, 1, 0));
+    d.ftl.check_invariants().unwrap();
+}
+
+#[test]
+fn a_protected_write_that_waits_for_room_is_acknowledged_when_it_gets_in() {
+    // A buffer of two pages holding two fresh writes; the partial write of unit 0 behind
+    // them waits for room (the first program ends at LINK + CH + P), its old half read
+    // meanwhile: the die programs the first page (its data came first), reads, programs the
+    // second. The write is acknowledged when it gets in, before its read has ended; its page
+    // is held until then, and programmed after the second (its data crossing meanwhile).
+    let mut d = device(1, "8KiB", "write_buffer = \"16KiB\"\npower_loss_protection = true");
+    at_once(&mut d, 0, &[req(Op::Write, 0, 8192)]);
+    let t = 10_000_000;
+    let w = [
+        req(Op::Write, 16384, 8192),
+        req(Op::Write, 24576, 8192),
+        req(Op::Write, 4096, 4096),
+    ];
+    let done = at_once(&mut d, t, &w);
+    assert_eq!(done, [t + LINK, t + 2 * LINK, t + LINK + CH + P]);
+    assert_eq!((d.counters.buffer_stalls, d.counters.rmw_held_programs), (1, 1));
+    let first_program_end = t + LINK + CH + P;
+    assert_eq!(d.last_activity(), first_program_end + R + P + P);
+    d.ftl.check_invariants().unwrap();
 }
 
 #[test]

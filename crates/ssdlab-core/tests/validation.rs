@@ -958,6 +958,47 @@ fn default_run_meets_its_targets_and_repeats_exactly() {
 }
 
 #[test]
+fn host_time_is_serial_within_a_clone_and_overlaps_across_clones() {
+    // 4 KiB reads over a filled device, each finding it idle at one outstanding read.
+    let run = |jobs: &str| {
+        let text = exact()
+            + "[precondition]\nmode = \"sequential\"\nutilisation = 1.0\n"
+            + "[[job]]\nrw = \"randread\"\nbs = \"4k\"\nnumber_ios = 200\n"
+            + jobs;
+        let mut sim = Simulation::new(&cfg(&text)).unwrap();
+        sim.run(&mut |_| {}).unwrap()
+    };
+    let h = 1_000_000u64;
+    let lat = |r: &ssdlab_core::RunResult| r.jobs[0].read.clat_ns.mean;
+    // One clone at QD1: each read pays the host time before the device, in its latency.
+    let plain = run("iodepth = 1\n");
+    let hosted = run("iodepth = 1\nhost_time = \"1ms\"\n");
+    assert_eq!(lat(&hosted), lat(&plain) + h as f64);
+    assert_eq!(hosted.ssd.sim_time_ns - plain.ssd.sim_time_ns, 200 * h);
+    // At QD2 the clone's thread still spends the host time one I/O after the other: the
+    // run takes 200 host times, not 100.
+    let deep = run("iodepth = 2\nhost_time = \"1ms\"\n");
+    assert!(deep.ssd.sim_time_ns >= 200 * h, "{}", deep.ssd.sim_time_ns);
+    assert!(deep.ssd.sim_time_ns < 201 * h, "{}", deep.ssd.sim_time_ns);
+    // Two clones of 200 reads each: their host times overlap, so the run takes about as
+    // long as one clone's (each read's device time at most doubled by the other's).
+    let device = plain.ssd.sim_time_ns;
+    let two = run("iodepth = 1\nnumjobs = 2\nhost_time = \"1ms\"\n");
+    let t = two.ssd.sim_time_ns;
+    assert!(
+        t >= 200 * h + device && t <= 200 * h + 2 * device,
+        "{t} vs {}",
+        200 * h + device
+    );
+    // Open-loop jobs have none.
+    let text = exact() + "[[job]]\nrw = \"randread\"\nrate_iops = 1000\nhost_time = \"1ms\"\nnumber_ios = 10\n";
+    let e = ssdlab_core::config::parse_config(&text, "t.toml", std::path::Path::new("."))
+        .and_then(|c| c.validate().map(|_| c))
+        .expect_err("refused");
+    assert!(e.to_string().contains("host_time: set on an open-loop job"), "{e}");
+}
+
+#[test]
 fn thinktime_delays_each_next_io_by_exactly_its_length() {
     // One outstanding 4 KiB read at a time over a filled device: each read finds the device
     // idle and takes the same time, so with fio's thinktime the run lasts (n − 1) think

@@ -407,9 +407,10 @@ fn friendly_quick_reproduces_the_seed_s_measurements() {
     assert_eq!(r["scale"]["scale"], "quick");
     let runs = r["runs"].as_array().unwrap();
     assert_eq!(runs.len(), r["scale"]["points"].as_u64().unwrap() as usize);
-    // 8 thread sweeps, 2 of them again with read priority, 9 threshold sizes, 2 updates, 4
-    // multi-threaded updates, 1 tiny update, 2 × 2 disk updates, 6 GC-cost points.
-    assert_eq!(runs.len(), 8 + 2 + 9 + 2 + 4 + 1 + 4 + 6);
+    // Under each of 3 states of the drive: 8 thread sweeps, 2 updates, 4 multi-threaded
+    // updates; then the drive alone at one thread, 2 sweeps again with read priority, 9
+    // threshold sizes, 1 tiny update, 2 × 2 disk updates, 6 GC-cost points.
+    assert_eq!(runs.len(), 3 * (8 + 2 + 4) + 1 + 2 + 9 + 1 + 4 + 6);
     // Each point carries its full run result.
     // Each point carries its full run result: the SSD's or the disk model's.
     for p in runs {
@@ -449,27 +450,24 @@ fn friendly_quick_reproduces_the_seed_s_measurements() {
             assert!((got / model - 1.0).abs() < 0.06, "{a} {p}: {got} vs model {model}");
         }
     }
-    // Principle 6 on intel-750: a 10 KiB write's partial 4 KiB units are read before it
-    // completes, and under first-come-first-served scheduling that read waits behind programs
-    // of 2.46 ms: one thread's writes take over a millisecond on average. Reading first cuts
-    // the wait: with read priority one thread writes at least 3 times as fast.
-    let mean_us = |id: &str| {
-        runs.iter().find(|p| p["id"] == id).unwrap()["metrics"]["write_mean_us"]
+    // Principle 6 on intel-750, whose buffer is power-protected: a 10 KiB write is
+    // acknowledged from DRAM before the old data of its partial 4 KiB units is read, in
+    // about the datasheet's 20 µs; the job's host time (69 µs) adds to each write's latency.
+    // The read no longer gates the acknowledgement, so reading first changes little.
+    let metric = |id: &str, m: &str| {
+        runs.iter().find(|p| p["id"] == id).unwrap()["metrics"][m]
             .as_f64()
             .unwrap()
     };
-    assert!(
-        mean_us("small-writes/threads=1") > 1000.0,
-        "{}",
-        mean_us("small-writes/threads=1")
-    );
-    let rp1 = runs
-        .iter()
-        .find(|p| p["id"] == "small-writes/threads=1/read-priority")
-        .unwrap()["metrics"]["write_mb_s"]
-        .as_f64()
-        .unwrap();
-    assert!(rp1 > 3.0 * ours(&r, "p6-one-thread"), "{rp1}");
+    let drive = metric("small-writes/threads=1", "write_mean_us") - 69.0;
+    assert!((15.0..30.0).contains(&drive), "{drive}");
+    // Without the host time one thread drives the drive at its own rate, far faster.
+    let alone = metric("small-writes/threads=1/device-only", "write_mb_s");
+    assert!(alone > 1.5 * ours(&r, "p6-one-thread"), "{alone}");
+    let rp1 = metric("small-writes/threads=1/read-priority", "write_mb_s");
+    assert!((rp1 / ours(&r, "p6-one-thread") - 1.0).abs() < 0.1, "{rp1}");
+    // A fresh drive writes 10 MiB requests faster than one at steady state (no GC).
+    assert!(ours(&r, "p7-1-threads@fresh") > 2.0 * ours(&r, "p7-1-threads"));
     // The seed's example drive (4 KiB pages × 16 dies): one thread's writes reach 90 % of
     // their peak at 64 KiB, where every die takes one page of a request.
     assert_eq!(ours(&r, "threshold"), 64.0);
@@ -501,6 +499,7 @@ fn friendly_quick_reproduces_the_seed_s_measurements() {
         "threshold",
         "p3-small-update",
         "p4-foreground-stall",
+        "p6-one-thread",
         "p5-0.8-random",
         "p5-0.95-random",
     ] {
@@ -514,10 +513,10 @@ fn friendly_quick_reproduces_the_seed_s_measurements() {
         assert_eq!(claim(&r, &format!("{id}@laptop-disk"))["kind"], "alternative", "{id}");
     }
     assert!(
-        stdout.contains("checks hold; 1 derived and 3 under other readings, shown and not counted; "),
+        stdout.contains("checks hold; 1 derived and 23 under other readings, shown and not counted; "),
         "{stdout}"
     );
-    assert!(stdout.contains(")); 36 points × 2 seeds"), "{stdout}");
+    assert!(stdout.contains(")); 65 points × 2 seeds"), "{stdout}");
     // The introduction's threads: the best of 2 to 16 threads against one, each in the note.
     let c = claim(&r, "intro-threads");
     let note = c["note"].as_str().unwrap();

@@ -167,6 +167,12 @@ impl Firmware for CosmosOriginal {
             // The old pages are in: the host data follows, then the programs.
             Stage::Rmw => self.program(dev, pid, ready)?,
             Stage::Through => dev.finish_request(pid, ready),
+            // The engine's power-protected buffer only (a design keeps its own buffer).
+            Stage::Merge | Stage::Merged => {
+                return Err(crate::Error::Invalid(format!(
+                    "cosmos-original: request {pid} in a stage of the engine's own buffer"
+                )))
+            }
         }
         Ok(())
     }

@@ -52,6 +52,13 @@ pub struct FtlConfig {
     /// DRAM write buffer (0 = write-through: a write completes when programmed).
     #[serde(default)]
     pub write_buffer: Size,
+    /// The write buffer survives a power loss (capacitors flush it): a write is acknowledged
+    /// once its data is in the buffer, and the old data of its partial mapping units is read
+    /// before their page is programmed, not before the acknowledgement. Without it (the
+    /// default) a write with partial units completes only after their old data is read.
+    /// The engine's "page" design only.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub power_loss_protection: bool,
     /// Host write frontiers per plane: a write of stream id `s` (the job's `stream`, or the
     /// one a source gives its requests) fills blocks of frontier `s mod streams`, so streams
     /// never share a block. 1: every write shares one frontier.

@@ -154,6 +154,13 @@ pub struct JobConfig {
     /// clone issues the next one (an application's own work between I/Os). Closed loop only.
     #[serde(default)]
     pub thinktime: Option<Duration>,
+    /// The host's own time per I/O (the submission and completion path: system call, file
+    /// system, block layer, driver, interrupt), spent by the clone's thread: one I/O's host
+    /// time does not overlap another's of the same clone, and overlaps other clones'. It
+    /// counts in the I/O's latency. Not a fio key (fio measures the host it runs on); closed
+    /// loop only.
+    #[serde(default)]
+    pub host_time: Option<Duration>,
     /// Stream id for placement schemes.
     #[serde(default)]
     pub stream: u32,
@@ -513,6 +520,25 @@ impl JobConfig {
                 return Err(e(
                     "thinktime",
                     "set on an open-loop job (rate_iops, [job.hpc] or a trace replayed at its timestamps); expected a closed-loop job (iodepth requests outstanding)".into(),
+                ));
+            }
+        }
+        if let Some(t) = self.host_time {
+            if t.0 > crate::units::HORIZON_NS / 4 {
+                return Err(e(
+                    "host_time",
+                    format!(
+                        "got {} ns; expected at most {} ns (a quarter of the simulated-time horizon)",
+                        t.0,
+                        crate::units::HORIZON_NS / 4
+                    ),
+                ));
+            }
+            let open_replay = self.trace.is_some() && self.replay.as_deref() != Some("closed");
+            if self.open_loop() || open_replay {
+                return Err(e(
+                    "host_time",
+                    "set on an open-loop job (rate_iops, [job.hpc] or a trace replayed at its timestamps); expected a closed-loop job (its requests wait for the host)".into(),
                 ));
             }
         }
