@@ -44,7 +44,7 @@ use crate::scheduler::{self, Class, Kind, Notice, OpSpec, Scheduler, UnitStats};
 use crate::timeline::{self, Timeline};
 use crate::{ftl::Ftl, Error, Result};
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::{BinaryHeap, HashMap, VecDeque};
 
 /// Every counter and busy time of the device at one moment, to report a measured window.
 #[derive(Clone, Debug)]
@@ -197,12 +197,15 @@ pub struct Device {
     /// The write buffer is power-protected (`device.ftl.power_loss_protection`): writes are
     /// taken before their read-modify-write reads end.
     merge_late: bool,
-    /// Power-protected buffer: partial units whose old data is being read, as (write's
-    /// pending id, logical unit, physical unit in the buffer or NONE before placement).
-    merging: Vec<(u32, u64, u32)>,
-    /// Power-protected buffer: filled pages held until their merges end, in fill order,
-    /// with the time their data was in the controller.
-    held: Vec<(PageDone, u64)>,
+    /// Power-protected buffer: per write (pending id), its partial units whose old data is
+    /// being read: (logical unit, physical unit in the buffer, or NONE before placement).
+    merging: HashMap<u32, Vec<(u64, u32)>>,
+    /// Power-protected buffer: per page (its first physical unit), how many of its units
+    /// wait for their old data.
+    merge_pages: HashMap<u32, u32>,
+    /// Power-protected buffer: per block, its filled pages held until their merges end, in
+    /// order, with the time their data was in the controller.
+    held: HashMap<usize, VecDeque<(PageDone, u64)>>,
     /// Host pages handed to the flash / programmed, per block (write buffer only): a page in
     /// between is still in the buffer. Both restart at a host page that does not follow the
     /// last one (GC copies before or between host pages are not in the buffer).
@@ -395,8 +398,9 @@ impl Device {
                 waiting: VecDeque::new(),
             }),
             merge_late: cfg.ftl.power_loss_protection && wb > 0,
-            merging: Vec::new(),
-            held: Vec::new(),
+            merging: HashMap::new(),
+            merge_pages: HashMap::new(),
+            held: HashMap::new(),
             prog_issued: vec![0; blocks_tracked],
             prog_done: vec![0; blocks_tracked],
             bg_threshold,
@@ -1218,7 +1222,7 @@ impl Device {
                 self.counters.rmw_page_reads += 1;
                 self.read_page(pid, pun, 1);
                 if self.merge_late {
-                    self.merging.push((pid, lpn, NONE));
+                    self.merging.entry(pid).or_default().push((lpn, NONE));
                 }
             }
         }
@@ -1378,9 +1382,13 @@ impl Device {
             let done = self.ftl.append_stream(plane, stream, lpn)?;
             self.queue_gc_ops();
             if p.stage == Stage::Merge {
-                let pun = self.ftl.lookup(lpn);
-                for m in self.merging.iter_mut().filter(|m| m.0 == pid && m.1 == lpn) {
-                    m.2 = pun;
+                if let Some(units) = self.merging.get_mut(&pid) {
+                    let pun = self.ftl.lookup(lpn);
+                    let upp = self.geo.units_per_page as u32;
+                    for m in units.iter_mut().filter(|m| m.0 == lpn) {
+                        m.1 = pun;
+                        *self.merge_pages.entry(pun - pun % upp).or_default() += 1;
+                    }
                 }
             }
             if let Some(page) = done {
@@ -1399,7 +1407,7 @@ impl Device {
                 let ready = self.page_arrival(pid, lpn, t);
                 if self.merge_late && self.must_hold(page) {
                     self.counters.rmw_held_programs += 1;
-                    self.held.push((page, ready));
+                    self.held.entry(b).or_default().push_back((page, ready));
                 } else {
                     self.program_page(page, ready, None);
                 }
@@ -1420,24 +1428,34 @@ impl Device {
     /// holds a unit whose old data is being read, or an earlier page of its block is held
     /// (a block's pages are programmed in order).
     fn must_hold(&self, page: PageDone) -> bool {
-        let upp = self.geo.units_per_page as u32;
-        let b = self.geo.block_of_unit(page.first_unit);
-        self.merging
-            .iter()
-            .any(|m| m.2 != NONE && m.2 >= page.first_unit && m.2 < page.first_unit + upp)
-            || self.held.iter().any(|(h, _)| self.geo.block_of_unit(h.first_unit) == b)
+        self.merge_pages.contains_key(&page.first_unit)
+            || self.held.contains_key(&self.geo.block_of_unit(page.first_unit))
     }
 
     /// Power-protected buffer: write `pid`'s read-modify-write reads have ended; program
-    /// the held pages that no longer wait, in fill order.
+    /// the held pages of its units' blocks that no longer wait, in order.
     fn merged(&mut self, pid: u32) {
-        self.merging.retain(|m| m.0 != pid);
-        let held = std::mem::take(&mut self.held);
-        for (page, ready) in held {
-            if self.must_hold(page) {
-                self.held.push((page, ready));
-            } else {
-                self.program_page(page, ready.max(self.now), None);
+        let Some(units) = self.merging.remove(&pid) else { return };
+        let upp = self.geo.units_per_page as u32;
+        for (_, pun) in units.into_iter().filter(|m| m.1 != NONE) {
+            let page = pun - pun % upp;
+            let n = self.merge_pages.get_mut(&page).expect("a merging page");
+            *n -= 1;
+            if *n > 0 {
+                continue;
+            }
+            self.merge_pages.remove(&page);
+            let b = self.geo.block_of_unit(page);
+            let Some(mut q) = self.held.remove(&b) else { continue };
+            while let Some(&(h, ready)) = q.front() {
+                if self.merge_pages.contains_key(&h.first_unit) {
+                    break;
+                }
+                q.pop_front();
+                self.program_page(h, ready.max(self.now), None);
+            }
+            if !q.is_empty() {
+                self.held.insert(b, q);
             }
         }
     }
@@ -1489,7 +1507,9 @@ impl Device {
             }
             Stage::Rmw => self.admit(pid, p.ready)?,
             // Not yet in the buffer: it is placed (and its pages programmed) as any write.
-            Stage::Merge => self.merging.retain(|m| m.0 != pid),
+            Stage::Merge => {
+                self.merging.remove(&pid);
+            }
             Stage::Merged => {
                 self.merged(pid);
                 self.free_pending.push(pid);
