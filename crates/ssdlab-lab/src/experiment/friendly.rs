@@ -337,7 +337,7 @@ impl Experiment for Friendly {
     fn scale_note(&self, scale: Scale) -> String {
         let (ramp, runtime) = durations(scale);
         let base = format!(
-            "Device: the {DEVICE} preset (the seed's drive is not named). Timed sweeps: {ramp} of ramp, {runtime} measured, after steady-state preconditioning at 80 % utilisation."
+            "Device: the {DEVICE} preset (the seed's drive is not named). Timed sweeps: {ramp} of ramp, {runtime} measured, {HOST_TIME} of host time per I/O, after steady-state preconditioning at 80 % utilisation (the claims), filling in order to 80 % or none (the other readings)."
         );
         match scale {
             Scale::Full => base + " The preset's capacity scaled to 256 of 1,024 blocks per plane (360 GiB raw; all 180 planes, timing and spare share kept). GC cost: 2048 blocks, 8 overwrites of the logical space measured.",
