@@ -206,7 +206,7 @@ fn preset_and_command_line_origins_are_named() {
     );
     refused(
         d.path(),
-        &["run", "mlc-sata", "-q", "--set", "device.ftl.power_loss_protection=true"],
+        &["run", "slc-sata", "-q", "--set", "device.ftl.power_loss_protection=true"],
         "--set device.ftl.power_loss_protection=true: device.ftl.power_loss_protection: set with write_buffer = 0 bytes and design \"page\"; expected the \"page\" design with a write buffer (it protects the engine's buffer)",
     );
     refused(
