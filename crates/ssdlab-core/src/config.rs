@@ -6,7 +6,7 @@
 
 pub use crate::controller::ControllerConfig;
 pub use crate::device_config::DeviceConfig;
-pub use crate::ftl::config::{Allocation, FtlConfig, MAX_STREAMS};
+pub use crate::ftl::config::{Allocation, BgGc, FtlConfig, MAX_STREAMS};
 pub use crate::geometry::GeometryConfig;
 pub use crate::host::{HostConfig, Interface};
 pub use crate::nand::{CellType, NandConfig, PerPageType, CELL_TIMING_KEYS, MAX_NAND_NS};
@@ -526,7 +526,9 @@ impl Config {
         let ftl = &self.device.ftl;
         let frontiers = crate::placement::host_frontiers(&self.device);
         // Superblocks collect in the foreground only.
-        let reserve = if self.device.placement.policy == "plane" {
+        // So does background GC after requests (FEMU's), whose threshold is a target the
+        // spare blocks need not hold.
+        let reserve = if self.device.placement.policy == "plane" && ftl.bg_gc == BgGc::Idle {
             ftl.gc_threshold.max(ftl.bg_gc_threshold)
         } else {
             ftl.gc_threshold
@@ -863,6 +865,40 @@ pub fn validate_device(d: &DeviceConfig, f: &str) -> Result<()> {
                 "got {} with gc_threshold {}; expected 0 (off) or above gc_threshold",
                 t.bg_gc_threshold, t.gc_threshold
             ),
+        ));
+    }
+    if t.bg_gc == BgGc::AfterRequest && t.bg_gc_threshold == 0 {
+        return Err(Error::config(
+            f,
+            "device.ftl.bg_gc",
+            "\"after-request\" with bg_gc_threshold = 0; expected bg_gc_threshold above gc_threshold (the free blocks below which a request is followed by a collection), or bg_gc = \"idle\"",
+        ));
+    }
+    if t.bg_gc == BgGc::AfterRequest && t.design != "page" {
+        return Err(Error::config(
+            f,
+            "device.ftl.bg_gc",
+            format!(
+                "\"after-request\" with design \"{}\"; expected the \"page\" design (a firmware design runs its own GC)",
+                t.design
+            ),
+        ));
+    }
+    if !(0.0..1.0).contains(&t.bg_gc_min_invalid) {
+        return Err(Error::config(
+            f,
+            "device.ftl.bg_gc_min_invalid",
+            format!(
+                "got {}; expected a share of the victim's units from 0 up to (not including) 1",
+                t.bg_gc_min_invalid
+            ),
+        ));
+    }
+    if t.bg_gc_min_invalid > 0.0 && t.bg_gc != BgGc::AfterRequest {
+        return Err(Error::config(
+            f,
+            "device.ftl.bg_gc_min_invalid",
+            "set while bg_gc is \"idle\", which does not use it; expected bg_gc = \"after-request\" (or no bg_gc_min_invalid)",
         ));
     }
     if !(1..=MAX_STREAMS).contains(&t.streams) {

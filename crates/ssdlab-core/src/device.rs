@@ -213,6 +213,12 @@ pub struct Device {
     prog_done: Vec<u32>,
     bg_threshold: usize,
     bg_idle_ns: u64,
+    /// FEMU's background GC after each request (`bg_gc = "after-request"`): its threshold
+    /// (free blocks) and the victim's least invalid share.
+    after_request: Option<(usize, f64)>,
+    /// Checks after requests are skipped while the FTL's block clock stays at `.0` and fewer
+    /// than `.1` host units were written or trimmed in all: no victim can qualify before.
+    after_skip: Option<(u64, u64)>,
     /// Background GC is running on the unit (it has been idle long enough).
     bg_active: Vec<bool>,
     draining: bool,
@@ -291,8 +297,10 @@ impl Device {
             .collect();
         let wb = cfg.ftl.write_buffer.0;
         let sc = &cfg.scheduler;
-        // Superblocks collect when one is opened (foreground only).
-        let bg_threshold = if placement.is_some() {
+        // Superblocks collect when one is opened (foreground only), unless after requests.
+        let after_request = (cfg.ftl.bg_gc == crate::ftl::config::BgGc::AfterRequest)
+            .then_some((cfg.ftl.bg_gc_threshold as usize, cfg.ftl.bg_gc_min_invalid));
+        let bg_threshold = if placement.is_some() || after_request.is_some() {
             0
         } else {
             cfg.ftl.bg_gc_threshold as usize
@@ -405,6 +413,8 @@ impl Device {
             prog_done: vec![0; blocks_tracked],
             bg_threshold,
             bg_idle_ns: cfg.ftl.bg_gc_idle.0,
+            after_request,
+            after_skip: None,
             bg_active: vec![false; units],
             draining: false,
             pslc: crate::pslc::Pslc::from_config(cfg, geo.host_units),
@@ -604,6 +614,9 @@ impl Device {
                     self.act(pid)?;
                 }
             }
+            if self.after_request.is_some() {
+                self.after_request()?;
+            }
             return self.handle_notices();
         }
         let stage = match req.op {
@@ -645,16 +658,43 @@ impl Device {
         }
         let req = self.pending[pid as usize].req;
         match req.op {
-            Op::Read => self.read(pid),
-            Op::Write => self.write(pid),
+            Op::Read => self.read(pid)?,
+            Op::Write => self.write(pid)?,
             Op::Trim => {
                 self.trim(&req);
                 let c = self.link(0, self.now, 0);
                 self.free_pending.push(pid);
                 self.complete(self.pending[pid as usize].tag, c);
-                Ok(())
             }
         }
+        if self.after_request.is_some() && self.control.is_some() {
+            self.after_request()?;
+        }
+        Ok(())
+    }
+
+    /// FEMU's background GC once a request has been handled: at most one collection
+    /// (`Ftl::collect_if_worth`), its flash operations queued now, ahead of later requests.
+    #[cold]
+    #[inline(never)]
+    fn after_request(&mut self) -> Result<()> {
+        let Some((threshold, min_invalid)) = self.after_request else {
+            return Ok(());
+        };
+        let clock = self.ftl.block_clock();
+        let written = self.ftl.stats.host_units_written + self.ftl.stats.trimmed_units;
+        if self.after_skip.is_some_and(|(c, until)| c == clock && written < until) {
+            return Ok(());
+        }
+        self.after_skip = None;
+        match self.ftl.collect_if_worth(threshold, min_invalid)? {
+            crate::ftl::after_request::Check::Collected => self.queue_gc_ops(),
+            crate::ftl::after_request::Check::Short { needed } => {
+                self.after_skip = Some((clock, written.saturating_add(needed)));
+            }
+            crate::ftl::after_request::Check::Plenty => {}
+        }
+        Ok(())
     }
 
     /// Call the firmware design with the device (the design is out of the device meanwhile).

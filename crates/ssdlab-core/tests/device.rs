@@ -737,3 +737,51 @@ fn streaming_is_refused_with_a_firmware_design() {
     c.device.ftl.design = "cosmos-original".into();
     assert!(Device::new(&c.device, 1).is_err());
 }
+
+#[test]
+fn after_request_background_gc_collects_once_a_victim_is_invalid_enough_and_queues_its_work_at_once() {
+    // One plane of 64 blocks of 16 pages, pages mapped whole; FEMU's background GC with
+    // every free-block count short (below 61) and half of a victim to be invalid; flash
+    // operations in arrival order, as FEMU's per-LUN timelines.
+    let mut d = device(
+        1,
+        "8KiB",
+        "bg_gc = \"after-request\"\nbg_gc_threshold = 61\nbg_gc_min_invalid = 0.5\n[device.scheduler]\npolicy = \"fcfs\"",
+    );
+    let w = |page: u64| req(Op::Write, page * 8192, 8192);
+    let mut t = 0;
+    for page in 0..64 {
+        t = d.run_request(t, &w(page)).unwrap();
+    }
+    // Blocks 0..4 full and wholly valid: nothing worth collecting.
+    assert_eq!(d.ftl.stats.gc_runs(), 0);
+    // Pages 0..7 of block 0 overwritten: 7 of 16 invalid is not half.
+    for page in 0..7 {
+        t = d.run_request(t, &w(page)).unwrap();
+    }
+    assert_eq!(d.ftl.stats.gc_runs(), 0);
+    // The 8th makes it half invalid: collected as soon as the write is handled (no idle
+    // wait), its 8 valid pages copied and the block erased, queued behind the write's
+    // program and ahead of a read that arrives at the same moment.
+    d.advance_to(t).unwrap();
+    d.submit(t, &w(7), 0).unwrap();
+    assert_eq!(
+        (
+            d.ftl.stats.gc_runs_background,
+            d.ftl.stats.gc_units_copied,
+            d.ftl.stats.erases
+        ),
+        (1, 8, 1)
+    );
+    d.submit(t, &req(Op::Read, 20 * 8192, 8192), 1).unwrap();
+    d.drain().unwrap();
+    let mut done = [0u64; 2];
+    for (tag, c) in d.completions.drain(..) {
+        done[tag as usize] = c;
+    }
+    const ERASE: u64 = 1_500_000;
+    let copy = R + 2 * CH + P;
+    assert_eq!(done[0], t + LINK + CH + P);
+    assert_eq!(done[1], t + LINK + CH + P + 8 * copy + ERASE + R + CH + LINK);
+    d.ftl.check_invariants().unwrap();
+}

@@ -46,6 +46,16 @@ pub struct FtlConfig {
     /// How long a plane must be idle before background GC starts.
     #[serde(default = "default_bg_idle")]
     pub bg_gc_idle: Duration,
+    /// When background GC runs: "idle" (on a plane idle for `bg_gc_idle`, a page step at a
+    /// time; the default) or "after-request" (FEMU's: after each request, one whole
+    /// collection if a plane has fewer than `bg_gc_threshold` free blocks and the victim is
+    /// at least `bg_gc_min_invalid` invalid; `crate::ftl::after_request`).
+    #[serde(default, skip_serializing_if = "BgGc::is_idle")]
+    pub bg_gc: BgGc,
+    /// "after-request" background GC: the least share of the victim's units that must be
+    /// invalid for it to be collected (FEMU: 1/8); 0 = any victim with an invalid unit.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub bg_gc_min_invalid: f64,
     /// Static wear leveling: migrate cold data when max − min erase count exceeds this (0 = off).
     #[serde(default)]
     pub static_wl_threshold: u32,
@@ -86,6 +96,25 @@ pub struct FtlConfig {
     /// above 0 and at most 1 (1: off).
     #[serde(default = "one_f")]
     pub compression: f64,
+}
+
+/// When background GC runs (`device.ftl.bg_gc`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BgGc {
+    #[default]
+    Idle,
+    AfterRequest,
+}
+
+impl BgGc {
+    fn is_idle(&self) -> bool {
+        *self == BgGc::Idle
+    }
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }
 
 fn default_design() -> String {

@@ -15,6 +15,7 @@
 //! Memory: 4 bytes per logical unit (L2P) + 4 bytes + 1 bit per physical unit (P2L, bitmap)
 //! + about 30 bytes per block, i.e. under 9 bytes per physical unit at α ≥ 1.07.
 
+pub mod after_request;
 pub mod config;
 pub mod gc;
 pub mod superblock;
@@ -1506,7 +1507,7 @@ mod tests {
     }
 
     /// Two planes of 16 blocks of 4 pages of 2 units (8 units per block), 50 % spare.
-    fn ftl(policy: &str) -> Ftl {
+    pub(super) fn ftl(policy: &str) -> Ftl {
         ftl_with(policy, false, vec![25_000], vec![200_000])
     }
 

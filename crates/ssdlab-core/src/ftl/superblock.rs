@@ -386,9 +386,20 @@ impl Ftl {
             // The victim's share is recorded when the policy has picked it.
             return self.collect(plane, Pick::Policy, background);
         }
+        let (valid, cap, b) = self
+            .superblock_victim(plane, |_, _| ())
+            .ok_or_else(|| Error::Invalid(format!("plane {plane}: no block to garbage-collect (device over-full)")))?;
+        self.collect_superblock(valid, cap, b, background)
+    }
+
+    /// Whole-superblock GC's victim for `plane`: among the full superblocks (all members
+    /// full) holding a block of it, and its full blocks outside any, the lowest share of
+    /// valid units; ties to the lowest block. Returns (valid units, capacity in units, a
+    /// block of it); `each` sees every candidate's (valid, capacity).
+    pub(super) fn superblock_victim(&self, plane: usize, mut each: impl FnMut(u64, u64)) -> Option<(u64, u64, u32)> {
+        let sb = self.sb.as_deref().expect("superblocks");
         let upb = self.geo.units_per_block as u64;
         let bpp = self.geo.blocks_per_plane;
-        // (valid, capacity, first block): the lowest valid share; ties to the lowest block.
         let mut best: Option<(u64, u64, u32)> = None;
         for b in plane * bpp..(plane + 1) * bpp {
             if self.state[b] != BlockState::Full {
@@ -407,12 +418,18 @@ impl Ftl {
                     members.len() as u64 * upb,
                 )
             };
+            each(valid, cap);
             if best.is_none_or(|(v, c, _)| valid * c < v * cap) {
                 best = Some((valid, cap, b as u32));
             }
         }
-        let (valid, cap, b) = best
-            .ok_or_else(|| Error::Invalid(format!("plane {plane}: no block to garbage-collect (device over-full)")))?;
+        best
+    }
+
+    /// Collect the superblock holding block `b` whole (or `b` alone when it is in none), its
+    /// `valid` of `cap` units recorded as a victim's.
+    pub(super) fn collect_superblock(&mut self, valid: u64, cap: u64, b: u32, background: bool) -> Result<()> {
+        let sb = self.sb.as_deref().expect("superblocks");
         let id = sb.sb_of[b as usize];
         let victims = if id == NONE {
             vec![b]
@@ -455,6 +472,11 @@ impl Ftl {
 }
 
 impl Superblocks {
+    /// GC collects whole superblocks (else a block at a time).
+    pub(super) fn collects_whole(&self) -> bool {
+        self.whole
+    }
+
     /// Check superblocks read from a file before anything indexes with them: every length
     /// is of `g` (with `streams` slots) and every index within it. [`Ftl::check_superblocks`]
     /// then checks that they agree with the blocks.
