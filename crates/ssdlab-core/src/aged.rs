@@ -105,7 +105,7 @@ pub fn preconditioned(
 ) -> Result<(Device, PreconditionReport)> {
     let fresh = |progress: &mut dyn FnMut(u64, u64)| -> Result<(Device, PreconditionReport)> {
         let mut device = Device::new(dc, pc.seed)?;
-        let pre = precondition(&mut device, pc, dc.ftl.bg_gc_threshold as usize, progress)?;
+        let pre = precondition(&mut device, pc, dc.ftl.idle_bg_threshold() as usize, progress)?;
         Ok((device, pre))
     };
     if pc.mode == PreconditionMode::None || pc.utilisation == 0.0 || !sharing() {

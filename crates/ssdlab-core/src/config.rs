@@ -528,8 +528,8 @@ impl Config {
         // Superblocks collect in the foreground only.
         // So does background GC after requests (FEMU's), whose threshold is a target the
         // spare blocks need not hold.
-        let reserve = if self.device.placement.policy == "plane" && ftl.bg_gc == BgGc::Idle {
-            ftl.gc_threshold.max(ftl.bg_gc_threshold)
+        let reserve = if self.device.placement.policy == "plane" {
+            ftl.gc_threshold.max(ftl.idle_bg_threshold())
         } else {
             ftl.gc_threshold
         };

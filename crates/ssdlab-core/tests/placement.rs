@@ -10,7 +10,9 @@ use ssdlab_core::{Config, Simulation};
 use std::path::Path;
 
 /// FEMU's geometry shrunk: 8 channels × 8 chips, 32 blocks of 32 pages of 4 KiB per plane,
-/// 30 % spare; a mixed workload of small random and large writes, reads and trims.
+/// 30 % spare, FEMU's watermarks for 32 lines (foreground below (int)(0.05 × 32) + 1 = 2
+/// free, background after requests below (int)(0.25 × 32) + 1 = 9); a mixed workload of
+/// small random and large writes, reads and trims.
 fn config(policy: &str, extra: &str) -> Config {
     let text = format!(
         r#"
@@ -20,6 +22,9 @@ preset = "femu-bbssd"
 blocks_per_plane = 32
 pages_per_block = 32
 overprovisioning = 0.3
+[device.ftl]
+gc_threshold = 2
+bg_gc_threshold = 9
 [device.placement]
 policy = "{policy}"
 {extra}

@@ -177,7 +177,7 @@ pub fn characterize(base: &Config, sweep: &Sweep, progress: &(dyn Fn(usize, usiz
     let pre = crate::precondition::precondition(
         &mut dev,
         &cfg.precondition,
-        cfg.device.ftl.bg_gc_threshold as usize,
+        cfg.device.ftl.idle_bg_threshold() as usize,
         &mut |_, _| {},
     )?;
     // The FTL's victim policy is not shareable between threads: copies are taken in turn.

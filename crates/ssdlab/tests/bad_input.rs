@@ -209,6 +209,28 @@ fn preset_and_command_line_origins_are_named() {
         &["run", "slc-sata", "-q", "--set", "device.ftl.power_loss_protection=true"],
         "--set device.ftl.power_loss_protection=true: device.ftl.power_loss_protection: set with write_buffer = 0 bytes and design \"page\"; expected the \"page\" design with a write buffer (it protects the engine's buffer)",
     );
+    // FEMU's background GC: a threshold to act on, the engine's own FTL, a share below 1,
+    // and no share where nothing reads it.
+    refused(
+        d.path(),
+        &["run", "slc-sata", "-q", "--set", "device.ftl.bg_gc=\"after-request\""],
+        "--set device.ftl.bg_gc=\"after-request\": device.ftl.bg_gc: \"after-request\" with bg_gc_threshold = 0; expected bg_gc_threshold above gc_threshold (the free blocks below which a request is followed by a collection), or bg_gc = \"idle\"",
+    );
+    refused(
+        d.path(),
+        &["run", "cosmos-openssd", "-q", "--set", "device.ftl.bg_gc=\"after-request\"", "--set", "device.ftl.bg_gc_threshold=8"],
+        "--set device.ftl.bg_gc=\"after-request\": device.ftl.bg_gc: \"after-request\" with design \"openssd\"; expected the \"page\" design (a firmware design runs its own GC)",
+    );
+    refused(
+        d.path(),
+        &["run", "femu-bbssd", "-q", "--set", "device.ftl.bg_gc_min_invalid=1"],
+        "--set device.ftl.bg_gc_min_invalid=1: device.ftl.bg_gc_min_invalid: got 1; expected a share of the victim's units from 0 up to (not including) 1",
+    );
+    refused(
+        d.path(),
+        &["run", "slc-sata", "-q", "--set", "device.ftl.bg_gc_min_invalid=0.125"],
+        "--set device.ftl.bg_gc_min_invalid=0.125: device.ftl.bg_gc_min_invalid: set while bg_gc is \"idle\", which does not use it; expected bg_gc = \"after-request\" (or no bg_gc_min_invalid)",
+    );
     refused(
         d.path(),
         &["run", "mlc-sata", "-q", "--set", "device.geometry.pages_per_block=0"],

@@ -125,6 +125,18 @@ fn default_buffer_policy() -> String {
     "lru".into()
 }
 
+impl FtlConfig {
+    /// The free blocks an idle drive keeps by background GC: `bg_gc_threshold` when it runs
+    /// on idle planes, else 0 (after requests it needs requests, and its threshold is a
+    /// target the spare blocks need not hold: preconditioning and the reserve ignore it).
+    pub fn idle_bg_threshold(&self) -> u32 {
+        match self.bg_gc {
+            BgGc::Idle => self.bg_gc_threshold,
+            BgGc::AfterRequest => 0,
+        }
+    }
+}
+
 impl Default for FtlConfig {
     fn default() -> Self {
         crate::defaults::from_no_keys()

@@ -239,6 +239,7 @@ pub struct Facts {
     /// write buffer.
     pub headroom_bytes: u64,
     pub gc_threshold: u32,
+    /// Free blocks background GC keeps on idle planes (0: none).
     pub bg_gc_threshold: u32,
 }
 
@@ -255,7 +256,7 @@ impl Facts {
         let link = d.link_bandwidth() as f64;
         let block_bytes = g.pages_per_block as u64 * g.page_size;
         let f = &d.ftl;
-        let spare_free = f.bg_gc_threshold.max(f.gc_threshold) - f.gc_threshold;
+        let spare_free = f.idle_bg_threshold().max(f.gc_threshold) - f.gc_threshold;
         Ok(Facts {
             name: d.name.clone(),
             unit: g.unit_size,
@@ -271,7 +272,7 @@ impl Facts {
             flash_read_bytes_per_s: rate(d.read_ns()).min(channel_bw).min(link),
             headroom_bytes: g.planes as u64 * spare_free as u64 * block_bytes + f.write_buffer.0,
             gc_threshold: f.gc_threshold,
-            bg_gc_threshold: f.bg_gc_threshold,
+            bg_gc_threshold: f.idle_bg_threshold(),
         })
     }
 }
@@ -517,7 +518,7 @@ impl<'a> Lab<'a> {
         let unit = dev.geo.unit_size;
         let ftl = &mut dev.ftl;
         ftl.record_ops = false;
-        ftl.set_gc_threshold(ftl.gc_threshold().max(cfg.device.ftl.bg_gc_threshold));
+        ftl.set_gc_threshold(ftl.gc_threshold().max(cfg.device.ftl.idle_bg_threshold()));
         let mut t = self.transform(v);
         let pattern: &[Piece] = &self.profile.pattern;
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(crate::units::mix_seed(cfg.precondition.seed, 0x9a77));
@@ -769,7 +770,7 @@ fn preconditioned(cfg: &Config) -> Result<(Device, PreconditionReport)> {
     let pre = precondition(
         &mut dev,
         &cfg.precondition,
-        cfg.device.ftl.bg_gc_threshold as usize,
+        cfg.device.ftl.idle_bg_threshold() as usize,
         &mut |_, _| {},
     )?;
     Ok((dev, pre))

@@ -121,7 +121,7 @@ fn run(lab: &mut Lab) -> Result<Finding> {
         (
             Verdict::NotApplicable,
             format!(
-                "this device has no background GC (device.ftl.bg_gc_threshold = 0): every collection runs in the foreground ({} in the replay) whatever the pace",
+                "this device has no background GC on idle planes (device.ftl.bg_gc_threshold = 0, or bg_gc = \"after-request\"): idle time frees no blocks ahead of writes ({} foreground collections in the replay) whatever the pace",
                 as_is.foreground_gc
             ),
         )
