@@ -697,6 +697,8 @@ fn plan_quick_runs_every_policy_on_every_workload() {
     files.extend([
         "waf-separate-gc.svg",
         "erases-separate-gc.svg",
+        "waf-no-bg-gc.svg",
+        "erases-no-bg-gc.svg",
         "waf-no-discard.svg",
         "erases-no-discard.svg",
         "waf-device-bound.svg",
@@ -707,13 +709,14 @@ fn plan_quick_runs_every_policy_on_every_workload() {
     let r: Value = serde_json::from_str(&std::fs::read_to_string(out.join("result.json")).unwrap()).unwrap();
     assert_eq!(r["experiment"], "plan");
     let runs = r["runs"].as_array().unwrap();
-    // 5 workloads × 8 policies under the claims' condition (a GC superblock of its own,
-    // deleted files trimmed at once, TPC-C, YCSB and GCC bound by their own work), again with
-    // FEMU's shared GC frontier, the 3 workloads that delete files without discard, and the
-    // 3 CPU-bound ones issuing back to back.
-    assert_eq!(runs.len(), 40 + 40 + 24 + 24);
+    // 5 workloads × 8 policies under the claims' condition (FEMU's shared GC frontier and
+    // its two GC watermarks, deleted files trimmed at once, TPC-C, YCSB and GCC bound by their
+    // own work), again with a GC superblock of its own, again with foreground GC only, the 3
+    // workloads that delete files without discard, and the 3 CPU-bound ones issuing back to
+    // back.
+    assert_eq!(runs.len(), 40 + 40 + 40 + 24 + 24);
     assert!(
-        stdout.contains("; 128 points, the 80 the claims read × 2 seeds"),
+        stdout.contains("; 168 points, the 120 the claims read × 2 seeds"),
         "{stdout}"
     );
     claims_judged_by_their_rules(&r, &stdout);
@@ -732,12 +735,14 @@ fn plan_quick_runs_every_policy_on_every_workload() {
         .iter()
         .filter(|c| c["kind"] == "alternative")
         .count();
-    assert_eq!((counted, other), (26, 26));
+    assert_eq!((counted, other), (26, 52));
     assert_eq!(
         claim(&r, "waf/fio/direction@separate-gc")["replaces"],
         "waf/fio/direction"
     );
     assert_eq!(r["readings"][0]["label"], "separate-gc");
+    assert_eq!(r["readings"][1]["label"], "no-bg-gc");
+    assert_eq!(claim(&r, "waf/fio/direction@no-bg-gc")["replaces"], "waf/fio/direction");
     let ssd =
         |w: &str, p: &str| -> &Value { &runs.iter().find(|x| x["id"] == format!("{w}/{p}")).unwrap()["result"]["ssd"] };
     let mean_valid = |s: &Value| -> f64 {
@@ -833,6 +838,27 @@ fn plan_quick_runs_every_policy_on_every_workload() {
             }
         }
     }
+    // GC's watermarks: FEMU's collect after requests, never a victim less than 1/8 invalid
+    // (in whole superblocks, on a run without foreground GC); foreground only never does.
+    let mut background = 0;
+    for w in workloads {
+        for p in ["baseline", "plan-pred-1/4"] {
+            let femu = point(format!("{w}/{p}"));
+            let fg_only = point(format!("{w}/{p}/no-bg-gc"));
+            assert_eq!(femu["labels"]["gc"], "femu-watermarks");
+            assert_eq!(fg_only["labels"]["gc"], "foreground-only");
+            assert_eq!(fg_only["result"]["ssd"]["gc"]["background"], 0, "{w}/{p}");
+            let gc = &femu["result"]["ssd"]["gc"];
+            background += gc["background"].as_u64().unwrap();
+            if gc["foreground"] == 0 && p == "baseline" {
+                let h = femu["result"]["ssd"]["placement"]["victim_valid_percent"]
+                    .as_array()
+                    .unwrap();
+                assert!(h[88..].iter().all(|c| c == 0), "{w}/{p}: a victim more than 7/8 valid");
+            }
+        }
+    }
+    assert!(background > 0);
     let gcc_none = &point("gcc/baseline/no-discard".into())["result"]["ssd"];
     assert!(mean_valid(gcc_none) > 0.0 && gcc_none["waf"].as_f64().unwrap() > 1.0);
 }
