@@ -744,18 +744,20 @@ pub fn validate_device(d: &DeviceConfig, f: &str) -> Result<()> {
             "got 0; expected a positive rate",
         ));
     }
-    let mut last = 0u64;
-    for (i, &(Size(sz), Rate(r))) in d.host.dma.iter().enumerate() {
-        if sz == 0 || sz <= last || r < 1_000_000 {
-            return Err(Error::config(
-                f,
-                &format!("device.host.dma[{i}]"),
-                format!(
-                    "got [{sz} bytes, {r} bytes/s]; expected sizes above 0 in increasing order and rates of at least 1MB/s"
-                ),
-            ));
+    for (key, table) in [("dma", &d.host.dma), ("read_dma", &d.host.read_dma)] {
+        let mut last = 0u64;
+        for (i, &(Size(sz), Rate(r))) in table.iter().enumerate() {
+            if sz == 0 || sz <= last || r < 1_000_000 {
+                return Err(Error::config(
+                    f,
+                    &format!("device.host.{key}[{i}]"),
+                    format!(
+                        "got [{sz} bytes, {r} bytes/s]; expected sizes above 0 in increasing order and rates of at least 1MB/s"
+                    ),
+                ));
+            }
+            last = sz;
         }
-        last = sz;
     }
     let c = &d.controller;
     if c.cpus == 0 || c.cpus > 64 {
@@ -767,6 +769,7 @@ pub fn validate_device(d: &DeviceConfig, f: &str) -> Result<()> {
     }
     for (key, d) in [
         ("command_time", c.command_time),
+        ("read_command_time", c.read_command_time.unwrap_or_default()),
         ("unit_time", c.unit_time),
         ("flash_op_time", c.flash_op_time),
     ] {

@@ -162,7 +162,8 @@ pub struct Device {
     program_ns: Vec<u64>,
     channel_rate: u64,
     overhead_ns: u64,
-    dma: Dma,
+    /// Host DMA by direction: host to device (writes' data), device to host (reads').
+    dma: [Dma; 2],
     /// Firmware time and command admission; None: commands act at arrival.
     control: Option<Control>,
     firmware: Option<Box<dyn Firmware>>,
@@ -641,10 +642,11 @@ impl Device {
     /// The firmware takes command `pid` at `t`: its CPU time is booked, and it acts on the
     /// command when that time ends (through the device's event queue).
     fn start_command(&mut self, pid: u32, t: u64) {
-        let units = self.units_of(&self.pending[pid as usize].req);
+        let req = &self.pending[pid as usize].req;
+        let (units, read) = (self.units_of(req), req.op == Op::Read);
         let now = self.now;
         let c = self.control.as_mut().expect("controller model");
-        let cost = c.cpu.command_cost(units);
+        let cost = c.cpu.command_cost(units, read);
         let end = c.cpu.book(now, t, cost);
         c.seq += 1;
         c.due.push(Reverse((end, c.seq, pid)));
@@ -855,7 +857,7 @@ impl Device {
     /// after `earliest`; returns when it has.
     #[inline(always)]
     pub fn link(&mut self, dir: usize, earliest: u64, bytes: u64) -> u64 {
-        let d = self.overhead_ns + self.dma.ns(bytes);
+        let d = self.overhead_ns + self.dma[dir].ns(bytes);
         let idx = if self.duplex { dir } else { 0 };
         let (s, _) = self.links[idx].reserve(self.now, earliest, d, timeline::XFER);
         s + d
@@ -1004,7 +1006,7 @@ impl Device {
         let last = p.remaining == 0;
         let bytes = if last { p.stream } else { bytes.min(p.stream) };
         p.stream -= bytes;
-        let d = self.dma.part_ns(bytes, p.req.len) + if last { self.overhead_ns } else { 0 };
+        let d = self.dma[1].part_ns(bytes, p.req.len) + if last { self.overhead_ns } else { 0 };
         let idx = if self.duplex { 1 } else { 0 };
         let (s, _) = self.links[idx].reserve(self.now, ready, d, timeline::XFER);
         let p = &mut self.pending[pid as usize];
@@ -1360,7 +1362,7 @@ impl Device {
         let p = &self.pending[pid as usize];
         let (off, len) = (p.req.offset, p.req.len);
         let bytes = ((lpn + 1) * self.geo.unit_size).min(off + len) - off;
-        let d = self.dma.ns(len);
+        let d = self.dma[0].ns(len);
         let start = p.stream - d;
         let at = start + (d as u128 * bytes as u128).div_ceil(len as u128) as u64;
         at.max(self.now)

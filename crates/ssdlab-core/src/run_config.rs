@@ -52,7 +52,15 @@ impl KeyOrigins {
     /// else the line of its nearest enclosing table in the file.
     pub fn locate(&self, e: Error) -> Error {
         e.locate(|key| {
-            if let Some((_, o)) = self.overrides.iter().rev().find(|(k, _)| k == key) {
+            // The key itself, or an element or field inside a value the command line set
+            // (`device.host.dma[1]` of `--set device.host.dma=[...]`).
+            let within = |k: &str| {
+                key == k
+                    || key
+                        .strip_prefix(k)
+                        .is_some_and(|r| r.starts_with('[') || r.starts_with('.'))
+            };
+            if let Some((_, o)) = self.overrides.iter().rev().find(|(k, _)| within(k)) {
                 return Some((format!("--set {o}"), None, 0));
             }
             if let Some((name, text)) = &self.jobs_file {

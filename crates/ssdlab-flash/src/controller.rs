@@ -10,7 +10,7 @@
 use crate::host::xfer_ns;
 use crate::host::HostConfig;
 use crate::timeline::{self, Timeline};
-use crate::units::{Duration, Rate};
+use crate::units::{Duration, Rate, Size};
 use serde::{Deserialize, Serialize};
 
 /// Host DMA time by transfer size: a table of (size, bytes/s) interpolated linearly in size,
@@ -26,12 +26,17 @@ impl Dma {
         Dma { points, rate }
     }
 
-    /// The DMA curve of `[device.host]`, or its link's bandwidth for every size.
-    pub fn from_config(host: &HostConfig) -> Dma {
-        Dma::new(
-            host.dma.iter().map(|&(s, r)| (s.0, r.0)).collect(),
-            host.link_bandwidth(),
-        )
+    /// The DMA curves of `[device.host]` by direction (host to device, device to host): `dma`,
+    /// and `read_dma` where given, else `dma` both ways; the link's bandwidth for every size
+    /// where neither is.
+    pub fn from_config(host: &HostConfig) -> [Dma; 2] {
+        let curve = |t: &[(Size, Rate)]| Dma::new(t.iter().map(|&(s, r)| (s.0, r.0)).collect(), host.link_bandwidth());
+        let read = if host.read_dma.is_empty() {
+            &host.dma
+        } else {
+            &host.read_dma
+        };
+        [curve(&host.dma), curve(read)]
     }
 
     /// Rate (bytes/s) of a transfer of `bytes`.
@@ -88,6 +93,8 @@ impl Dma {
 pub struct Cpu {
     cpus: Vec<Timeline>,
     pub command_ns: u64,
+    /// A read command's time (`read_command_time`, else `command_time`).
+    pub read_command_ns: u64,
     pub unit_ns: u64,
     pub flash_op_ns: u64,
     /// DRAM copy rate, bytes/s (0: none).
@@ -99,6 +106,7 @@ impl Cpu {
         Cpu {
             cpus: vec![Timeline::default(); c.cpus.max(1) as usize],
             command_ns: c.command_time.0,
+            read_command_ns: c.read_command_time.unwrap_or(c.command_time).0,
             unit_ns: c.unit_time.0,
             flash_op_ns: c.flash_op_time.0,
             memcpy_rate: c.memcpy_rate.map_or(0, |r| r.0),
@@ -119,9 +127,9 @@ impl Cpu {
         s + dur
     }
 
-    /// CPU time of a command of `units` mapping units.
-    pub fn command_cost(&self, units: u64) -> u64 {
-        self.command_ns + self.unit_ns * units
+    /// CPU time of a command (a read when `read`) of `units` mapping units.
+    pub fn command_cost(&self, units: u64, read: bool) -> u64 {
+        (if read { self.read_command_ns } else { self.command_ns }) + self.unit_ns * units
     }
 
     /// Book a copy of `bytes` inside DRAM at or after `earliest`; returns its end.
@@ -156,6 +164,9 @@ pub struct ControllerConfig {
     /// CPU time per host command (fetch, decode, completion), before its flash work is issued.
     #[serde(default)]
     pub command_time: Duration,
+    /// CPU time per host read command, where it differs from `command_time` (unset: the same).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_command_time: Option<Duration>,
     /// CPU time per mapping unit of a command (map lookups and updates, buffer bookkeeping).
     #[serde(default)]
     pub unit_time: Duration,
@@ -184,7 +195,11 @@ impl Default for ControllerConfig {
 impl ControllerConfig {
     /// Whether any of it changes a run (otherwise the device takes its direct path).
     pub fn active(&self) -> bool {
-        self.command_time.0 > 0 || self.unit_time.0 > 0 || self.flash_op_time.0 > 0 || self.queue_depth > 0
+        self.command_time.0 > 0
+            || self.read_command_time.is_some_and(|d| d.0 > 0)
+            || self.unit_time.0 > 0
+            || self.flash_op_time.0 > 0
+            || self.queue_depth > 0
     }
 }
 
@@ -233,6 +248,20 @@ mod tests {
         c.memcpy_rate = 60_000_000;
         // 4 KiB at 60 MB/s is 68,267 ns, on the CPU free first (the second, busy until 100).
         assert_eq!(c.memcpy(0, 0, 4096), 100 + 68_267);
-        assert_eq!(c.command_cost(2), 0);
+        assert_eq!(c.command_cost(2, false), 0);
+        let cfg = ControllerConfig {
+            command_time: Duration(68_000),
+            read_command_time: Some(Duration(30_000)),
+            unit_time: Duration(5),
+            ..Default::default()
+        };
+        let c = Cpu::new(&cfg);
+        assert_eq!(c.command_cost(2, false), 68_010);
+        assert_eq!(c.command_cost(2, true), 30_010);
+        let same = Cpu::new(&ControllerConfig {
+            command_time: Duration(68_000),
+            ..Default::default()
+        });
+        assert_eq!(same.command_cost(1, true), 68_000, "reads default to command_time");
     }
 }

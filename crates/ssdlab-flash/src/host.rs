@@ -46,6 +46,10 @@ pub struct HostConfig {
     /// size.
     #[serde(default)]
     pub dma: Vec<(Size, Rate)>,
+    /// Device-to-host DMA speed by transfer size (reads' data), as `dma`. Empty: `dma` for
+    /// both directions.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub read_dma: Vec<(Size, Rate)>,
     /// A request's data crosses the link piece by piece: a read's per flash page as each
     /// reaches the controller, a write's in order with each page programmable once its own
     /// data is in (false: a request's data crosses whole, after a read's last page and before

@@ -233,6 +233,22 @@ fn preset_and_command_line_origins_are_named() {
     );
     refused(
         d.path(),
+        &["run", "slc-sata", "-q", "--set", "device.ftl.flush_wait=true"],
+        "--set device.ftl.flush_wait=true: device.ftl.flush_wait: got true with design \"page\", where it does nothing; expected it only with design \"openssd\"",
+    );
+    refused(
+        d.path(),
+        &[
+            "run",
+            "cosmos-openssd",
+            "-q",
+            "--set",
+            r#"device.host.read_dma=[["8KiB", "90MB/s"], ["4KiB", "60MB/s"]]"#,
+        ],
+        r#"--set device.host.read_dma=[["8KiB", "90MB/s"], ["4KiB", "60MB/s"]]: device.host.read_dma[1]: got [4096 bytes, 60000000 bytes/s]; expected sizes above 0 in increasing order and rates of at least 1MB/s"#,
+    );
+    refused(
+        d.path(),
         &["run", "mlc-sata", "-q", "--set", "device.geometry.pages_per_block=0"],
         "--set device.geometry.pages_per_block=0: device.geometry.pages_per_block: got 0; expected at least 1",
     );

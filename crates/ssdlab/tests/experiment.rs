@@ -569,13 +569,58 @@ fn openssd_quick_reproduces_the_seed_s_comparisons() {
     let runs = r["runs"].as_array().unwrap();
     // 11 comparisons × 2 designs, 3 scheme-one policies, the sequential reads, 7 variants of
     // scheme two (2 buffer sizes × 2 loads, no prefetch, serial GC, 2 GC loads in the other
-    // GC state, no firmware time) and 6 flash geometries × reads and writes.
-    assert_eq!(runs.len(), 11 * 2 + 3 + 1 + 9 + 12);
+    // GC state, no firmware time), the 4 sequential-write comparisons × 2 designs under the
+    // other reading of the DMA curve's large end, the 11 comparisons' optimised points with
+    // the CPU waiting for the write-back and 6 flash geometries × reads and writes.
+    assert_eq!(runs.len(), 11 * 2 + 3 + 1 + 9 + 8 + 11 + 12);
     assert!(
-        stdout.contains(
-            "10 of 10 checks hold; 6 derived and 0 under other readings, shown and not counted; 47 points × 2 seeds"
-        ),
+        stdout.contains("11 of 11 checks hold; 6 derived and 38 under other readings, shown and not counted;")
+            && stdout.contains("; 66 points × 2 seeds"),
         "{stdout}"
+    );
+    // The other DMA reading: its 12 sequential-write claims and the summary, each standing for
+    // the counted claim of its id, on points of its own with the setup-line DMA table.
+    let alternatives: Vec<&Value> = r["claims"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["id"].as_str().unwrap().ends_with("@dma-setup"))
+        .collect();
+    assert_eq!(alternatives.len(), 13);
+    for c in &alternatives {
+        assert_eq!(c["kind"], "alternative", "{c}");
+        assert!(
+            c["id"].as_str().unwrap().starts_with("seqwrite-") || c["id"].as_str().unwrap().starts_with("summary/")
+        );
+    }
+    assert!(runs.iter().any(|p| p["id"] == "seqwrite-256t/openssd-dma-setup"));
+    assert_eq!(r["readings"][0]["label"], "dma-setup");
+    assert_eq!(r["readings"][0]["claims"], 13);
+    // The CPU waiting for the write-back: every counted claim of the comparisons again (not
+    // the checks: the 4 KiB writes' firmware time assumes no wait), from points of their own.
+    assert_eq!(r["readings"][1]["label"], "flush-wait");
+    assert_eq!(r["readings"][1]["claims"], 25);
+    assert!(claim(&r, "seqwrite-1t/optimised@flush-wait")["kind"] == "alternative");
+    assert!(r["claims"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|c| c["id"] != "randwrite-1t/optimised@flush-wait"));
+    // Waiting costs the one-thread 120 KiB writes (a 16-page flush in nearly every request)
+    // and the 4 KiB ones (one flush in 32 writes).
+    let wait = |id: &str| {
+        runs.iter().find(|p| p["id"] == id).unwrap()["metrics"]["write_iops"]
+            .as_f64()
+            .unwrap()
+    };
+    assert!(wait("seqwrite-1t/openssd-flush-wait") < 0.9 * wait("seqwrite-1t/openssd"));
+    assert!(wait("randwrite-1t/openssd-flush-wait") < 0.8 * wait("randwrite-1t/openssd"));
+    // A larger transfer is faster under both readings, more so under the claims': the
+    // 120 KiB writes at 256 threads (one command at a time) gain from it.
+    assert!(
+        ours(&r, "seqwrite-256t/optimised") > ours(&r, "seqwrite-256t/optimised@dma-setup"),
+        "{}",
+        claim(&r, "seqwrite-256t/optimised")
     );
     // Figure 14's three policies and the ways on one channel are built in: checks. The ratios
     // the seed does not print, or whose optimised figure is built in, follow from the two
@@ -678,6 +723,12 @@ fn openssd_quick_reproduces_the_seed_s_comparisons() {
     let hits = runs.iter().find(|p| p["id"] == "randread-1t-hits/openssd").unwrap();
     let fw = &hits["result"]["ssd"]["firmware"];
     assert_eq!(fw["read_cache_misses"], 0, "{fw}");
+    // Their cost is the preset's read costs alone: 30.34 us of firmware and 4 KiB at 135 MB/s
+    // (30,341 ns rounded up), 60,681 ns a read, 16,479.6 IOPS; the seed's 16,482 they come
+    // from makes the claim a check.
+    let hit_iops = ours(&r, "randread-1t-hits/optimised");
+    assert!((hit_iops / 16_479.6 - 1.0).abs() < 0.002, "{hit_iops}");
+    assert_eq!(claim(&r, "randread-1t-hits/optimised")["kind"], "check");
 }
 
 #[test]
@@ -789,14 +840,17 @@ fn plan_quick_runs_every_policy_on_every_workload() {
                 bw(w, &device_bound("plan-nopred-1/4")),
                 bw(w, &device_bound("plan-nopred-1/8")),
             );
-            assert!(narrow < 0.9 * wide, "{w}");
+            // (At least 5 % slower: under FEMU's watermarks GC takes much of fileserver's
+            // device time whatever the width, 7.3 % slower here, 18 % or more elsewhere.)
+            assert!(narrow < 0.95 * wide, "{w}: {narrow} against {wide}");
         }
         if ["tpcc", "ycsb", "gcc"].contains(&w) {
             // Each request's latency still counts against its slot's think time: GCC's small
             // writes on 1/8 of the chips wait a little longer (1.6 % here, 1.1 % on the full
-            // run).
+            // run), and under FEMU's watermarks TPC-C's baseline waits for more GC work than
+            // the narrow superblocks' (3.4 % here).
             let r = bw(w, "plan-nopred-1/8") / bw(w, "baseline");
-            assert!((r - 1.0).abs() < 0.02, "{w}: {r}");
+            assert!((r - 1.0).abs() < 0.05, "{w}: {r}");
             // The think time lets the 16 slots offer 82 MB/s at most (at zero latency); the
             // device's latency takes a little of it.
             let b = bw(w, "baseline");

@@ -69,6 +69,12 @@ pub fn names() -> Vec<&'static str> {
 /// Validate `device.ftl.design` and the keys the design reads.
 pub fn check(cfg: &DeviceConfig) -> std::result::Result<(), (String, String)> {
     let d = &cfg.ftl.design;
+    if cfg.ftl.flush_wait && d != "openssd" {
+        return Err((
+            "flush_wait".into(),
+            format!("got true with design \"{d}\", where it does nothing; expected it only with design \"openssd\""),
+        ));
+    }
     if d == "page" {
         return Ok(());
     }

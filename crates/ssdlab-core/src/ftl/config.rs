@@ -92,6 +92,11 @@ pub struct FtlConfig {
     /// at the same time (seed 002's parallel GC).
     #[serde(default)]
     pub parallel_gc: bool,
+    /// The `openssd` design: a write that starts a proactive flush completes only once the
+    /// flush's pages are programmed (the firmware's one CPU waits for the write-back it
+    /// triggers), instead of when its data is in the buffer.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub flush_wait: bool,
     /// Inline compression of host writes (`crate::compression`): flash bytes per host byte,
     /// above 0 and at most 1 (1: off).
     #[serde(default = "one_f")]
