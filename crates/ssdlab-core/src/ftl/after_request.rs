@@ -68,9 +68,7 @@ impl Ftl {
         }
         match best {
             Some((v, b)) if upb - v as u64 >= need => {
-                if self.sb.is_some() {
-                    self.superblock_victim_block(v);
-                }
+                self.superblock_victim_block(v);
                 self.collect(plane, Pick::Gc(b as u32), true)?;
                 Ok(Check::Collected)
             }

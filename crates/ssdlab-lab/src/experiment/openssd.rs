@@ -577,6 +577,32 @@ fn pair_claims(
     (out, (orig, opt))
 }
 
+/// The counted claims of the comparisons `range` of [`PAIRS`] under another reading
+/// (`(label, what)`), from its points (`-LABEL`: both designs' when `both`, else the
+/// optimised FTL's beside the original's own), and `ours` with those comparisons' figures
+/// replaced. Checks and derived figures stand for no counted claim and are left out.
+fn other_reading(
+    runs: &[PointResult],
+    ours: &[(f64, f64)],
+    range: std::ops::Range<usize>,
+    both: bool,
+    (label, reading): (&str, &str),
+) -> (Vec<Claim>, Vec<(f64, f64)>) {
+    let mut theirs = ours.to_vec();
+    let mut claims = Vec::new();
+    let v = format!("-{label}");
+    for i in range {
+        let (c, figures) = pair_claims(runs, PAIRS[i], [if both { &v } else { "" }, &v]);
+        claims.extend(
+            c.into_iter()
+                .filter(|c| c.kind == ClaimKind::Seed)
+                .map(|c| c.alternative(label, reading)),
+        );
+        theirs[i] = figures;
+    }
+    (claims, theirs)
+}
+
 /// The tolerance policy's ±25 % (docs/experiments/README.md), for figures and ratios alike.
 const TOL: Rule = Rule::Relative { tolerance: 0.25 };
 
@@ -693,14 +719,8 @@ impl Experiment for OpenSsd {
             ours.push(figures);
         }
         // The 120 KiB writes under the other reading of the DMA curve's large end.
-        let mut ours_setup = ours.clone();
-        let (label, reading) = DMA_SETUP;
-        for (i, pair) in PAIRS.iter().enumerate().take(8).skip(4) {
-            let v = format!("-{label}");
-            let (c, figures) = pair_claims(runs, *pair, [&v, &v]);
-            claims.extend(c.into_iter().map(|c| c.alternative(label, reading)));
-            ours_setup[i] = figures;
-        }
+        let (c, ours_setup) = other_reading(runs, &ours, 4..8, true, DMA_SETUP);
+        claims.extend(c);
         // Section 5.2: what GC costs the optimised FTL (the seed: 6,014 against 7,007 IOPS),
         // a prediction from the GC state above.
         let w = |id: &str| value(find(runs, id), "IOPS", "write");
@@ -720,19 +740,8 @@ impl Experiment for OpenSsd {
         // writes (Figure 11) above the largest on any other workload (Figures 12 and 13). The
         // seed's own figures give 9.9 / 6.1 = 1.62.
         // Every comparison with the optimised FTL waiting for the write-back its writes start.
-        let mut ours_wait = ours.clone();
-        let (wlabel, wreading) = FLUSH_WAIT;
-        for (i, pair) in PAIRS.iter().enumerate() {
-            let v = format!("-{wlabel}");
-            let (c, figures) = pair_claims(runs, *pair, ["", &v]);
-            // Checks and derived figures stand for no counted claim.
-            claims.extend(
-                c.into_iter()
-                    .filter(|c| c.kind == ClaimKind::Seed)
-                    .map(|c| c.alternative(wlabel, wreading)),
-            );
-            ours_wait[i] = figures;
-        }
+        let (c, ours_wait) = other_reading(runs, &ours, 0..PAIRS.len(), false, FLUSH_WAIT);
+        claims.extend(c);
         let summary = |ours: &[(f64, f64)]| {
             let gain = |i: usize| ours[i].1 / ours[i].0;
             let small_writes = (0..4).map(gain).fold(f64::INFINITY, f64::min);
@@ -749,8 +758,8 @@ impl Experiment for OpenSsd {
             .source("特别地, 针对小粒度写I/O负载的性能提升最为明显")
         };
         claims.push(summary(&ours));
-        claims.push(summary(&ours_setup).alternative(label, reading));
-        claims.push(summary(&ours_wait).alternative(wlabel, wreading));
+        claims.push(summary(&ours_setup).alternative(DMA_SETUP.0, DMA_SETUP.1));
+        claims.push(summary(&ours_wait).alternative(FLUSH_WAIT.0, FLUSH_WAIT.1));
         // Figure 14: scheme one's policies below scheme two on 4 KiB random writes.
         let two = value(find(runs, "randwrite-1t/openssd"), "IOPS", "write");
         let mut fig14 = vec![(0.0, two)];
