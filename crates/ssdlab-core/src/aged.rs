@@ -1,6 +1,7 @@
 //! Preconditioned drives shared between the runs of one process. Preconditioning writes
 //! only the FTL's state (`precondition.rs` touches nothing else of the device), so a run whose
-//! device and `[precondition]` equal an earlier run's starts from a copy of that run's
+//! device (in all that shapes the FTL, [`key`]) and `[precondition]` equal an earlier run's
+//! starts from a copy of that run's
 //! preconditioned FTL, in a device built around it ([`Device::with_ftl`]), instead of
 //! preconditioning again: the same state, and so the same result, byte for byte (the
 //! experiments' tests compare both ways).
@@ -57,8 +58,14 @@ pub fn share() -> Shared {
 }
 
 /// The key of a device preconditioned as `pc`: runs with equal keys start from one state.
+/// Only what the FTL's state depends on counts: the geometry, the NAND (its timings are in the
+/// FTL's parameters), the FTL, placement and redundancy; not the host link, the controller's
+/// CPU or the flash scheduler, which preconditioning never uses (points that differ only in
+/// those start from one state; the experiments' tests compare with points that precondition
+/// their own).
 pub fn key(dc: &DeviceConfig, pc: &PreconditionConfig) -> String {
-    serde_json::to_string(&(dc, pc)).expect("configs serialise")
+    serde_json::to_string(&(&dc.geometry, &dc.nand, &dc.ftl, &dc.placement, &dc.redundancy, pc))
+        .expect("configs serialise")
 }
 
 /// Turn sharing on with `ftl` (what preconditioning `dc` as `pc` left, and reported as `pre`)

@@ -566,6 +566,28 @@ impl Config {
                 format!("got {}; expected a share between 0 and 1", p.utilisation),
             ));
         }
+        if let Some(o) = p.overwrite_share {
+            if p.mode != crate::precondition::PreconditionMode::Steady {
+                return Err(Error::config_keys(
+                    f,
+                    &["precondition.overwrite_share", "precondition.mode"],
+                    format!(
+                        "got a region to overwrite with mode = \"{}\", which overwrites nothing; expected mode = \"steady\"",
+                        format!("{:?}", p.mode).to_lowercase()
+                    ),
+                ));
+            }
+            if !(o > 0.0 && o <= p.utilisation) {
+                return Err(Error::config(
+                    f,
+                    "precondition.overwrite_share",
+                    format!(
+                        "got {o}; expected a share above 0 and at most precondition.utilisation ({})",
+                        p.utilisation
+                    ),
+                ));
+            }
+        }
         if !(p.max_overwrites >= 0.0 && p.max_overwrites <= 1000.0) {
             return Err(Error::config(
                 f,
@@ -772,6 +794,7 @@ pub fn validate_device(d: &DeviceConfig, f: &str) -> Result<()> {
         ("read_command_time", c.read_command_time.unwrap_or_default()),
         ("unit_time", c.unit_time),
         ("flash_op_time", c.flash_op_time),
+        ("gc_time", c.gc_time),
     ] {
         if d.0 > 10_000_000 {
             return Err(Error::config(
@@ -781,13 +804,15 @@ pub fn validate_device(d: &DeviceConfig, f: &str) -> Result<()> {
             ));
         }
     }
-    if let Some(Rate(r)) = c.memcpy_rate {
-        if r < 1_000_000 {
-            return Err(Error::config(
-                f,
-                "device.controller.memcpy_rate",
-                format!("got {r} bytes/s; expected at least 1MB/s"),
-            ));
+    for (key, rate) in [("memcpy_rate", c.memcpy_rate), ("gc_copy_rate", c.gc_copy_rate)] {
+        if let Some(Rate(r)) = rate {
+            if r < 1_000_000 {
+                return Err(Error::config(
+                    f,
+                    &format!("device.controller.{key}"),
+                    format!("got {r} bytes/s; expected at least 1MB/s"),
+                ));
+            }
         }
     }
     let t = &d.ftl;

@@ -923,12 +923,22 @@ impl Device {
         }
         let ops = std::mem::take(&mut self.ftl.gc_ops);
         for o in &ops {
+            let data = o.units as u64 * self.geo.unit_size;
             let data_ready = if self.control.is_some() {
-                self.flash_op_cpu()
+                let issued = self.flash_op_cpu();
+                // The firmware's own GC work: the copied units through DRAM before their
+                // program, and the collection's time with its erase.
+                let copied = match o.kind {
+                    GcOpKind::Read | GcOpKind::Copy => data,
+                    GcOpKind::Program | GcOpKind::Erase => 0,
+                };
+                let now = self.now;
+                let c = &mut self.control.as_mut().expect("control").cpu;
+                let cost = c.gc_cost(copied, o.kind == GcOpKind::Erase);
+                c.book(now, issued, cost)
             } else {
                 self.now
             };
-            let data = o.units as u64 * self.geo.unit_size;
             let (kind, out) = match o.kind {
                 GcOpKind::Read => (Kind::Read, data),
                 GcOpKind::Copy => (Kind::Copy, data),

@@ -247,8 +247,12 @@ pub fn precondition(
     let fg_threshold = dev.ftl.gc_threshold();
     dev.ftl.set_gc_threshold(fg_threshold.max(bg_threshold as u32));
     let n = ((dev.geo.host_units as f64 * cfg.utilisation) as u64).max(1);
+    // The units the random overwrites cover: the first `m` (all `n` unless a region is set).
+    let m = cfg
+        .overwrite_share
+        .map_or(n, |s| ((dev.geo.host_units as f64 * s) as u64).clamp(1, n));
     let planned = n + if cfg.mode == PreconditionMode::Steady {
-        (cfg.max_overwrites * n as f64) as u64
+        (cfg.max_overwrites * m as f64) as u64
     } else {
         0
     };
@@ -286,18 +290,18 @@ pub fn precondition(
     rep.filled_units = n;
     if cfg.mode == PreconditionMode::Steady {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(crate::units::mix_seed(cfg.seed, 0x9c0d));
-        let max = (cfg.max_overwrites * n as f64) as u64;
-        let min = (cfg.min_overwrites * n as f64) as u64;
+        let max = (cfg.max_overwrites * m as f64) as u64;
+        let min = (cfg.min_overwrites * m as f64) as u64;
         const AHEAD: usize = 32;
         let mut ring = [0u64; AHEAD];
         for slot in ring.iter_mut() {
-            *slot = rng.gen_range(0..n);
+            *slot = rng.gen_range(0..m);
             dev.ftl.prefetch(*slot);
         }
         let mut k = 0usize;
         let uniform = |ftl: &crate::ftl::Ftl| {
             let lpn = ring[k];
-            let next = rng.gen_range(0..n);
+            let next = rng.gen_range(0..m);
             // Two prefetch stages: the map entry AHEAD writes ahead, and half way there
             // (its map entry arrived by then) what overwriting it will touch.
             ftl.prefetch(next);
@@ -306,7 +310,7 @@ pub fn precondition(
             k = (k + 1) % AHEAD;
             (lpn, 0)
         };
-        let steady = overwrite_until_steady(dev, &mut f, n, min, max, uniform, &mut |w| progress(n + w, planned))?;
+        let steady = overwrite_until_steady(dev, &mut f, m, min, max, uniform, &mut |w| progress(n + w, planned))?;
         rep.steady_waf = steady.waf;
         rep.converged = steady.converged;
         rep.gc_seen = steady.gc_seen;
@@ -326,12 +330,12 @@ pub fn precondition(
             for _ in 0..pages * upp {
                 let lpn = if f.fixed {
                     // Static allocation: a unit whose home is this plane.
-                    match rng.gen_range(0..n.div_ceil(planes)) * planes + p as u64 {
-                        l if l < n && dev.home_plane(l) == Some(p) => l,
+                    match rng.gen_range(0..m.div_ceil(planes)) * planes + p as u64 {
+                        l if l < m && dev.home_plane(l) == Some(p) => l,
                         _ => continue,
                     }
                 } else {
-                    rng.gen_range(0..n)
+                    rng.gen_range(0..m)
                 };
                 dev.ftl.append_host(p, lpn)?;
             }
@@ -414,6 +418,12 @@ pub struct PreconditionConfig {
     /// state.
     #[serde(default = "one_f")]
     pub min_overwrites: f64,
+    /// `steady` only: the share of the logical capacity, from its start, that the random
+    /// overwrites cover (at most `utilisation`): the whole share filled, then a region of it
+    /// overwritten to steady state, as a drive whose workload keeps to a region ages. The
+    /// overwrite counts are then in multiples of this region. Unset: all the filled data.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overwrite_share: Option<f64>,
     #[serde(default = "default_seed")]
     pub seed: u64,
     /// Why the run starts from this state (printed with the result), e.g. why a preset's job

@@ -212,6 +212,33 @@ overprovisioning = 1.0
 }
 
 #[test]
+fn garbage_collection_books_its_time_and_its_copies_through_dram_on_the_cpu() {
+    // 10 us per command; 20 us per collection; 8 KiB copied through DRAM at 80 MB/s is
+    // 102,400 ns. The 64 logical pages written, then rewritten at random until GC has copied:
+    // the CPU's busy time is the commands' plus each erase's 20 us plus each copied page's
+    // 102,400 ns, to the nanosecond.
+    let ctl = "command_time = \"10us\"\ngc_time = \"20us\"\ngc_copy_rate = \"80MB/s\"\n";
+    let mut d = device(ctl);
+    let mut reqs: Vec<(u64, Op, u64, u64)> = (0..64).map(|p| (p * 1_000_000, Op::Write, p, 1)).collect();
+    let mut x = 12345u64;
+    for i in 0..400u64 {
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        reqs.push(((64 + i) * 1_000_000, Op::Write, (x >> 33) % 64, 1));
+    }
+    run(&mut d, &reqs);
+    let s = d.ftl.stats.clone();
+    let copied = s.gc_units_copied + s.wl_units_copied;
+    assert!(s.erases > 10 && copied > 10, "{s:?}");
+    let busy: u64 = d.snapshot(d.now()).cpu_busy.iter().sum();
+    assert_eq!(busy, 464 * 10_000 + s.erases * 20_000 + copied * 102_400);
+    // The same run without the two settings: the commands' time alone, and the same GC.
+    let mut d = device("command_time = \"10us\"\n");
+    run(&mut d, &reqs);
+    assert_eq!(d.snapshot(d.now()).cpu_busy, vec![464 * 10_000]);
+    assert_eq!(d.ftl.stats.erases, s.erases);
+}
+
+#[test]
 fn controller_settings_out_of_range_are_refused_with_their_key() {
     let bad = |ctl: &str, want: &str| {
         let e = parse_config(&text(ctl), "ctl.toml", Path::new("."))
@@ -230,6 +257,14 @@ fn controller_settings_out_of_range_are_refused_with_their_key() {
     bad(
         "[device.controller]\nmemcpy_rate = \"1KB/s\"\n",
         "device.controller.memcpy_rate: got 1000 bytes/s",
+    );
+    bad(
+        "[device.controller]\ngc_copy_rate = \"1KB/s\"\n",
+        "device.controller.gc_copy_rate: got 1000 bytes/s",
+    );
+    bad(
+        "[device.controller]\ngc_time = \"11ms\"\n",
+        "device.controller.gc_time: got 11000000 ns; expected at most 10ms",
     );
     let e = parse_config(
         "[device]\npreset = \"cosmos-openssd\"\n[device.host]\ninterface = \"sata3\"\ncommand_overhead = \"0us\"\ndma = [[\"8KiB\", \"60MB/s\"], [\"4KiB\", \"90MB/s\"]]\n",

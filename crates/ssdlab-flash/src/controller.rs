@@ -99,6 +99,10 @@ pub struct Cpu {
     pub flash_op_ns: u64,
     /// DRAM copy rate, bytes/s (0: none).
     pub memcpy_rate: u64,
+    /// CPU time per garbage collection (`gc_time`).
+    pub gc_ns: u64,
+    /// Rate at which each unit GC copies passes through DRAM on the CPU, bytes/s (0: free).
+    pub gc_copy_rate: u64,
 }
 
 impl Cpu {
@@ -110,7 +114,20 @@ impl Cpu {
             unit_ns: c.unit_time.0,
             flash_op_ns: c.flash_op_time.0,
             memcpy_rate: c.memcpy_rate.map_or(0, |r| r.0),
+            gc_ns: c.gc_time.0,
+            gc_copy_rate: c.gc_copy_rate.map_or(0, |r| r.0),
         }
+    }
+
+    /// CPU time of a collection's step that copies `bytes` (`last`: the step that erases the
+    /// victim, which also carries the collection's own firmware time).
+    pub fn gc_cost(&self, bytes: u64, last: bool) -> u64 {
+        let copy = if self.gc_copy_rate == 0 || bytes == 0 {
+            0
+        } else {
+            xfer_ns(bytes, self.gc_copy_rate)
+        };
+        copy + if last { self.gc_ns } else { 0 }
     }
 
     /// Book `dur` ns of CPU work at or after `earliest` (`now` is the device time) on the CPU
@@ -177,6 +194,15 @@ pub struct ControllerConfig {
     /// DMA area into their buffer; unset: such designs are refused.
     #[serde(default)]
     pub memcpy_rate: Option<Rate>,
+    /// CPU time per garbage collection or wear-leveling migration (choosing the victim, the
+    /// maps' and lists' updates), booked with the victim's erase.
+    #[serde(default)]
+    pub gc_time: Duration,
+    /// Rate at which each unit garbage collection copies passes through the controller's DRAM
+    /// on the CPU (a board without copy-back whose firmware moves GC data through a DRAM
+    /// buffer), booked before the copy's program; unset: GC's copies cost the CPU nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gc_copy_rate: Option<Rate>,
     /// Host commands the firmware works on at once (0 = no limit): with 1, a command starts
     /// only when the previous one has completed (a host interface without command queueing).
     #[serde(default)]
@@ -199,6 +225,8 @@ impl ControllerConfig {
             || self.read_command_time.is_some_and(|d| d.0 > 0)
             || self.unit_time.0 > 0
             || self.flash_op_time.0 > 0
+            || self.gc_time.0 > 0
+            || self.gc_copy_rate.is_some()
             || self.queue_depth > 0
     }
 }
@@ -258,6 +286,19 @@ mod tests {
         let c = Cpu::new(&cfg);
         assert_eq!(c.command_cost(2, false), 68_010);
         assert_eq!(c.command_cost(2, true), 30_010);
+        assert_eq!(c.gc_cost(4096, true), 0, "GC free unless configured");
+        let cfg = ControllerConfig {
+            gc_time: Duration(20_000),
+            gc_copy_rate: Some(Rate(60_000_000)),
+            ..Default::default()
+        };
+        let c = Cpu::new(&cfg);
+        // 4 KiB at 60 MB/s: 68,267 ns; the erasing step adds the collection's 20 us.
+        assert_eq!(c.gc_cost(4096, false), 68_267);
+        assert_eq!(c.gc_cost(8192, true), 136_534 + 20_000);
+        assert_eq!(c.gc_cost(0, false), 0);
+        assert_eq!(c.gc_cost(0, true), 20_000);
+        assert!(cfg.active());
         let same = Cpu::new(&ControllerConfig {
             command_time: Duration(68_000),
             ..Default::default()

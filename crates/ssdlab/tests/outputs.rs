@@ -294,7 +294,7 @@ fn an_experiment_resumes_from_its_finished_points_to_the_same_bytes() {
     };
     run(&whole, &["-q"]);
     let points = points_in(&whole);
-    assert_eq!(points.len(), 66);
+    assert_eq!(points.len(), 90);
     // An interrupted run's folder: some points missing, one cut short, one altered.
     std::fs::create_dir_all(resumed.join("points")).unwrap();
     for p in &points[10..] {
@@ -315,7 +315,7 @@ fn an_experiment_resumes_from_its_finished_points_to_the_same_bytes() {
     std::fs::write(&altered, bytes).unwrap();
     let err = run(&resumed, &[]);
     assert!(err.contains("2 damaged point file(s)"), "{err}");
-    assert!(err.contains("54 of 66 points taken from"), "{err}");
+    assert!(err.contains("78 of 90 points taken from"), "{err}");
     let read = |dir: &Path, f: &str| std::fs::read_to_string(dir.join(f)).unwrap();
     assert_eq!(
         without_wall(&read(&whole, "result.json")),
@@ -327,7 +327,7 @@ fn an_experiment_resumes_from_its_finished_points_to_the_same_bytes() {
     // Every point is in the folder again, whole: a third run takes them all.
     let err = run(&resumed, &[]);
     assert!(
-        err.contains("66 of 66 points taken from") && !err.contains("damaged"),
+        err.contains("90 of 90 points taken from") && !err.contains("damaged"),
         "{err}"
     );
     // --fresh takes nothing from the folder (and so finds nothing damaged in it), and
@@ -337,7 +337,7 @@ fn an_experiment_resumes_from_its_finished_points_to_the_same_bytes() {
     assert!(!err.contains("taken from") && !err.contains("damaged"), "{err}");
     assert_eq!(std::fs::metadata(&cut).unwrap().len(), len);
     let err = run(&resumed, &[]);
-    assert!(err.contains("66 of 66 points taken from"), "{err}");
+    assert!(err.contains("90 of 90 points taken from"), "{err}");
     no_temporaries(d.path());
 }
 
