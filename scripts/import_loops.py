@@ -5,10 +5,11 @@ cargo refuses a cycle between them).
     scripts/import_loops.py [--graph] [--self-test]
 
 A module is a file under crates/NAME/src (`a.rs` or `a/mod.rs` is module `a`). Module M imports
-module T when M's code names a path `crate::...` or `super::...` that resolves to T (the longest
-module prefix of the path). Comments, string literals and the `#[cfg(test)] mod tests` block at
-the end of a file are not code of the layers (unit tests may build what they test from the
-loader). A module naming what its own ancestors define is not an import: a parent and the files
+module T when M's code names a path `crate::...`, `super::...` or `self::...` that resolves to T
+(the longest module prefix of the path), or a bare path `child::...` through one of M's own
+child modules (`rodi::new` in `array/mod.rs` is an import of `array/rodi`). Comments, string
+literals and `#[cfg(test)] mod NAME { ... }` blocks are not code of the layers (unit tests may
+build what they test from the loader); the code after such a block is. A module naming what its own ancestors define is not an import: a parent and the files
 of its folder are one unit, and a child implementing its parent's trait is its registry line.
 Prints each loop with the names that tie it; --graph prints every module's imports. Exits 1
 when a loop exists.
@@ -18,17 +19,27 @@ import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PATH = re.compile(r"\b(crate|super)((?:::[A-Za-z_][A-Za-z0-9_]*)+)")
+PATH = re.compile(r"\b(crate|super|self)((?:::[A-Za-z_][A-Za-z0-9_]*)+)")
+TEST_MOD = re.compile(r"#\[cfg\(test\)\]\s*(?:pub(?:\([a-z]+\))?\s+)?mod\s+[A-Za-z_][A-Za-z0-9_]*\s*\{")
 
 
 def code_of(text):
-    """The file's code: without comments, string contents and its trailing test module."""
+    """The file's code: without comments, string contents and its test modules (each
+    `#[cfg(test)] mod NAME { ... }` block to its matching brace; what follows it stays)."""
     text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
     text = re.sub(r"//[^\n]*", "", text)
     text = re.sub(r'r#*"(?:.|\n)*?"#*', '""', text)
     text = re.sub(r'"(\\.|[^"\\])*"', '""', text)
-    m = re.search(r"#\[cfg\(test\)\]\s*mod\s+tests\b", text)
-    return text[: m.start()] if m else text
+    text = re.sub(r"'(\\.|[^'\\])'", "' '", text)
+    while True:
+        m = TEST_MOD.search(text)
+        if not m:
+            return text
+        depth, i = 1, m.end()
+        while i < len(text) and depth:
+            depth += {"{": 1, "}": -1}.get(text[i], 0)
+            i += 1
+        text = text[: m.start()] + text[i:]
 
 
 def modules(src):
@@ -55,10 +66,18 @@ def imports(mods):
         with open(f, encoding="utf-8") as fh:
             code = code_of(fh.read())
         out = edges.setdefault(m, {})
-        for g in PATH.finditer(code):
-            parts = g.group(2).strip(":").split("::")
-            if g.group(1) == "crate":
+        found = [(g.group(1), g.group(2)) for g in PATH.finditer(code)]
+        # Bare paths through the module's own children (`child::name`, not `x::child::name`).
+        children = {t[-1] for t in mods if len(t) == len(m) + 1 and t[: len(m)] == m}
+        for c in sorted(children):
+            for g in re.finditer(r"(?<![:\w])" + c + r"((?:::[A-Za-z_][A-Za-z0-9_]*)+)", code):
+                found.append(("self", "::" + c + g.group(1)))
+        for kind, path in found:
+            parts = path.strip(":").split("::")
+            if kind == "crate":
                 base = []
+            elif kind == "self":
+                base = list(m)
             else:
                 # `super` in a/b.rs or a/b/mod.rs is module a.
                 base = list(m[:-1])
@@ -131,6 +150,21 @@ def self_test():
         ({"a/mod.rs": "fn f() { crate::b::g() }", "a/c.rs": "", "b.rs": "use crate::a::Z;"}, [["a", "b"]]),
         ({"x/y/z.rs": "use super::super::w::Q;", "x/w.rs": "use crate::x::y::z::P;", "x/y/mod.rs": ""},
          [["x/w", "x/y/z"]]),
+        # Code after a test module counts, and a parent's bare path through its child is an
+        # import of the child: cfg -> arr -> arr/r -> cfg.
+        ({"cfg.rs": "fn f() {}\n#[cfg(test)]\nmod tests { fn g() { let c = '{'; } }\nfn h() { crate::arr::MAX }",
+          "arr/mod.rs": "mod r; fn f() { r::new() }",
+          "arr/r.rs": "pub fn new(c: &crate::cfg::Config) {}"},
+         [["arr", "arr/r", "cfg"]]),
+        # The same with the child naming what it needs from elsewhere: no loop.
+        ({"cfg.rs": "fn f() {}\n#[cfg(test)]\nmod tests { }\nfn h() { crate::arr::MAX }",
+          "arr/mod.rs": "mod r; fn f() { r::new() }",
+          "arr/r.rs": "pub fn new(c: &crate::job::Job) {}", "job.rs": ""},
+         []),
+        # `self::child` and a test module inside a test-free file's other module names.
+        ({"a/mod.rs": "fn f() { self::c::g() }", "a/c.rs": "use crate::a::Z;"}, []),
+        ({"a/mod.rs": "fn f() { self::c::g() }", "a/c.rs": "use crate::b::Z;", "b.rs": "use crate::a::T;"},
+         [["a", "a/c", "b"]]),
     ]
     for files, want in cases:
         with tempfile.TemporaryDirectory() as d:

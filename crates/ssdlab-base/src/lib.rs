@@ -12,6 +12,7 @@ pub mod memory;
 pub mod parallel;
 pub mod request;
 pub mod sampling;
+pub mod skip;
 pub mod source;
 pub mod timeline;
 pub mod units;

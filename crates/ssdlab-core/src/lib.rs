@@ -35,7 +35,7 @@ pub mod toml_position;
 // The layers below under their usual names: `crate::units`, `crate::geometry` and
 // `crate::workload` read the same in every layer, and users of the engine find them here.
 pub use ssdlab_base::{
-    analytic, defaults, error, fiohist, interrupt, memory, parallel, request, sampling, source, timeline, units,
+    analytic, defaults, error, fiohist, interrupt, memory, parallel, request, sampling, skip, source, timeline, units,
 };
 pub use ssdlab_flash::{controller, geometry, host, nand, scheduler};
 pub use ssdlab_workload::{trace, workload};

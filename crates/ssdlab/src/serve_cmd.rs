@@ -83,12 +83,6 @@ pub struct ServeArgs {
     quiet: bool,
 }
 
-/// `name` on the PATH.
-fn find_on_path(name: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path).map(|d| d.join(name)).find(|p| p.is_file())
-}
-
 const PLUGIN: &str = "libssdlab_nbd.so";
 
 /// Where the plugin is looked for, for the program at `exe`: beside it (a cargo target
@@ -302,7 +296,7 @@ pub fn run(a: ServeArgs) -> Result<()> {
         (Some(_), _) => None,
         (None, port) => Some(bind_addr(&a.bind, port.unwrap_or(10809))?),
     };
-    let nbdkit = find_on_path("nbdkit").ok_or_else(|| {
+    let nbdkit = which::which("nbdkit").ok().ok_or_else(|| {
         Error::Config(
             "nbdkit: not found on PATH; expected nbdkit installed (Debian or Ubuntu: apt-get install nbdkit; Fedora: dnf install nbdkit)".into(),
         )

@@ -207,11 +207,10 @@ fn bad_input_is_a_clear_error_with_status_2() {
 fn shared_traces() -> bool {
     let ok = root().join("../shared/traces/MANIFEST.md").exists();
     if !ok {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI is set but ../shared/traces is missing"
+        ssdlab_core::skip::skip(
+            "../shared/traces is not there",
+            "../shared/traces beside the clone (the project's public block traces)",
         );
-        eprintln!("skipped: ../shared/traces is not present");
     }
     ok
 }

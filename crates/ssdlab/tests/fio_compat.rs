@@ -48,20 +48,10 @@ fn json_run(dir: &Path, job_file: &str) -> Value {
     serde_json::from_str(&run_job(dir, job_file, "json+")).unwrap()
 }
 
-/// Whether an external tool is there; absent under CI is a failure, elsewhere a skip.
+/// Whether an external tool is there; absent under CI is a failure, elsewhere a skip
+/// (`ssdlab_core::skip`).
 fn tool(name: &str) -> bool {
-    let found = Command::new("sh")
-        .args(["-c", &format!("command -v {name}")])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !found {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "{name} is required under CI (.ci/run installs fio)"
-        );
-        eprintln!("skipped: {name} is not installed");
-    }
-    found
+    ssdlab_core::skip::tool(name, "fio").is_some()
 }
 
 fn kind(v: &Value) -> &'static str {

@@ -8,15 +8,7 @@ use std::process::Command;
 
 /// Whether fio runs; absent, the test is skipped, except under CI where it fails.
 fn have_fio() -> bool {
-    if Command::new("fio").arg("--version").output().is_ok() {
-        return true;
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "fio is required under CI (.ci/run installs fio)"
-    );
-    eprintln!("skipped: fio not found");
-    false
+    ssdlab_core::skip::tool("fio", "fio").is_some()
 }
 
 #[test]

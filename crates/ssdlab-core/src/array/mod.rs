@@ -112,7 +112,13 @@ fn merged_layout_of(cfg: &Config, member_bytes: u64) -> Result<Box<dyn Layout>> 
         extents.push((off, off.saturating_add(len)));
     }
     if a.readonly_from_traces {
-        extents.extend(rodi::trace_readonly_extents(cfg, capacity, a.readonly_extent.0)?);
+        extents.extend(rodi::trace_readonly_extents(
+            f,
+            &cfg.job,
+            &cfg.base_dir,
+            capacity,
+            a.readonly_extent.0,
+        )?);
     }
     let l =
         rodi::Rodi::new(n, unit, &readonly, &extents, member_bytes).map_err(|m| Error::config(f, "array.member", m))?;

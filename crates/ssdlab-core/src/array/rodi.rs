@@ -207,16 +207,19 @@ mod tests {
     }
 }
 
-/// The extents (of `extent` bytes, inside `capacity`) that the traces of `cfg`'s jobs read
-/// and never write, merged into ranges. The traces are read once through, as they will be
-/// replayed (the same address mapping onto the volume).
+/// The extents (of `extent` bytes, inside `capacity`) that the traces of `jobs` (of the run
+/// file `f`, its trace paths relative to `base_dir`) read and never write, merged into ranges.
+/// The traces are read once through, as they will be replayed (the same address mapping onto
+/// the volume). It takes the run file's parts, not the run config, so that the layout does not
+/// depend on the loader that checks it.
 pub fn trace_readonly_extents(
-    cfg: &crate::config::Config,
+    f: &str,
+    jobs: &[crate::workload::job::JobConfig],
+    base_dir: &std::path::Path,
     capacity: u64,
     extent: u64,
 ) -> crate::Result<Vec<(u64, u64)>> {
     use crate::request::RequestSource;
-    let f = cfg.file.as_str();
     if extent == 0 || !extent.is_multiple_of(512) {
         return Err(crate::Error::config(
             f,
@@ -236,10 +239,10 @@ pub fn trace_readonly_extents(
     let n = n as usize;
     let (mut read, mut written) = (vec![false; n], vec![false; n]);
     let mut any = false;
-    for job in &cfg.job {
+    for job in jobs {
         let Some(t) = &job.trace else { continue };
         any = true;
-        let mut src = crate::trace::TraceSource::open(t, &cfg.base_dir, capacity)?;
+        let mut src = crate::trace::TraceSource::open(t, base_dir, capacity)?;
         let mut now = 0;
         while let Some(r) = src.next_request(now)? {
             now = r.time_ns;
