@@ -63,3 +63,21 @@ def test_a_run_files_own_jobs_have_no_global_options(cli):
                                     text=True, check=True).stdout)
     assert "global options" not in doc
     assert list(doc)[:4] == ["fio version", "timestamp", "timestamp_ms", "time"]
+
+
+def test_the_docs_fio_plot_block_runs_as_written(cli, tmp_path):
+    """docs/config.md's fio-plot example, run as it stands (ssdlab and fio-plot on the PATH)."""
+    exe = _fio_plot()
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    text = open(os.path.join(root, "docs", "config.md"), encoding="utf-8").read()
+    section = text[text.index("### Drawing ours with fio-plot"):]
+    block = section[section.index("```sh\n") + 6:]
+    block = block[:block.index("```")]
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    os.symlink(cli, bindir / "ssdlab")
+    env = dict(os.environ, PATH=f"{bindir}{os.pathsep}{os.path.dirname(exe)}{os.pathsep}{os.environ['PATH']}")
+    p = subprocess.run(["bash", "-euc", block], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert p.returncode == 0, p.stdout + p.stderr
+    png = tmp_path / "iodepth.png"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 20000

@@ -23,6 +23,16 @@ pub enum Pace {
     Real,
 }
 
+impl Pace {
+    /// The value as the command line spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Pace::None => "none",
+            Pace::Real => "real",
+        }
+    }
+}
+
 #[derive(Args)]
 pub struct ServeArgs {
     /// Run config (TOML) or preset name (default: tlc-nvme). Its jobs are ignored.
@@ -58,7 +68,8 @@ pub struct ServeArgs {
     /// Answer statistics on demand on this Unix socket (`ssdlab serve --stats PATH` asks).
     #[arg(long, value_name = "PATH")]
     control: Option<String>,
-    /// Ask a running server's control socket for its statistics so far (JSON) and exit.
+    /// Ask a running server's control socket for its statistics so far and exit (written as
+    /// --output-format and --output say).
     #[arg(long, value_name = "PATH", conflicts_with_all = ["socket", "port", "control", "record", "data"])]
     stats: Option<String>,
     /// Seed for preconditioning, GC randomness and the served device's own choices, as
@@ -221,8 +232,9 @@ impl Recording {
     }
 }
 
-/// The statistics a running server's control socket gives.
-fn query(path: &str) -> Result<()> {
+/// The statistics a running server's control socket gives (its run result as JSON, bins
+/// included), written as `--output-format` says, to `--output` or standard output.
+fn query(path: &str, fmt: crate::OutputFormat, output: Option<&str>) -> Result<()> {
     use std::io::Read;
     let mut s = std::os::unix::net::UnixStream::connect(path).map_err(|e| {
         Error::Config(format!(
@@ -231,8 +243,45 @@ fn query(path: &str) -> Result<()> {
     })?;
     let mut text = String::new();
     s.read_to_string(&mut text).map_err(|e| Error::io(path, e))?;
-    out!("{text}")?;
-    Ok(())
+    let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+        Error::Invalid(format!(
+            "--stats: {path}: the server's answer is not JSON ({e}); expected the --control socket of a running ssdlab serve"
+        ))
+    })?;
+    if let Some(e) = value.get("error") {
+        return Err(Error::Invalid(format!(
+            "--stats: {path}: the server says: {}",
+            e.as_str().unwrap_or_default()
+        )));
+    }
+    let result: ssdlab_core::RunResult = serde_json::from_value(value).map_err(|e| {
+        Error::Invalid(format!(
+            "--stats: {path}: the server's statistics do not read as a run result ({e}); expected a server of this version"
+        ))
+    })?;
+    crate::write_result(&result, fmt, output)
+}
+
+/// The replayed session's jobs name the session, not the trace file they were replayed from
+/// (a temporary one unless `--record` kept it).
+fn name_session(result: &mut ssdlab_core::RunResult, kept: Option<&Path>) {
+    let what = match kept {
+        Some(p) => format!("nbd session (recorded in {})", p.display()),
+        None => "nbd session (not recorded: --record FILE keeps it)".to_string(),
+    };
+    for j in &mut result.jobs {
+        j.ssdlab.source = what.clone();
+        if let Some(serde_json::Value::Object(t)) = j.ssdlab.trace.as_mut() {
+            match kept {
+                Some(p) => {
+                    t.insert("file".into(), p.display().to_string().into());
+                }
+                None => {
+                    t.remove("file");
+                }
+            }
+        }
+    }
 }
 
 /// Wait until nbdkit is serving (it writes its pid file once it listens), nbdkit exits, or
@@ -260,7 +309,7 @@ fn wait_ready(child: &mut Child, pidfile: &Path, stop: &AtomicBool) -> Result<bo
 
 pub fn run(a: ServeArgs) -> Result<()> {
     if let Some(path) = &a.stats {
-        return query(path);
+        return query(path, a.output_format, a.output.as_deref());
     }
     // The config is checked here, so its errors are the command line's one line.
     let mut cfg = config::load_config_with(a.config.as_deref().unwrap_or(config::DEFAULT_PRESET), &a.set)?;
@@ -359,7 +408,7 @@ pub fn run(a: ServeArgs) -> Result<()> {
     if let Some(s) = a.seed {
         cmd.arg(format!("seed={s}"));
     }
-    cmd.arg(format!("pace={}", if a.pace == Pace::Real { "real" } else { "none" }));
+    cmd.arg(format!("pace={}", a.pace.name()));
     if let Some(d) = &a.data {
         cmd.arg(format!("data={}", abs(d)));
         if a.data_resize {
@@ -394,8 +443,9 @@ pub fn run(a: ServeArgs) -> Result<()> {
     if let Ok(true) = ready {
         if !a.quiet {
             eprintln!(
-                "ssdlab: serving {} on {uri} (pace {:?}); Ctrl-C stops and prints the statistics",
-                cfg.device.name, a.pace
+                "ssdlab: serving {} on {uri} (--pace {}); Ctrl-C stops and prints the statistics",
+                cfg.device.name,
+                a.pace.name()
             );
         }
         while !stop.load(Ordering::Relaxed) {
@@ -431,7 +481,8 @@ pub fn run(a: ServeArgs) -> Result<()> {
         r.keep()?;
     }
     let replay = ssdlab_core::live::replay_config(&cfg, &record.display().to_string())?;
-    let result = ssdlab_core::run_config(&replay)?;
+    let mut result = ssdlab_core::run_config(&replay)?;
+    name_session(&mut result, recording.as_ref().map(|r| r.dest.as_path()));
     if !a.quiet {
         eprintln!(
             "{}",

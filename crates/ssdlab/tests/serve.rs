@@ -90,7 +90,11 @@ impl Server {
     }
     /// The statistics so far, from the control socket.
     fn stats_now(&self) -> serde_json::Value {
-        let out = common::ok(&["serve", "--stats", self.path("control.sock").to_str().unwrap()]);
+        let sock = self.path("control.sock");
+        let out = common::ok(&["serve", "--stats", sock.to_str().unwrap(), "--output-format", "json"]);
+        // Without --output-format, the text `ssdlab run` prints.
+        let text = common::ok(&["serve", "--stats", sock.to_str().unwrap()]);
+        assert!(text.starts_with("nbd: (groupid=0, jobs=1)"), "{text}");
         serde_json::from_str(&out).unwrap()
     }
     /// SIGTERM, as a service manager stops it: the statistics it writes at the end.
@@ -155,6 +159,13 @@ fn nbdcopy_round_trip_and_the_session_replays_from_its_recording() {
     assert_eq!(job(&stats, "write", "io_bytes"), 48 << 20);
     assert_eq!(job(&stats, "read", "io_bytes"), read.len() as u64);
     assert_eq!(job(&now, "write", "io_bytes"), 48 << 20);
+    // The jobs name the session and its recording, not a temporary trace.
+    let kept = dir.path().join("session.trace");
+    assert_eq!(
+        stats["jobs"][0]["ssdlab"]["source"],
+        format!("nbd session (recorded in {})", kept.display())
+    );
+    assert_eq!(stats["jobs"][0]["ssdlab"]["trace"]["file"], kept.display().to_string());
     // The recording replays with `ssdlab run` to the statistics the server printed.
     let run_file = dir.path().join("replay.toml");
     std::fs::write(
