@@ -27,7 +27,7 @@ def _is(name, v, cls):
     return v
 
 
-def _axes(ax):
+def _axes(ax, size=(6.4, 4.0)):
     if ax is not None:
         from matplotlib.axes import Axes
 
@@ -35,7 +35,9 @@ def _axes(ax):
     if ax is None:
         import matplotlib.pyplot as plt
 
-        _, ax = plt.subplots(figsize=(6.4, 4.0))
+        # Constrained layout: the axis titles and tick labels stay inside the figure when it is
+        # saved (`ax.figure.savefig(...)`), however long they are.
+        _, ax = plt.subplots(figsize=size, layout="constrained")
         ax.set_prop_cycle(color=COLOURS)
     return ax
 
@@ -100,20 +102,45 @@ def bandwidth_over_time(result: Result, ax: Axes | None = None) -> Axes:
 
 
 def claims(experiment: Experiment, ax: Axes | None = None) -> Axes:
-    """An experiment's claims: ours over the seed's value, one bar per claim, green where
-    reproduced and red where missed; the line at 1 is the seed's."""
+    """An experiment's claims: ours over the seed's value, one bar per claim, blue where
+    reproduced and vermillion where missed (the palette's first and fourth colours, which no
+    common colour-vision deficiency confuses); the line at 1 is the seed's. A claim whose seed
+    value is 0 has no ratio: a hatched bar at 1 stands for it, labelled with our value."""
     from ._experiment import Experiment
 
     _is("experiment", experiment, Experiment)
-    ax = _axes(ax)
     c = experiment.claims
-    ratio = [o / s if s else float("nan") for o, s in zip(c["our_value"], c["seed_value"])]
-    colors = ["tab:green" if r else "tab:red" for r in c["reproduced"]]
-    ax.barh(range(len(c)), ratio, color=colors)
+    # A new figure tall enough for one readable label per claim.
+    ax = _axes(ax, size=(8.0, 1.5 + 0.22 * len(c)))
+    seed, ours = list(c["seed_value"]), list(c["our_value"])
+    ratio = [o / s if s else 1.0 for o, s in zip(ours, seed)]
+    colors = [COLOURS[0] if r else COLOURS[3] for r in c["reproduced"]]
+    bars = ax.barh(range(len(c)), ratio, color=colors)
+    for i, (b, s, o) in enumerate(zip(bars, seed, ours)):
+        if not s:
+            b.set_hatch("//")
+            b.set_alpha(0.5)
+            ax.annotate(f"seed 0, ours {o:g}", (1.0, i), xytext=(4, 0), textcoords="offset points",
+                        va="center", fontsize=7)
+    from matplotlib.patches import Patch
+
+    ax.legend(handles=[Patch(color=COLOURS[0], label="reproduced"), Patch(color=COLOURS[3], label="missed")],
+              loc="lower right", fontsize=8)
     ax.set_yticks(range(len(c)))
     ax.set_yticklabels(c["id"], fontsize=7)
     ax.invert_yaxis()
     ax.axvline(1.0, color="black", linewidth=0.8)
-    ax.set_xlabel("ours / seed's")
-    ax.set_title(f"{experiment.json['experiment']}: {int(c['reproduced'].sum())} of {len(c)} claims reproduced")
+    # Ratios far apart (a reading several hundred times off beside ones near 1): a logarithmic
+    # axis keeps every bar visible.
+    positive = [r for r in ratio if r > 0]
+    if positive and (max(positive) > 10 or min(positive) < 0.1):
+        ax.set_xscale("log")
+        ax.set_xlabel("ours / seed's (log scale)")
+    else:
+        ax.set_xlabel("ours / seed's")
+    summary = experiment.json.get("summary", {})
+    ax.set_title(
+        f"{experiment.json['experiment']}: {summary.get('seed_reproduced', int(c['reproduced'].sum()))} of "
+        f"{summary.get('seed_claims', len(c))} seed claims reproduced ({len(c)} claims drawn)"
+    )
     return ax

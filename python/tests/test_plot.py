@@ -42,8 +42,18 @@ def test_claims_chart_has_a_bar_per_claim():
     assert len(bars) == len(c)
     i = next(k for k in range(len(c)) if c["seed_value"][k])
     assert bars[i].get_width() == c["our_value"][i] / c["seed_value"][i]
-    red = sum(1 for b in bars if b.get_facecolor()[0] > 0.5 and b.get_facecolor()[1] < 0.5)
-    assert red == int((~c["reproduced"]).sum())
+    # Missed claims in the palette's vermillion, reproduced ones in its blue (no red-green pair).
+    from matplotlib.colors import to_hex
+
+    colours = [to_hex(b.get_facecolor()[:3]) for b in bars]
+    assert colours.count(plot.COLOURS[3]) == int((~c["reproduced"]).sum())
+    assert colours.count(plot.COLOURS[0]) == int(c["reproduced"].sum())
+    # A claim whose seed value is 0 keeps a bar: hatched, at 1.
+    zero = [k for k in range(len(c)) if not c["seed_value"][k]]
+    for k in zero:
+        assert bars[k].get_width() == 1.0 and bars[k].get_hatch() == "//"
+    # The figure is tall enough for one label per claim, and the labels fit once saved.
+    assert ax.figure.get_size_inches()[1] >= 0.2 * len(c)
 
 
 def test_the_command_and_the_package_draw_in_the_same_colours():

@@ -19,7 +19,7 @@ pub struct OpStats {
     pub min: u64,
     pub max: u64,
     sum: u128,
-    sumsq: f64,
+    spread: crate::sampling::Welford,
     hist: Histogram<u64>,
     /// fio's log-linear bins (json+).
     plat: PlatHist,
@@ -38,7 +38,7 @@ impl Default for OpStats {
             min: u64::MAX,
             max: 0,
             sum: 0,
-            sumsq: 0.0,
+            spread: Default::default(),
             hist: Histogram::new(3).expect("histogram"),
             plat: PlatHist::default(),
             buckets: LatBuckets::default(),
@@ -184,7 +184,7 @@ impl OpStats {
         self.min = self.min.min(lat_ns);
         self.max = self.max.max(lat_ns);
         self.sum += lat_ns as u128;
-        self.sumsq += (lat_ns as f64) * (lat_ns as f64);
+        self.spread.add_n(lat_ns as f64, 1);
         // `record` grows the auto-resizing histogram; `saturating_record` would clamp instead.
         if self.hist.record(lat_ns.max(1)).is_err() {
             self.hist.saturating_record(lat_ns.max(1));
@@ -211,11 +211,7 @@ impl OpStats {
     pub fn result(&self, runtime_ns: u64, group_kib_s: u64) -> OpResult {
         let n = self.count;
         let mean = self.mean();
-        let var = if n > 1 {
-            ((self.sumsq - n as f64 * mean * mean) / (n - 1) as f64).max(0.0)
-        } else {
-            0.0
-        };
+        let sd = self.spread.stddev();
         let mut percentile = Percentiles::default();
         if n > 0 {
             for p in PERCENTILES {
@@ -229,7 +225,7 @@ impl OpStats {
             min: if n == 0 { 0 } else { self.min },
             max: self.max,
             mean: round3(mean),
-            stddev: round3(var.sqrt()),
+            stddev: round3(sd),
             n,
             percentile,
             bins: None,

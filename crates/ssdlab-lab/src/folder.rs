@@ -3,7 +3,7 @@
 //! file is written whole or not at all (`output::write`).
 
 use crate::experiment::{self, ExperimentResult};
-use crate::plot::{bars, chart_with, Line};
+use crate::plot::{bars, chart_full, cumulative, Line};
 use crate::{Error, Result};
 use std::path::Path;
 
@@ -39,7 +39,8 @@ fn write_figures(res: &ExperimentResult, dir: &str) -> Result<()> {
             .collect();
         let file = path(&format!("{}.svg", f.id));
         if f.categories.is_empty() {
-            chart_with(&file, &f.title, (&f.x_label, f.log_x), &f.y_label, &lines, true)?;
+            let shares = cumulative(&lines);
+            chart_full(&file, &f.title, (&f.x_label, f.log_x), &f.y_label, &lines, true, shares)?;
         } else {
             bars(&file, &f.title, &f.categories, (&f.x_label, &f.y_label), &lines)?;
         }

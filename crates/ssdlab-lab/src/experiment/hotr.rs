@@ -457,7 +457,10 @@ fn tail_us(r: &PointResult, ps: &[f64], reads_only: bool) -> Vec<f64> {
         .collect()
 }
 
-/// The values at percentiles `ps` of a histogram given as (value, count) pairs.
+/// The values at percentiles `ps` of a histogram given as (value, count) pairs: the nearest
+/// rank over the bins. Kept by hand rather than through hdrhistogram: the pairs are fio's
+/// json+ bins already, and a second histogram would re-bin them at its own precision, moving
+/// the figures off the bin values fio's tools read from the same result.
 pub fn percentiles_of(bins: &mut [(u64, u64)], ps: &[f64]) -> Vec<u64> {
     bins.sort_unstable();
     let total: u64 = bins.iter().map(|b| b.1).sum();
