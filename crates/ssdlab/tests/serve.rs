@@ -712,13 +712,26 @@ fn the_plugin_is_found_where_the_install_puts_it_and_the_advice_fits_the_binary(
     .unwrap();
     std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let serve = |exe: &Path| {
-        let o = Command::new(exe)
-            .args(["serve", "slc-sata", "-q", "--socket"])
-            .arg(t.path().join("nbd.sock"))
-            .env("PATH", &bin)
-            .env_remove("SSDLAB_NBD_PLUGIN")
-            .output()
-            .unwrap();
+        // A program this test wrote may still be open for writing in a process another test
+        // thread forked meanwhile (until it execs): running it then fails with ETXTBSY, which
+        // passes; try again.
+        let o = (0..50)
+            .find_map(|_| {
+                match Command::new(exe)
+                    .args(["serve", "slc-sata", "-q", "--socket"])
+                    .arg(t.path().join("nbd.sock"))
+                    .env("PATH", &bin)
+                    .env_remove("SSDLAB_NBD_PLUGIN")
+                    .output()
+                {
+                    Err(e) if e.raw_os_error() == Some(26) => {
+                        std::thread::sleep(std::time::Duration::from_millis(20));
+                        None
+                    }
+                    r => Some(r.unwrap()),
+                }
+            })
+            .expect("the program runs within 50 tries");
         assert_eq!(o.status.code(), Some(2));
         let err = String::from_utf8_lossy(&o.stderr).into_owned();
         assert_eq!(err.lines().count(), 1, "{err}");
