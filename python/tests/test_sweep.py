@@ -124,9 +124,10 @@ def test_experiment_on_ray_is_the_cli_result(cli, ray_cluster, tmp_path):
     assert len(claims) == len(json.loads(theirs)["claims"]) and claims["reproduced"].dtype == bool
     # Two seeds in quick mode: every claim has its noise; the summary counts seed claims only.
     assert claims["noise"].notna().all() and e.json["scale"]["seeds"] == 2
-    # Only the 120 points plan's claims read (its claims' condition and the other readings of
-    # GC's write pointer and of when GC runs) ran under the second seed (Ray's run included).
-    assert e.json["scale"]["claim_points"] == 120
+    # Only the 144 points plan's claims read (its claims' condition and the other readings of
+    # GC's write pointer, of when GC runs, of what else GCC's device holds and of fileserver's
+    # routing) ran under the second seed (Ray's run included).
+    assert e.json["scale"]["claim_points"] == 144
     seed = claims[claims["kind"].isin(["seed", "known_difference"])]
     assert (claims["kind"] == "alternative").sum() == e.json["summary"]["alternatives"] > 0
     assert e.json["summary"]["seed_claims"] == len(seed)

@@ -779,6 +779,16 @@ fn plan_quick_runs_every_policy_on_every_workload() {
         "waf-device-bound.svg",
         "erases-device-bound.svg",
         "bandwidth-device-bound.svg",
+        "waf-gcc-fuller.svg",
+        "erases-gcc-fuller.svg",
+        "waf-gcc-long-lived.svg",
+        "erases-gcc-long-lived.svg",
+        "waf-fileserver-128k.svg",
+        "erases-fileserver-128k.svg",
+        "bandwidth-fileserver-128k.svg",
+        "waf-fileserver-64k.svg",
+        "erases-fileserver-64k.svg",
+        "bandwidth-fileserver-64k.svg",
     ]);
     let (out, stdout) = run_quick(dir.path(), "plan", &files);
     let r: Value = serde_json::from_str(&std::fs::read_to_string(out.join("result.json")).unwrap()).unwrap();
@@ -787,11 +797,12 @@ fn plan_quick_runs_every_policy_on_every_workload() {
     // 5 workloads × 8 policies under the claims' condition (FEMU's shared GC frontier and
     // its two GC watermarks, deleted files trimmed at once, TPC-C, YCSB and GCC bound by their
     // own work), again with a GC superblock of its own, again with foreground GC only, the 3
-    // workloads that delete files without discard, and the 3 CPU-bound ones issuing back to
-    // back.
-    assert_eq!(runs.len(), 40 + 40 + 40 + 24 + 24);
+    // workloads that delete files without discard, the 3 CPU-bound ones issuing back to
+    // back, GCC on a fuller device and beside long-lived files, and PLAN's 4 policies on
+    // fileserver with two large-write thresholds.
+    assert_eq!(runs.len(), 40 + 40 + 40 + 24 + 24 + 8 + 8 + 4 + 4);
     assert!(
-        stdout.contains("; 168 points, the 120 the claims read × 2 seeds"),
+        stdout.contains("; 192 points, the 144 the claims read × 2 seeds"),
         "{stdout}"
     );
     claims_judged_by_their_rules(&r, &stdout);
@@ -810,7 +821,15 @@ fn plan_quick_runs_every_policy_on_every_workload() {
         .iter()
         .filter(|c| c["kind"] == "alternative")
         .count();
-    assert_eq!((counted, other), (26, 52));
+    // Every counted claim under the GC readings; GCC's 6 and fileserver's 5 under theirs,
+    // with the one that speaks of several workloads.
+    assert_eq!((counted, other), (26, 52 + 2 * 7 + 2 * 6));
+    assert_eq!(claim(&r, "erases/gcc@gcc-long-lived")["replaces"], "erases/gcc");
+    assert!(r["claims"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|c| !c["id"].as_str().unwrap().contains("fio/direction@gcc")));
     assert_eq!(
         claim(&r, "waf/fio/direction@separate-gc")["replaces"],
         "waf/fio/direction"
@@ -939,6 +958,35 @@ fn plan_quick_runs_every_policy_on_every_workload() {
     assert!(background > 0);
     let gcc_none = &point("gcc/baseline/no-discard".into())["result"]["ssd"];
     assert!(mean_valid(gcc_none) > 0.0 && gcc_none["waf"].as_f64().unwrap() > 1.0);
+    // GCC's other readings: half the space cold, or long-lived files among the sources (the
+    // same builds, more host writes); either makes the baseline copy live data.
+    let gcc = point("gcc/baseline".into());
+    let units = |v: &Value, k: &str| v["result"]["ssd"]["host"][k].as_u64().unwrap();
+    let fuller = point("gcc/baseline/gcc-fuller".into());
+    assert_eq!(
+        (fuller["labels"]["cold"].as_str(), gcc["labels"]["cold"].as_str()),
+        (Some("50%"), Some("25%"))
+    );
+    let long = point("gcc/baseline/gcc-long-lived".into());
+    assert_eq!(long["labels"]["other_files"], "long-lived");
+    assert!(units(long, "write_units") > units(gcc, "write_units"));
+    for v in [fuller, long] {
+        assert!(mean_valid(&v["result"]["ssd"]) > 0.0, "{}", v["id"]);
+        assert!(v["result"]["ssd"]["waf"].as_f64().unwrap() > 1.0, "{}", v["id"]);
+    }
+    // Fileserver under PLAN: every write by lifetime under the claims; whole-file writes of
+    // 128 KiB, then of 64 KiB or more, wide under the readings. Other policies are not rerun.
+    let placement = |id: &str, k: &str| point(id.into())["result"]["ssd"]["placement"][k].as_u64().unwrap();
+    let p = "fileserver/plan-pred-1/4";
+    assert_eq!(point(p.into())["labels"]["large_write"], "256KiB");
+    assert_eq!(placement(p, "large_writes"), 0);
+    let (l128, l64) = (
+        placement(&format!("{p}/fileserver-128k"), "large_writes"),
+        placement(&format!("{p}/fileserver-64k"), "large_writes"),
+    );
+    assert!(l128 > 0 && l64 > l128, "{l128} {l64}");
+    assert_eq!(point("fileserver/baseline".into())["labels"]["large_write"], "-");
+    assert!(!runs.iter().any(|x| x["id"] == "fileserver/baseline/fileserver-128k"));
 }
 
 #[test]

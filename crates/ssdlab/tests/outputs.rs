@@ -367,11 +367,11 @@ fn an_interrupted_experiment_keeps_its_finished_points_and_writes_no_result() {
     let (code, err) = finish(child);
     assert_eq!(code, Some(130), "{err}");
     let kept = points_in(&out).len();
-    assert!((1..168).contains(&kept), "{kept}");
+    assert!((1..192).contains(&kept), "{kept}");
     assert_eq!(
         err,
         format!(
-            "ssdlab: interrupted (SIGINT): experiment plan stopped; kept {kept} of 168 points in {} (the same command resumes)\n",
+            "ssdlab: interrupted (SIGINT): experiment plan stopped; kept {kept} of 192 points in {} (the same command resumes)\n",
             out.join("points").display()
         )
     );

@@ -76,7 +76,40 @@ pub struct Condition {
     /// background after every request below 25 %, collecting a line at least 1/8 invalid;
     /// else foreground GC alone, 2 free blocks kept (this model before FEMU's background GC).
     pub femu_gc: bool,
+    /// Percent of the logical space holding cold data from the start (the workload works on
+    /// the rest).
+    pub cold_percent: u32,
+    /// GCC writes the user's other files beside its builds ([`GCC_LONG_LIVED`]).
+    pub long_lived: bool,
+    /// PLAN's `device.placement.large_write` on fileserver, else the workload's own
+    /// ([`large_write`]).
+    pub large_write: Option<&'static str>,
 }
+
+/// Fileserver's routing under PLAN: every write by predicted lifetime (a threshold above the
+/// 128 KiB requests it issues). The seed counts Fileserver among the workloads "that issue
+/// many small random writes" ("特别是对于发出许多小型随机写入的工作负载(如FIO、TPC-C、
+/// Fileserver和GCC)"), and PLAN sends small random requests to its small superblocks
+/// ("所有小型随机请求被发送到默认的小超级块"); a size threshold that sends its whole-file
+/// writes wide contradicts that. Every other workload keeps the 128 KiB default (YCSB's
+/// "大量大型顺序I/O" go wide).
+const FILESERVER_LARGE_WRITE: &str = "256KiB";
+
+/// PLAN's large-write threshold on workload `w` under condition `c` (None: the default,
+/// 128 KiB).
+fn large_write(w: &str, c: Condition) -> Option<&'static str> {
+    match (w, c.large_write) {
+        ("fileserver", Some(t)) => Some(t),
+        ("fileserver", None) => Some(FILESERVER_LARGE_WRITE),
+        _ => None,
+    }
+}
+
+/// GCC's long-lived files under the `gcc-long-lived` reading: a tenth of each build's
+/// source tree, each kept four builds (`[job.fs] long_lived`, `long_lived_builds`). The seed
+/// names no other data on its device; the reading asks whether data that outlives a build,
+/// written among its files, lets GCC collect at all.
+const GCC_LONG_LIVED: &str = "long_lived = 0.1\nlong_lived_builds = 4";
 
 /// The workloads the seed calls CPU-bound: "对于CPU受限的工作负载,如TPC-C、YCSB和GCC".
 pub const APP_BOUND: [&str; 3] = ["tpcc", "ycsb", "gcc"];
@@ -120,65 +153,124 @@ pub const CLAIMS: Condition = Condition {
     discard: "immediate",
     app_bound: true,
     femu_gc: true,
+    cold_percent: 25,
+    long_lived: false,
+    large_write: None,
 };
+
+/// Another condition: its label, what it is, the condition, and the workloads and policies
+/// it runs (the others are the claims' points: a threshold only PLAN reads is run for PLAN).
+pub struct Other {
+    pub label: &'static str,
+    pub what: &'static str,
+    pub c: Condition,
+    pub workloads: &'static [&'static str],
+    pub policies: &'static [&'static str],
+}
+
+const ALL: [&str; 5] = ["fio", "tpcc", "ycsb", "fileserver", "gcc"];
+const PLANS: [&str; 4] = ["plan-nopred-1/4", "plan-nopred-1/8", "plan-pred-1/4", "plan-pred-1/8"];
 
 /// The other choices, each shown beside the claims' condition: a GC superblock of its own
 /// on every workload (the same rule for every policy, where the shared one sends survivors to
-/// slot 0, a different class under each policy), no discard on the workloads that delete
-/// files, and the CPU-bound applications issuing back to back.
-pub const OTHERS: [(&str, &str, Condition, &[&str]); 4] = [
-    (
-        "separate-gc",
-        "GC survivors in a superblock of their own",
-        Condition {
+/// slot 0, a different class under each policy), foreground GC only, no discard on the
+/// workloads that delete files, the CPU-bound applications issuing back to back, GCC on a
+/// fuller device and beside long-lived files, and fileserver's writes routed by size.
+pub const OTHERS: [Other; 8] = [
+    Other {
+        label: "separate-gc",
+        what: "GC survivors in a superblock of their own",
+        c: Condition {
             separate_gc: true,
-            discard: "immediate",
-            app_bound: true,
-            femu_gc: true,
+            ..CLAIMS
         },
-        &["fio", "tpcc", "ycsb", "fileserver", "gcc"],
-    ),
-    (
-        "no-bg-gc",
-        "foreground GC only (no background GC after requests)",
-        Condition {
-            separate_gc: false,
-            discard: "immediate",
-            app_bound: true,
+        workloads: &ALL,
+        policies: &POLICIES,
+    },
+    Other {
+        label: "no-bg-gc",
+        what: "foreground GC only (no background GC after requests)",
+        c: Condition {
             femu_gc: false,
+            ..CLAIMS
         },
-        &["fio", "tpcc", "ycsb", "fileserver", "gcc"],
-    ),
-    (
-        "no-discard",
-        "deleted files never trimmed (discard = \"none\")",
-        Condition {
-            separate_gc: false,
+        workloads: &ALL,
+        policies: &POLICIES,
+    },
+    Other {
+        label: "no-discard",
+        what: "deleted files never trimmed (discard = \"none\")",
+        c: Condition {
             discard: "none",
-            app_bound: true,
-            femu_gc: true,
+            ..CLAIMS
         },
-        &["ycsb", "fileserver", "gcc"],
-    ),
-    (
-        "device-bound",
-        "TPC-C, YCSB and GCC issuing back to back (device-bound)",
-        Condition {
-            separate_gc: false,
-            discard: "immediate",
+        workloads: &["ycsb", "fileserver", "gcc"],
+        policies: &POLICIES,
+    },
+    Other {
+        label: "device-bound",
+        what: "TPC-C, YCSB and GCC issuing back to back (device-bound)",
+        c: Condition {
             app_bound: false,
-            femu_gc: true,
+            ..CLAIMS
         },
-        &APP_BOUND,
-    ),
+        workloads: &APP_BOUND,
+        policies: &POLICIES,
+    },
+    Other {
+        label: "gcc-fuller",
+        what: "GCC on a fuller device (half the logical space cold, the builds in the rest)",
+        c: Condition {
+            cold_percent: 50,
+            ..CLAIMS
+        },
+        workloads: &["gcc"],
+        policies: &POLICIES,
+    },
+    Other {
+        label: "gcc-long-lived",
+        what: "GCC beside long-lived files (a tenth of each build's tree, each kept four builds, written among its sources)",
+        c: Condition {
+            long_lived: true,
+            ..CLAIMS
+        },
+        workloads: &["gcc"],
+        policies: &POLICIES,
+    },
+    Other {
+        label: "fileserver-128k",
+        what: "fileserver's writes of 128 KiB or more to PLAN's full-width superblock (large_write = 128 KiB, the default)",
+        c: Condition {
+            large_write: Some("128KiB"),
+            ..CLAIMS
+        },
+        workloads: &["fileserver"],
+        policies: &PLANS,
+    },
+    Other {
+        label: "fileserver-64k",
+        what: "fileserver's writes of 64 KiB or more (the 1/4 superblock's stripe, 16 chips × 4 KiB) to PLAN's full-width superblock",
+        c: Condition {
+            large_write: Some("64KiB"),
+            ..CLAIMS
+        },
+        workloads: &["fileserver"],
+        policies: &PLANS,
+    },
 ];
 
 /// The [`OTHERS`] whose claims are shown beside the counted ones (the conditions the seed
-/// leaves open): GC's write pointer and GC's watermarks.
-const ALTERNATIVES: [usize; 2] = [0, 1];
+/// leaves open): GC's write pointer and watermarks, what else GCC's device holds, and
+/// fileserver's routing.
+const ALTERNATIVES: [usize; 6] = [0, 1, 4, 5, 6, 7];
 
-/// Share of the logical space holding cold data from the start.
-const COLD: f64 = 0.25;
+/// The reading `label`, if any.
+fn other(label: &str) -> &'static Other {
+    OTHERS
+        .iter()
+        .find(|o| o.label == label)
+        .unwrap_or_else(|| panic!("reading {label} declared"))
+}
 
 /// (blocks per plane, pages per block): FEMU's 256 × 256 (16 GiB) shrunk.
 fn geometry(scale: Scale) -> (u32, u32) {
@@ -219,6 +311,11 @@ fn point_id(w: &str, policy: &str, label: Option<&str>) -> String {
     }
 }
 
+/// Share of the logical space holding cold data from the start under `c`.
+fn cold(c: Condition) -> f64 {
+    c.cold_percent as f64 / 100.0
+}
+
 /// A point of `policy` on `w` under condition `c` ([`point_id`]). `thinks` keeps each
 /// workload's think time once computed: it depends on the workload alone.
 fn point(
@@ -239,9 +336,13 @@ fn point(
             if c.separate_gc { "separate" } else { "shared" }
         ),
         "precondition.mode=\"sequential\"".into(),
-        format!("precondition.utilisation={COLD}"),
+        format!("precondition.utilisation={}", cold(c)),
     ];
     let mut o = o;
+    let lw = large_write(w.0, c);
+    if let (Some(t), true) = (lw, policy.starts_with("plan-")) {
+        o.push(format!("device.placement.large_write=\"{t}\""));
+    }
     if c.femu_gc {
         let (fg, bg) = watermarks(scale);
         o.push(format!("device.ftl.gc_threshold={fg}"));
@@ -256,14 +357,19 @@ fn point(
     }
     let mut config = crate::config::load_config_with(PRESET, &o)?;
     let logical = crate::redundancy::geometry_of(&config.device, PRESET)?.logical_bytes();
-    let region = ((logical as f64 * (1.0 - COLD)) as u64) / 4096 * 4096;
+    let region = ((logical as f64 * (1.0 - cold(c))) as u64) / 4096 * 4096;
     let text = format!(
-        "[device]\npreset = \"{PRESET}\"\n[[job]]\nname = \"{name}\"\noffset = \"{off}%\"\niodepth = {IODEPTH}\nio_size = {bytes}\n[job.fs]\n{fs}\ndiscard = \"{discard}\"\n",
+        "[device]\npreset = \"{PRESET}\"\n[[job]]\nname = \"{name}\"\noffset = \"{off}%\"\niodepth = {IODEPTH}\nio_size = {bytes}\n[job.fs]\n{fs}\ndiscard = \"{discard}\"\n{long}",
         name = w.0,
-        off = (COLD * 100.0) as u32,
+        off = c.cold_percent,
         bytes = region * passes(scale),
         fs = w.1,
         discard = c.discard,
+        long = if c.long_lived && w.0 == "gcc" {
+            format!("{GCC_LONG_LIVED}\n")
+        } else {
+            String::new()
+        },
     );
     let jobs = crate::config::parse_config(
         &text,
@@ -305,13 +411,40 @@ fn point(
                 .into(),
             ),
             ("bound".into(), if bound { "application" } else { "device" }.into()),
+            ("cold".into(), format!("{}%", c.cold_percent)),
+            (
+                "other_files".into(),
+                if c.long_lived && w.0 == "gcc" {
+                    "long-lived"
+                } else {
+                    "none"
+                }
+                .into(),
+            ),
+            (
+                "large_write".into(),
+                match (lw, policy.starts_with("plan-")) {
+                    (_, false) => "-",
+                    (Some(t), true) => t,
+                    (None, true) => "128KiB",
+                }
+                .into(),
+            ),
         ],
         work: Work::Ssd(Box::new(config)),
     })
 }
 
-/// The point of `policy` on `w` under the condition `label` (None: the claims').
+/// Whether the reading `label` runs `policy` on `w` (else its point is the claims').
+fn runs_under(label: &str, w: &str, policy: &str) -> bool {
+    let o = other(label);
+    o.workloads.contains(&w) && o.policies.contains(&policy)
+}
+
+/// The point of `policy` on `w` under the condition `label` (None: the claims'), the
+/// claims' where the reading does not run it.
 fn find_in<'a>(runs: &'a [PointResult], w: &str, policy: &str, label: Option<&str>) -> &'a PointResult {
+    let label = label.filter(|l| runs_under(l, w, policy));
     let id = point_id(w, policy, label);
     runs.iter()
         .find(|r| r.id == id)
@@ -616,7 +749,7 @@ impl Experiment for Plan {
         let raw_mib = 64 * b as u64 * p as u64 * 4 / 1024;
         format!(
             "Device: {PRESET} (FEMU bbssd: 8 channels × 8 chips, 4 KiB pages) with {b} of 256 blocks per plane and {p} of 256 pages per block: {raw_mib} MiB of flash instead of 16 GiB, 12.5 % spare. The first {:.0} % of the logical space holds cold data written at the start; each workload works on the rest and moves {} times that region (reads + writes) instead of the seed's run lengths (256 GiB of FIO I/O, 50 million YCSB operations, 100 kernel builds).",
-            COLD * 100.0,
+            cold(CLAIMS) * 100.0,
             passes(scale)
         )
     }
@@ -628,10 +761,10 @@ impl Experiment for Plan {
                 points.push(point(p, w, scale, CLAIMS, None, &mut thinks)?);
             }
         }
-        for (label, _, c, workloads) in OTHERS {
-            for w in WORKLOADS.iter().filter(|w| workloads.contains(&w.0)) {
-                for p in POLICIES {
-                    points.push(point(p, *w, scale, c, Some(label), &mut thinks)?);
+        for o in &OTHERS {
+            for w in WORKLOADS.iter().filter(|w| o.workloads.contains(&w.0)) {
+                for p in o.policies {
+                    points.push(point(p, *w, scale, o.c, Some(o.label), &mut thinks)?);
                 }
             }
         }
@@ -645,7 +778,7 @@ impl Experiment for Plan {
                 point.id == point_id(w.0, p, None)
                     || ALTERNATIVES
                         .iter()
-                        .any(|&i| point.id == point_id(w.0, p, Some(OTHERS[i].0)))
+                        .any(|&i| point.id == point_id(w.0, p, Some(OTHERS[i].label)))
             })
         })
     }
@@ -656,14 +789,34 @@ impl Experiment for Plan {
                 used: "FEMU's one write pointer: GC's survivors go through the host's first slot, collected in FEMU's order (`device.ftl.gc_frontier = \"shared\"`)".into(),
                 source: "The seed is silent. It ran on a customised FEMU (\"PLAN方案在定制的FEMU(Flash Emulation Module)上实现,该模块支持TRIM和多流功能\"); FEMU's black-box SSD has one write pointer for host and GC data, and the seed does not say it gave GC a stream of its own, so the claims keep FEMU's. The other reading gives GC a superblock of its own under every policy.".into(),
                 open: true,
-                others: vec![(OTHERS[0].0.into(), OTHERS[0].1.into())],
+                others: vec![(OTHERS[0].label.into(), OTHERS[0].what.into())],
             },
             SetupCondition {
                 name: "when GC runs".into(),
                 used: "FEMU's two watermarks, scaled to the shrunk flash (`watermarks`): foreground GC before a write below 5 % free lines, and after every request below 25 % free lines one collection of the greedy line if at least 1/8 of it is invalid (`device.ftl.bg_gc = \"after-request\"`)".into(),
                 source: "The seed ran FEMU (\"PLAN方案在定制的FEMU(Flash Emulation Module)上实现\") and says nothing of its GC triggers; FEMU's black-box SSD ships both watermarks (hw/femu/bbssd/ftl.c: `should_gc_high` in `ssd_write`, `should_gc` then `do_gc(ssd, false)` after each request in `ftl_thread`; gc_thres_pcent 75, gc_thres_pcent_high 95), and the seed does not say it changed them, so the claims keep them. The other reading is this model before it had FEMU's background GC: foreground GC alone, 2 free blocks kept.".into(),
                 open: true,
-                others: vec![(OTHERS[1].0.into(), OTHERS[1].1.into())],
+                others: vec![(OTHERS[1].label.into(), OTHERS[1].what.into())],
+            },
+            SetupCondition {
+                name: "what else GCC's device holds".into(),
+                used: "a quarter of the logical space cold, written at the start; the builds in the rest, nothing else written beside them".into(),
+                source: "The seed's GCC workload: \"每次迭代都将Linux内核源代码复制到SSD,编译内核,然后删除源代码和编译后的二进制文件\"; it gives neither the emulated device's size nor anything else on it, so the claims keep every workload's cold quarter. Its builds die whole, so GC finds only empty victims; the other readings ask whether a fuller device (half the logical space cold) or long-lived files written among a build's sources make GCC collect.".into(),
+                open: true,
+                others: [4, 5]
+                    .iter()
+                    .map(|&i| (OTHERS[i].label.into(), OTHERS[i].what.into()))
+                    .collect(),
+            },
+            SetupCondition {
+                name: "which writes PLAN sends to its full-width superblock".into(),
+                used: format!("write requests of 128 KiB or more (`device.placement.large_write`, the default), except on fileserver, where every write goes by predicted lifetime (`large_write = \"{FILESERVER_LARGE_WRITE}\"`, above any request it issues)"),
+                source: "The seed splits by kind of request, not by size: \"所有大型顺序请求被发送到默认的大超级块,而所有小型随机请求被发送到默认的小超级块\", and counts Fileserver among the workloads \"that issue many small random writes\" (\"发出许多小型随机写入的工作负载(如FIO、TPC-C、Fileserver和GCC)\"), while YCSB holds \"大量大型顺序I/O\". Fileserver's whole-file writes come in requests of up to 128 KiB, so a 128 KiB threshold sends them wide, against the text; the claims route them by lifetime. The readings beside: the 128 KiB threshold, and the small superblock's stripe (16 chips × 4 KiB = 64 KiB).".into(),
+                open: true,
+                others: [6, 7]
+                    .iter()
+                    .map(|&i| (OTHERS[i].label.into(), OTHERS[i].what.into()))
+                    .collect(),
             },
             SetupCondition {
                 name: "when the file system trims a deleted file".into(),
@@ -686,13 +839,16 @@ impl Experiment for Plan {
         let mut claims = claims_under(runs, None, &mut figures);
         // GC's write pointer and its watermarks are conditions the seed leaves open: the
         // claims under the other readings stand beside the counted ones.
+        // A reading that runs some workloads restates their claims and those that speak of
+        // several workloads.
         for i in ALTERNATIVES {
-            let (label, what, _, _) = OTHERS[i];
+            let o = &OTHERS[i];
             claims.extend(
-                claims_under(runs, Some(label), &mut Vec::new())
+                claims_under(runs, Some(o.label), &mut Vec::new())
                     .into_iter()
                     .filter(|c| c.is_seed())
-                    .map(|c| c.alternative(label, what)),
+                    .filter(|c| c.case.as_deref().is_none_or(|w| o.workloads.contains(&w)))
+                    .map(|c| c.alternative(o.label, o.what)),
             );
         }
         // Bars: WAF, erases and bandwidth (normalised to baseline) per workload and policy,
@@ -701,7 +857,7 @@ impl Experiment for Plan {
         let conditions = std::iter::once((None, String::new(), &all[..])).chain(
             OTHERS
                 .iter()
-                .map(|(label, what, _, ws)| (Some(*label), format!(", {what}"), *ws)),
+                .map(|o| (Some(o.label), format!(", {}", o.what), o.workloads)),
         );
         for (label, what, workloads) in conditions {
             let at = |w: &str, p: &str| find_in(runs, w, p, label);
@@ -720,8 +876,12 @@ impl Experiment for Plan {
                     |b, r| bandwidth(r) / bandwidth(b),
                 ),
             ];
-            // Bandwidth under the claims' condition and device-bound, where it differs.
-            let n = if matches!(label, None | Some("device-bound")) {
+            // Bandwidth under the claims' condition, device-bound and fileserver's routings,
+            // where it differs.
+            let n = if matches!(
+                label,
+                None | Some("device-bound" | "fileserver-128k" | "fileserver-64k")
+            ) {
                 3
             } else {
                 2

@@ -52,6 +52,12 @@ pub struct FsJob {
     /// gcc: linked binaries per build.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub binaries: Option<u64>,
+    /// gcc: the user's other files written beside each build, as a share of its source tree.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub long_lived: Option<f64>,
+    /// gcc: builds a long-lived file outlives (it is deleted as that many builds later start).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub long_lived_builds: Option<u64>,
     /// All: the file system's journal and metadata writes (default true).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<bool>,
@@ -81,7 +87,7 @@ pub enum Discard {
 
 impl FsJob {
     /// The keys of the table.
-    pub const KEYS: [&'static str; 17] = [
+    pub const KEYS: [&'static str; 19] = [
         "app",
         "fill",
         "bs",
@@ -96,13 +102,15 @@ impl FsJob {
         "append_size",
         "instances",
         "binaries",
+        "long_lived",
+        "long_lived_builds",
         "metadata",
         "discard",
         "fstrim_every",
     ];
 
     /// The keys of the table other than `app`, with whether each is set.
-    pub(crate) fn keys(&self) -> [(&'static str, bool); 16] {
+    pub(crate) fn keys(&self) -> [(&'static str, bool); 18] {
         [
             ("fill", self.fill.is_some()),
             ("bs", self.bs.is_some()),
@@ -117,6 +125,8 @@ impl FsJob {
             ("append_size", self.append_size.is_some()),
             ("instances", self.instances.is_some()),
             ("binaries", self.binaries.is_some()),
+            ("long_lived", self.long_lived.is_some()),
+            ("long_lived_builds", self.long_lived_builds.is_some()),
             ("metadata", self.metadata.is_some()),
             ("discard", self.discard.is_some()),
             ("fstrim_every", self.fstrim_every.is_some()),

@@ -67,11 +67,12 @@ impl Params<'_> {
         Ok(v)
     }
 
-    /// A share in [0, 1] (`read_share`).
+    /// A share in [0, 1] (`read_share`, `long_lived`).
     pub fn share(&mut self, key: &'static str, default: f64) -> std::result::Result<f64, BadKey> {
         self.used.push(key);
         let v = match key {
             "read_share" => self.fs.read_share,
+            "long_lived" => self.fs.long_lived,
             _ => unreachable!("{key} is not a share"),
         }
         .unwrap_or(default);
@@ -139,6 +140,7 @@ impl Params<'_> {
             "checkpoint" => self.fs.checkpoint,
             "instances" => self.fs.instances,
             "binaries" => self.fs.binaries,
+            "long_lived_builds" => self.fs.long_lived_builds,
             _ => unreachable!("{key} is not a count"),
         }
         .unwrap_or(default);
@@ -1072,7 +1074,7 @@ pub(crate) mod tests {
     fn the_key_list_is_the_tables_keys() {
         let all = FsJob::KEYS.iter().map(|k| match *k {
             "app" => "app = \"fio\"".to_string(),
-            k if ["fill", "read_share", "theta"].contains(&k) => format!("{k} = 0.5"),
+            k if ["fill", "read_share", "theta", "long_lived"].contains(&k) => format!("{k} = 0.5"),
             "metadata" => "metadata = true".to_string(),
             "discard" => "discard = \"periodic\"".to_string(),
             k => format!("{k} = 4096"),
