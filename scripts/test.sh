@@ -10,6 +10,12 @@ mkdir -p target
 SKIPPED="$PWD/target/skipped-tests.txt"
 : > "$SKIPPED"
 export SSDLAB_SKIPPED="$SKIPPED"
+# The public traces the tests replay are read from the traces folder (ssdlab traces fetch
+# fills it); beside the clone, ../shared/traces holds them, so no network is needed.
+if [ -z "${SSDLAB_TRACES:-}" ] && [ -d ../shared/traces ]; then
+  SSDLAB_TRACES="$(cd ../shared/traces && pwd)"
+  export SSDLAB_TRACES
+fi
 missing_tools=$(scripts/system-deps.sh)
 [ -z "$missing_tools" ] || echo "test.sh: $missing_tools; the tests that need them are skipped" >&2
 report() {

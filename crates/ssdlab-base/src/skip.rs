@@ -10,8 +10,8 @@ use std::io::Write;
 /// is missing, `install` what provides it (a distribution package, or a command to run); the
 /// test is named by its thread (the test harness names each test's thread after it).
 pub fn skip(reason: &str, install: &str) {
-    let thread = std::thread::current();
-    let test = thread.name().unwrap_or("a test");
+    let test = test_name();
+    let test = test.as_str();
     if std::env::var_os("CI").is_some() {
         panic!("{test}: {reason}, and CI is set (install: {install})");
     }
@@ -22,8 +22,8 @@ pub fn skip(reason: &str, install: &str) {
 /// A test this machine cannot run for what no package provides (a privilege, a kernel
 /// feature): recorded as a skip, never a failure, under `CI` too.
 pub fn unavailable(reason: &str) {
-    let thread = std::thread::current();
-    let test = thread.name().unwrap_or("a test");
+    let test = test_name();
+    let test = test.as_str();
     eprintln!("skipped: {test}: {reason}");
     record(
         std::env::var_os("SSDLAB_SKIPPED").as_deref(),
@@ -31,6 +31,11 @@ pub fn unavailable(reason: &str) {
         reason,
         "not a package: see the reason",
     );
+}
+
+/// The running test's name: the test harness names each test's thread after it.
+fn test_name() -> String {
+    std::thread::current().name().unwrap_or("a test").to_string()
 }
 
 /// Append the skip's line to `file` (nothing without one).

@@ -112,7 +112,7 @@ impl Config {
         v.extend(
             self.job
                 .iter()
-                .filter_map(|j| Some(self.base_dir.join(&j.trace.as_ref()?.file))),
+                .filter_map(|j| crate::trace::catalogue::resolve(&self.base_dir, &j.trace.as_ref()?.file).ok()),
         );
         for m in self.array.iter().flat_map(|a| &a.member) {
             v.extend(m.config.iter().chain(&m.profile).map(|p| self.base_dir.join(p)));

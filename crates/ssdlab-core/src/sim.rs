@@ -327,7 +327,10 @@ pub fn check_trace_files(cfg: &Config) -> Result<()> {
         .enumerate()
         .filter_map(|(i, j)| Some((i, j.trace.as_ref()?)))
     {
-        let path = cfg.base_dir.join(&t.file);
+        let path = match crate::trace::catalogue::resolve(&cfg.base_dir, &t.file) {
+            Ok(p) => p,
+            Err(e) => return Err(cfg.locate(Error::config(&cfg.file, &format!("job[{i}].trace.file"), e.to_string()))),
+        };
         if !path.is_file() {
             let what = if path.exists() { "not a file" } else { "no such file" };
             return Err(cfg.locate(Error::config(

@@ -506,7 +506,7 @@ fn fuzz_snapshot(cfg: &Config, cases: u32) {
 /// Paths (indexes into arrays, maps' values and binaries) of every integer and byte in `v`.
 fn collect_numbers(v: &rmpv::Value, at: &mut Vec<usize>, out: &mut Vec<Vec<usize>>) {
     use rmpv::Value;
-    let mut each = |i: usize, x: Option<&Value>, at: &mut Vec<usize>, out: &mut Vec<Vec<usize>>| {
+    let each = |i: usize, x: Option<&Value>, at: &mut Vec<usize>, out: &mut Vec<Vec<usize>>| {
         at.push(i);
         match x {
             Some(x) => collect_numbers(x, at, out),

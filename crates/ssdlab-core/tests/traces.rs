@@ -1,5 +1,5 @@
-//! Trace readers, conversion, statistics and replay, on the shared real traces (skipped when
-//! `../shared/traces/` is absent, failing instead when `CI` is set) and on the hand-made
+//! Trace readers, conversion, statistics and replay, on the real traces of the traces folder
+//! (skipped when it lacks them, failing instead when `CI` is set) and on the hand-made
 //! samples in `tests/data/traces/`.
 
 use proptest::prelude::*;
@@ -21,18 +21,16 @@ fn sample(name: &str) -> PathBuf {
     repo().join("tests/data/traces").join(name)
 }
 
-/// The shared traces folder, or `None` (test skipped) when it is absent outside CI.
+/// The files of the traces folder these tests read: the public traces, and three of
+/// ../shared/traces outside the catalogue (`SSDLAB_TRACES` names that folder).
 fn shared() -> Option<PathBuf> {
-    let d = repo().join("../shared/traces");
-    if d.is_dir() {
-        Some(d)
-    } else {
-        ssdlab_core::skip::skip(
-            &format!("{} is not there", d.display()),
-            "../shared/traces beside the clone (the project's public block traces)",
-        );
-        None
-    }
+    let mut names: Vec<&str> = ssdlab_core::trace::catalogue::TRACES.iter().map(|t| t.name).collect();
+    names.extend([
+        "msr-cambridge1-sample.csv",
+        "systor17-traces-sample.csv.gz",
+        "w106.trace.xz",
+    ]);
+    ssdlab_core::trace::catalogue::for_test(&names)
 }
 
 /// A directory removed when the test ends (pass or fail).

@@ -100,13 +100,10 @@ fn rodi_outcomes_cross_as_bytes_profiles_and_arrays_included() {
 
 #[test]
 fn hotr_outcomes_cross_as_bytes() {
-    // hotr reads the seed's traces from ../shared/traces, found as the experiment finds it.
+    // hotr reads the public traces from the traces folder, found as the experiment finds it.
     match experiment::hotr::traces_base() {
         Ok(_) => check("hotr", false),
-        Err(e) => ssdlab_core::skip::skip(
-            &e.to_string(),
-            "../shared/traces beside the clone (the project's public block traces)",
-        ),
+        Err(e) => ssdlab_core::skip::skip(&e.to_string(), ssdlab_core::trace::catalogue::TEST_SOURCE),
     }
 }
 

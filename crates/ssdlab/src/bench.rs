@@ -20,7 +20,7 @@
 //! - `trace-parse`: lines parsed per second per trace format, on generated 2 M-line files
 //!   (MSR CSV, MQSim, DiskSim, SPC, and the native binary form of the MSR file).
 //! - `trace-replay`: end-to-end replay of `ssd-iozone-aligned2-100K.trace` and
-//!   `cloudPhysicsIO.csv` from `../shared/traces` on the mlc-sata preset.
+//!   `cloudPhysicsIO.csv` (public traces, `ssdlab traces fetch`) on the mlc-sata preset.
 use clap::Args;
 use ssdlab_core::config::{parse_config, PreconditionMode};
 use ssdlab_core::{Error, Result, Simulation};
@@ -350,18 +350,12 @@ fn trace_parse(n: u64) -> Result<()> {
 }
 
 fn trace_replay() -> Result<()> {
-    let traces = Path::new("../shared/traces");
-    if !traces.exists() {
-        return Err(Error::Invalid(
-            "trace-replay: ../shared/traces not found (run from the project root)".into(),
-        ));
-    }
     outln!("  trace replay on the mlc-sata preset (open loop at trace timestamps, addresses wrapped):")?;
     for name in ["ssd-iozone-aligned2-100K.trace", "cloudPhysicsIO.csv"] {
-        let path = std::fs::canonicalize(traces.join(name)).map_err(|e| Error::io(name, e))?;
+        // The public traces, from the traces folder (`ssdlab traces fetch`).
+        ssdlab_core::trace::catalogue::path(name).map_err(|e| Error::Invalid(format!("trace-replay: {e}")))?;
         let text = format!(
-            "[device]\npreset = \"mlc-sata\"\n[[job]]\nname = \"replay\"\n[job.trace]\nfile = \"{}\"\naddress = \"wrap\"\n",
-            path.display()
+            "[device]\npreset = \"mlc-sata\"\n[[job]]\nname = \"replay\"\n[job.trace]\nfile = \"@{name}\"\naddress = \"wrap\"\n"
         );
         let cfg = parse_config(&text, "bench", Path::new("."))?;
         let t0 = Instant::now();

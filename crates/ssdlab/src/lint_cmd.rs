@@ -82,7 +82,9 @@ fn parse_speed(s: &str) -> std::result::Result<f64, String> {
 
 pub fn run(a: LintArgs) -> Result<()> {
     let path = Path::new(&a.workload);
-    if !path.exists() {
+    // `@NAME`, a public trace: the trace reader finds it (or says how to fetch it).
+    let public = a.workload.starts_with('@');
+    if !public && !path.exists() {
         return Err(Error::Config(format!(
             "{}: no such file; expected a trace or a run file (.toml)",
             a.workload
@@ -94,7 +96,7 @@ pub fn run(a: LintArgs) -> Result<()> {
             a.workload
         )));
     }
-    let run_file = path.extension().is_some_and(|e| e == "toml");
+    let run_file = !public && path.extension().is_some_and(|e| e == "toml");
     let (workload, default_device) = if run_file {
         let cfg = config::load_config(&a.workload)?;
         if cfg.job.is_empty() {

@@ -31,6 +31,7 @@ mod profile_cmd;
 mod report;
 mod serve_cmd;
 mod trace_cmd;
+mod traces_cmd;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use ssdlab_core::{config, Error, Result};
@@ -106,6 +107,10 @@ enum Cmd {
     /// Block traces: statistics and format conversion.
     #[command(subcommand)]
     Trace(trace_cmd::TraceCmd),
+    /// The public traces the experiments, benchmarks and docs replay: `ssdlab traces fetch`
+    /// downloads them (checked against their SHA-256), `ssdlab traces list` shows them.
+    #[command(subcommand)]
+    Traces(traces_cmd::TracesCmd),
     /// Speed and memory benchmarks of the engine (see BENCHMARKS.md).
     Bench(bench::BenchArgs),
     /// Seed reproductions: `ssdlab experiment list`, `ssdlab experiment NAME [--quick]`.
@@ -162,6 +167,7 @@ fn main() -> ExitCode {
         Cmd::Experiment(_) => interrupt::install("experiment stopped; nothing written"),
         Cmd::Characterize(_) => interrupt::install("characterize stopped; nothing written"),
         Cmd::Lint(_) => interrupt::install("lint stopped; nothing written"),
+        Cmd::Traces(_) => interrupt::install("traces stopped; nothing of the trace being fetched kept"),
         Cmd::Precondition(a) => interrupt::install(&format!(
             "precondition stopped; nothing written ({} untouched)",
             a.output
@@ -196,6 +202,7 @@ fn main() -> ExitCode {
         ),
         Cmd::Config(c) => config_cmd(c),
         Cmd::Trace(t) => trace_cmd::run(t),
+        Cmd::Traces(t) => traces_cmd::run(t),
         Cmd::Bench(b) => bench::run(b),
         Cmd::Experiment(a) => experiment_cmd::run(a),
         Cmd::Lifetime(a) => lifetime_cmd::run(a),

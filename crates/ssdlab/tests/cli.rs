@@ -203,16 +203,10 @@ fn bad_input_is_a_clear_error_with_status_2() {
     bad(&["frobnicate"], &["frobnicate"]);
 }
 
-/// True when ../shared/traces is there; without it the test is skipped, except under CI.
+/// True when the traces folder holds examples/replay.toml's traces; without them the test is
+/// skipped, except under CI.
 fn shared_traces() -> bool {
-    let ok = root().join("../shared/traces/MANIFEST.md").exists();
-    if !ok {
-        ssdlab_core::skip::skip(
-            "../shared/traces is not there",
-            "../shared/traces beside the clone (the project's public block traces)",
-        );
-    }
-    ok
+    ssdlab_core::trace::catalogue::for_test(&["tpcc-small.trace", "wsrch-small.trace"]).is_some()
 }
 
 #[test]

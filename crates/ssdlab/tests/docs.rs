@@ -182,7 +182,17 @@ fn documented_commands_print_what_the_documentation_shows() {
     files.extend(docs);
     let all: Vec<Case> = files.iter().flat_map(|f| cases(f)).collect();
     assert!(all.len() >= 3, "the documentation shows commands with their output");
-    let failures: Vec<String> = all.iter().filter_map(|c| check(c).err()).collect();
+    // A command on the public traces (`@NAME`, `ssdlab traces`) runs where the traces folder
+    // holds them (skipped elsewhere, a failure under CI).
+    let public: Vec<&str> = ssdlab_core::trace::catalogue::TRACES.iter().map(|t| t.name).collect();
+    let needs_traces =
+        |c: &Case| c.args.first().is_some_and(|a| a == "traces") || c.args.iter().any(|a| a.starts_with('@'));
+    let have_traces = !all.iter().any(needs_traces) || ssdlab_core::trace::catalogue::for_test(&public).is_some();
+    let failures: Vec<String> = all
+        .iter()
+        .filter(|c| have_traces || !needs_traces(c))
+        .filter_map(|c| check(c).err())
+        .collect();
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 

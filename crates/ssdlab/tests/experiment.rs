@@ -991,13 +991,9 @@ fn plan_quick_runs_every_policy_on_every_workload() {
 
 #[test]
 fn hotr_quick_runs_every_scheme_back_end_and_cell() {
-    // The seed's traces are read from ../shared/traces.
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    if !root.join("../shared/traces/MANIFEST.md").exists() {
-        ssdlab_core::skip::skip(
-            "../shared/traces is not there",
-            "../shared/traces beside the clone (the project's public block traces)",
-        );
+    // The seed's traces are public traces, read from the traces folder.
+    let names: Vec<&str> = ssdlab_core::trace::catalogue::TRACES.iter().map(|t| t.name).collect();
+    if ssdlab_core::trace::catalogue::for_test(&names).is_none() {
         return;
     }
     let dir = tempfile::Builder::new().prefix("ssdlab-exp-").tempdir().unwrap();

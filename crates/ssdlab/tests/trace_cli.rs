@@ -11,23 +11,16 @@ fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// The shared traces folder, or `None` (test skipped) when it is absent outside CI.
-fn shared() -> Option<PathBuf> {
-    let d = repo().join("../shared/traces");
-    if d.is_dir() {
-        Some(d)
-    } else {
-        ssdlab_core::skip::skip(
-            &format!("{} is not there", d.display()),
-            "../shared/traces beside the clone (the project's public block traces)",
-        );
-        None
-    }
+/// The traces folder when it holds `names`, or `None` (test skipped; a failure under CI).
+fn shared(names: &[&str]) -> Option<PathBuf> {
+    ssdlab_core::trace::catalogue::for_test(names)
 }
 
 #[test]
 fn stats_json_on_shared_trace() {
-    let Some(dir) = shared() else { return };
+    let Some(dir) = shared(&["tpcc-small.trace"]) else {
+        return;
+    };
     let out = ssdlab()
         .args(["trace", "stats", "--output-format", "json"])
         .arg(dir.join("tpcc-small.trace"))

@@ -7,7 +7,7 @@
 //! chips are its space cost (Rails 2, TTFlash 1.25, HotR one spare chip: 1.125; HotR with its
 //! scratch space in over-provisioning, `hotr-op`: 10 % of the host capacity, 1.10).
 //!
-//! Workloads: the real traces of `../shared/traces` (Financial1's head, three MSR Cambridge
+//! Workloads: the public traces of `crate::trace::catalogue` (Financial1's head, three MSR Cambridge
 //! cuts, TPC-C, WebSearch, CloudPhysics, and the DiskSim validation traces Postmark, IOzone
 //! and its `ascii.trace`), replayed open loop with addresses wrapped into the capacity, and
 //! the HPC-like generator at the seed's "HPC 46" (`[job.hpc]` defaults but its rate). The
@@ -103,7 +103,7 @@ const THETAS: [f64; 4] = [0.6, 0.9, 1.2, 1.5];
 /// Cells of Figure 9 besides the default TLC.
 const CELLS: [&str; 4] = ["slc", "mlc", "tlc", "qlc"];
 
-/// A workload: a trace of `../shared/traces` or the HPC-like generator.
+/// A workload: a public trace (`crate::trace::catalogue`) or the HPC-like generator.
 #[derive(Clone, Copy)]
 pub struct Workload {
     pub name: &'static str,
@@ -192,23 +192,17 @@ fn workloads(scale: Scale) -> Vec<Workload> {
         .collect()
 }
 
-/// The folder holding `shared/traces`' parent: the first of the working directory and its
-/// ancestors with `../shared/traces` beside it.
+/// The traces folder (`crate::trace::catalogue::dir`), once every trace the experiment
+/// replays is there (else an error naming the command that fetches it).
 pub fn traces_base() -> Result<PathBuf> {
-    let cwd = std::env::current_dir().map_err(|e| Error::Invalid(format!("working directory: {e}")))?;
-    cwd.ancestors()
-        .find(|a| a.join("../shared/traces/MANIFEST.md").exists())
-        .map(Path::to_path_buf)
-        .ok_or_else(|| {
-            Error::Invalid(format!(
-                "experiment hotr: no ../shared/traces beside {} or its parents; expected the project checked out with ../shared beside it",
-                cwd.display()
-            ))
-        })
+    for w in WORKLOADS.iter().filter(|w| !w.trace.is_empty()) {
+        crate::trace::catalogue::path(w.trace).map_err(|e| Error::Invalid(format!("experiment hotr: {e}")))?;
+    }
+    crate::trace::catalogue::dir()
 }
 
 fn trace_path(base: &Path, w: &Workload) -> PathBuf {
-    base.join("../shared/traces").join(w.trace)
+    base.join(w.trace)
 }
 
 /// Requests each replay or generator run issues (None: the whole trace).
@@ -273,7 +267,7 @@ fn job_z(scale: Scale, w: &Workload, speed: f64, theta: f64) -> String {
         );
     }
     let mut t = format!(
-        "[[job]]\nname = \"{}\"\n[job.trace]\nfile = \"../shared/traces/{}\"\naddress = \"wrap\"\nspeed = {speed}\n",
+        "[[job]]\nname = \"{}\"\n[job.trace]\nfile = \"@{}\"\naddress = \"wrap\"\nspeed = {speed}\n",
         w.name, w.trace
     );
     if let Some(n) = n {

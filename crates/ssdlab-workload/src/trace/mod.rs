@@ -10,6 +10,7 @@
 
 pub mod bench;
 mod blkparse;
+pub mod catalogue;
 mod cloud;
 #[doc(hidden)]
 pub mod contract;
@@ -256,11 +257,16 @@ pub struct TraceReader {
 }
 
 impl TraceReader {
-    /// Open a trace file.
+    /// Open a trace file; `@NAME` is the public trace NAME in the traces folder
+    /// ([`catalogue::path`]), named `@NAME` in messages and output.
     pub fn open(path: impl AsRef<Path>, opts: &ReaderOptions) -> Result<TraceReader> {
-        let path = path.as_ref();
-        let (input, c) = input::open_file(path)?;
-        Self::build(path.display().to_string(), input, c, opts)
+        let given = path.as_ref();
+        let path = match given.to_str().and_then(|s| s.strip_prefix('@')) {
+            Some(name) => catalogue::path(name)?,
+            None => given.to_path_buf(),
+        };
+        let (input, c) = input::open_file(&path)?;
+        Self::build(given.display().to_string(), input, c, opts)
     }
 
     /// Read a trace from any byte stream; `name` appears in error messages.

@@ -264,11 +264,11 @@ impl TraceSource {
                 "replay: logical capacity {logical_capacity_bytes} bytes is below one 4 KiB page"
             )));
         }
-        let file = Path::new(&cfg.file);
-        let path: PathBuf = if file.is_absolute() {
-            file.to_path_buf()
-        } else {
-            config_dir.join(file)
+        // `@NAME` (the public trace NAME, which the reader finds) as it is; else a path (an
+        // absolute one as it is: `join` keeps it).
+        let path: PathBuf = match cfg.file.starts_with('@') {
+            true => PathBuf::from(&cfg.file),
+            false => config_dir.join(&cfg.file),
         };
         let reader = TraceReader::open(
             &path,

@@ -26,18 +26,10 @@ pub fn ok(args: &[&str]) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
-/// The shared traces folder, or `None` (test skipped) when it is absent outside CI.
-pub fn shared() -> Option<PathBuf> {
-    let d = root().join("../shared/traces");
-    if d.is_dir() {
-        Some(d)
-    } else {
-        ssdlab_core::skip::skip(
-            &format!("{} is not there", d.display()),
-            "../shared/traces beside the clone (the project's public block traces)",
-        );
-        None
-    }
+/// The traces folder when it holds `names` (`ssdlab traces fetch`, or `SSDLAB_TRACES`), or
+/// `None` (test skipped; a failure under CI).
+pub fn shared(names: &[&str]) -> Option<PathBuf> {
+    ssdlab_core::trace::catalogue::for_test(names)
 }
 
 /// The command fails with one line on standard error, exit status 2, nothing on standard
