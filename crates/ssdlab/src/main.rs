@@ -251,7 +251,10 @@ fn failed(e: Error) -> ExitCode {
 fn config_cmd(c: ConfigCmd) -> Result<()> {
     match c {
         ConfigCmd::Show { name } => match config::preset_text(&name) {
-            Some(t) => out!("{t}{}", config::preset_defaults(&name).unwrap_or_default()),
+            Some(t) => out!(
+                "{}",
+                with_bytes(&format!("{t}{}", config::preset_defaults(&name).unwrap_or_default()))
+            ),
             None => Err(Error::Invalid(format!(
                 "{name}: unknown preset; expected one of {}",
                 config::preset_names().join(", ")
@@ -266,6 +269,31 @@ fn config_cmd(c: ConfigCmd) -> Result<()> {
             out!("{text}")
         }
     }
+}
+
+/// A preset's TOML with each size and rate written with a byte unit followed by its bytes
+/// (`page_size = "16KiB"  # 16384 B`): "10GB" is 10^10 bytes, fio's "10g" 10 GiB.
+fn with_bytes(text: &str) -> String {
+    let mut out = String::new();
+    for line in text.lines() {
+        out.push_str(line);
+        let value = line
+            .split_once(" = \"")
+            .filter(|(k, _)| !k.trim_start().starts_with('#'))
+            .and_then(|(_, v)| v.strip_suffix('"'));
+        if let Some(v) = value {
+            let units = ssdlab_core::units::parse_size(v).map(|b| format!("{b} B"));
+            let rate = ssdlab_core::units::parse_rate(v).map(|b| format!("{b} B/s"));
+            // A byte unit written out (B, KiB, MB): not a bare number, not fio's k/m/g.
+            match (units, rate) {
+                (Ok(b), _) if v.ends_with('B') => out.push_str(&format!("  # {b}")),
+                (_, Ok(b)) => out.push_str(&format!("  # {b}")),
+                _ => {}
+            }
+        }
+        out.push('\n');
+    }
+    out
 }
 
 /// A command-line error on one line: `ARG: what was wrong; expected WHAT`.
@@ -520,6 +548,11 @@ fn run(
         None => ssdlab_core::Simulation::with_progress(&cfg, &mut progress)?,
     };
     pre_ui.finish();
+    if !quiet {
+        for line in job_headers(&cfg, sim.volume.logical_bytes()) {
+            eprintln!("{line}");
+        }
+    }
     let mut ui = ProgressUi::new(quiet);
     let result = sim.run(&mut |p| {
         let t = ssdlab_core::units::fmt_duration(p.sim_time_ns / 1000 * 1000);
@@ -544,6 +577,32 @@ fn run(
         })?;
     }
     Ok(())
+}
+
+/// A line per generated job (fio's header as it starts a job) with its sizes resolved to
+/// bytes on a volume of `capacity` bytes: `size = "10GB"` in TOML is 10^10 bytes where fio's
+/// `size=10g` is 10 GiB, and the header shows which one a run got.
+pub fn job_headers(cfg: &config::Config, capacity: u64) -> Vec<String> {
+    cfg.job
+        .iter()
+        .filter(|j| j.trace.is_none())
+        .map(|j| {
+            let mut parts = vec![format!("rw={}", format!("{:?}", j.rw).to_lowercase())];
+            match &j.bssplit {
+                Some(s) => parts.push(format!("bssplit={s}")),
+                None => parts.push(format!("bs={}B", j.bs.0)),
+            }
+            if let Ok((off, size)) = j.region(capacity) {
+                parts.push(format!("offset={off}B"));
+                parts.push(format!("size={size}B"));
+            }
+            if let Some(b) = j.io_size {
+                parts.push(format!("io_size={}B", b.0));
+            }
+            parts.push(format!("iodepth={}", j.iodepth));
+            format!("ssdlab: job {}: {}", j.name, parts.join(", "))
+        })
+        .collect()
 }
 
 /// An `--output` file that cannot be written, or that is one of the command's `inputs`,

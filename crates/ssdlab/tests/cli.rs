@@ -133,8 +133,42 @@ fn config_show_prints_presets() {
     assert!(
         out.contains("channels = 4") && out.contains("page_size = \"8KiB\"") && out.contains("pages_per_block = 256")
     );
+    // Sizes and rates with their bytes, as comments: the text is still the preset's TOML.
+    assert!(out.contains("page_size = \"8KiB\"  # 8192 B\n"), "{out}");
+    assert!(
+        out.lines()
+            .any(|l| l.contains("MB/s\"  # ") && l.ends_with("000000 B/s")),
+        "{out}"
+    );
+    assert!(!out.contains("us\"  # "), "durations are not sizes: {out}");
+    assert!(out.parse::<toml::Table>().is_ok());
     let o = ssdlab(&["config", "list"]);
     assert!(String::from_utf8_lossy(&o.stdout).contains("mlc-sata"));
+}
+
+#[test]
+fn the_run_header_gives_each_jobs_sizes_in_bytes() {
+    // TOML's "1GB" is 10^9 bytes and "64MiB" 2^26; a share of the device resolved.
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("h.toml");
+    std::fs::write(
+        &f,
+        "[device]\npreset = \"femu-bbssd\"\n[precondition]\nmode = \"none\"\n[[job]]\nname = \"w\"\nrw = \"randwrite\"\nbs = \"4KiB\"\noffset = \"50%\"\nsize = \"1GB\"\nio_size = \"64MiB\"\niodepth = 8\n",
+    )
+    .unwrap();
+    let o = ssdlab(&["run", f.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let err = String::from_utf8_lossy(&o.stderr);
+    let logical = ssdlab_core::config::load_config("femu-bbssd").unwrap();
+    let cap = ssdlab_core::Simulation::new(&logical).unwrap().volume.logical_bytes();
+    let want = format!(
+        "ssdlab: job w: rw=randwrite, bs=4096B, offset={}B, size=1000000000B, io_size=67108864B, iodepth=8\n",
+        cap / 2 / 4096 * 4096
+    );
+    assert!(err.contains(&want), "{want}\n{err}");
+    // Quiet: no header.
+    let o = ssdlab(&["run", f.to_str().unwrap(), "-q"]);
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("ssdlab: job"));
 }
 
 /// Every bad input: exit status 2, one line on stderr naming what is wrong, no panic.
