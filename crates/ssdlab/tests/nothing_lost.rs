@@ -76,6 +76,7 @@ fn stdout_commands(dir: &Path) -> Vec<Vec<String>> {
             "2",
         ]),
         v(&["trace", "formats"]),
+        v(&["traces", "list", "--traces", "."]),
         v(&["trace", "stats", "t.csv", "--format", "msr"]),
         v(&["trace", "convert", "t.csv", "--format", "msr", "--to", "fio-iolog"]),
         v(&["run", "run.toml", "-q"]),
