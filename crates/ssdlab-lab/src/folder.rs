@@ -27,8 +27,40 @@ pub fn write_folder(res: &ExperimentResult, dir: &str) -> Result<()> {
 
 /// One SVG per figure into `dir`.
 fn write_figures(res: &ExperimentResult, dir: &str) -> Result<()> {
+    draw_figures(&res.figures, dir)
+}
+
+/// The figures of an experiment's `result.json` (or its record in docs/experiments/record/),
+/// drawn again into `dir`, one SVG each, without running anything: `ssdlab experiment NAME
+/// --redraw FILE`. Returns how many.
+pub fn redraw(json: &str, file: &str, name: &str, dir: &str) -> Result<usize> {
+    #[derive(serde::Deserialize)]
+    struct Figures {
+        experiment: String,
+        figures: Vec<crate::experiment::Figure>,
+    }
+    let f: Figures = serde_json::from_str(json).map_err(|e| {
+        Error::Invalid(format!(
+            "{file}:{}:{}: {e}; expected an experiment's result.json (its \"figures\")",
+            e.line(),
+            e.column()
+        ))
+    })?;
+    if f.experiment != name {
+        return Err(Error::Invalid(format!(
+            "{file}: experiment {}'s result; expected {name}'s",
+            f.experiment
+        )));
+    }
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    draw_figures(&f.figures, dir)?;
+    Ok(f.figures.len())
+}
+
+/// One SVG per figure into `dir`.
+fn draw_figures(figures: &[crate::experiment::Figure], dir: &str) -> Result<()> {
     let path = |name: &str| Path::new(dir).join(name).to_string_lossy().into_owned();
-    for f in &res.figures {
+    for f in figures {
         let lines: Vec<Line> = f
             .series
             .iter()

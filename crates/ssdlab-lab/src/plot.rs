@@ -213,6 +213,28 @@ pub fn chart_full(
     })
 }
 
+/// The category labels' font size: the tick size, smaller where the longest label would run
+/// into its neighbours (each category has 800/n pixels of the canvas; a character takes
+/// about 0.55 of the font size, which plotters draws at 0.81), at least 9 px.
+fn category_font(categories: &[String]) -> u32 {
+    let longest = categories.iter().map(|c| c.chars().count()).max().unwrap_or(1).max(1);
+    let fits = 800.0 / categories.len().max(1) as f64 / (0.55 * longest as f64) / 0.81;
+    (fits.floor() as u32).clamp(9, TICK_FONT)
+}
+
+/// Where line `i`'s bar at category `x` stands: in each group a bar per line with a point
+/// there, side by side (9/10 of its slot) and centred on the category, so that a category only
+/// some lines have (one scheme's bar beside another's policies) is not left with gaps.
+fn bar_span(lines: &[Line], i: usize, x: f64) -> (f64, f64) {
+    let here: Vec<usize> = (0..lines.len())
+        .filter(|&j| lines[j].points.iter().any(|p| (p.0 - x).abs() < 1e-9))
+        .collect();
+    let width = 0.8 / here.len().max(1) as f64;
+    let rank = here.iter().position(|&j| j == i).unwrap_or(0) as f64;
+    let left = x - 0.4 + rank * width;
+    (left, left + width * 0.9)
+}
+
 /// Draw a grouped bar chart into `path`: one group per category, in each a bar per line (x
 /// of a line's point = its category's index), with the legend.
 pub fn bars(
@@ -261,24 +283,22 @@ pub fn bars(
             .x_desc(x_label)
             .y_desc(y_label)
             .label_style(("sans-serif", TICK_FONT))
+            .x_label_style(("sans-serif", category_font(categories)))
             .axis_desc_style(("sans-serif", AXIS_FONT))
             .light_line_style(WHITE)
             .y_label_formatter(&|y: &f64| tick(*y, whole_y))
             .draw()
             .map_err(|e| fail(e.to_string()))?;
-        let k = lines.len().max(1) as f64;
-        let width = 0.8 / k;
         for (i, l) in lines.iter().enumerate() {
             let colour = COLOURS[i % COLOURS.len()];
-            let left = -0.4 + i as f64 * width;
-            c.draw_series(
-                l.points
-                    .iter()
-                    .map(|&(x, y)| Rectangle::new([(x + left, 0.0), (x + left + width * 0.9, y)], colour.filled())),
-            )
-            .map_err(|e| fail(e.to_string()))?
-            .label(l.label.clone())
-            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], colour.filled()));
+            let bar = |x: f64, y: f64| {
+                let (left, right) = bar_span(lines, i, x);
+                Rectangle::new([(left, 0.0), (right, y)], colour.filled())
+            };
+            c.draw_series(l.points.iter().map(|&(x, y)| bar(x, y)))
+                .map_err(|e| fail(e.to_string()))?
+                .label(l.label.clone())
+                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], colour.filled()));
         }
         c.configure_series_labels()
             .position(SeriesLabelPosition::UpperRight)
@@ -538,6 +558,34 @@ mod tests {
         assert_eq!(grouped(1_000), "1,000");
         assert_eq!(grouped(100), "100");
         assert_eq!(grouped(0), "0");
+    }
+
+    #[test]
+    fn category_labels_shrink_to_fit_their_slots() {
+        let cats = |n: usize, len: usize| vec!["x".repeat(len); n];
+        assert_eq!(category_font(&cats(5, 10)), TICK_FONT);
+        // hotr's eleven workloads, "cloudphysics" the longest: 72 px each.
+        let f = category_font(&cats(11, 12));
+        assert!(f < TICK_FONT && 0.55 * 0.81 * f as f64 * 12.0 <= 800.0 / 11.0, "{f}");
+        assert_eq!(category_font(&cats(100, 40)), 9);
+        assert_eq!(category_font(&[]), TICK_FONT);
+    }
+
+    #[test]
+    fn bars_share_their_group_with_the_lines_there_only() {
+        let line = |pts: &[(f64, f64)]| Line {
+            label: String::new(),
+            points: pts.to_vec(),
+        };
+        let close = |a: (f64, f64), b: (f64, f64)| (a.0 - b.0).abs() < 1e-9 && (a.1 - b.1).abs() < 1e-9;
+        // Both lines everywhere: halves of the 0.8 group, as a grouped chart has them.
+        let both = [line(&[(0.0, 1.0), (1.0, 2.0)]), line(&[(0.0, 3.0), (1.0, 4.0)])];
+        assert!(close(bar_span(&both, 0, 1.0), (0.6, 0.96)));
+        assert!(close(bar_span(&both, 1, 1.0), (1.0, 1.36)));
+        // One line at category 0, the other at 1 and 2: each bar alone and centred.
+        let apart = [line(&[(0.0, 1.0)]), line(&[(1.0, 2.0), (2.0, 3.0)])];
+        assert!(close(bar_span(&apart, 0, 0.0), (-0.4, 0.32)));
+        assert!(close(bar_span(&apart, 1, 2.0), (1.6, 2.32)));
     }
 
     #[test]

@@ -48,6 +48,10 @@ pub struct ExperimentArgs {
     /// (default: three quarters of physical memory).
     #[arg(long, value_name = "SIZE", value_parser = crate::parse_size_arg)]
     max_memory: Option<u64>,
+    /// Run nothing: draw the figures of FILE (an earlier run's result.json, or the
+    /// experiment's record in docs/experiments/record/) into --out, in this build's style.
+    #[arg(long, value_name = "FILE")]
+    redraw: Option<String>,
 }
 
 pub fn run(a: ExperimentArgs) -> Result<()> {
@@ -59,6 +63,15 @@ pub fn run(a: ExperimentArgs) -> Result<()> {
         return out!("{list}");
     }
     let exp = experiment::find(&a.name)?;
+    if let Some(file) = &a.redraw {
+        let out = a.out.clone().unwrap_or_else(|| format!("results/{}", exp.name()));
+        let bytes = ssdlab_core::output::read_regular(file, "an experiment's result.json")?;
+        let json = String::from_utf8(bytes)
+            .map_err(|_| Error::Invalid(format!("{file}: not UTF-8 text; expected an experiment's result.json")))?;
+        let n = ssdlab_lab::folder::redraw(&json, file, exp.name(), &out)?;
+        eprintln!("ssdlab: {n} figures of {file} drawn into {out}/");
+        return Ok(());
+    }
     let scale = if a.quick { Scale::Quick } else { Scale::Full };
     let threads = a
         .threads

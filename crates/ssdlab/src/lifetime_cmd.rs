@@ -15,7 +15,7 @@ pub struct LifetimeArgs {
     #[arg(long, value_name = "CYCLES", value_parser = parse_positive, allow_negative_numbers = true)]
     pe: Option<f64>,
     /// Host write rate, e.g. `100MB/s`.
-    #[arg(long, value_name = "RATE", value_parser = parse_write_rate)]
+    #[arg(long, value_name = "RATE", value_parser = parse_rate)]
     write_rate: Option<u64>,
     /// Write amplification: flash bytes programmed per host byte written, e.g. `4`.
     #[arg(long, value_parser = parse_positive, allow_negative_numbers = true)]
@@ -29,6 +29,7 @@ pub struct LifetimeArgs {
     output_format: crate::TextOrJson,
 }
 
+/// A capacity with units (`1TB`), not zero: clap has no parser for sizes with units.
 fn parse_capacity(s: &str) -> std::result::Result<u64, String> {
     match parse_size(s)? {
         0 => Err(format!("'{s}': got zero; expected a positive size such as 1TB")),
@@ -36,10 +37,8 @@ fn parse_capacity(s: &str) -> std::result::Result<u64, String> {
     }
 }
 
-fn parse_write_rate(s: &str) -> std::result::Result<u64, String> {
-    parse_rate(s)
-}
-
+/// A positive number (P/E cycles, WAF): parsed here, as clap's ranged value parsers are for
+/// integers only and a WAF is a fraction.
 fn parse_positive(s: &str) -> std::result::Result<f64, String> {
     match s.trim().parse::<f64>() {
         Ok(v) if v.is_finite() && v > 0.0 => Ok(v),

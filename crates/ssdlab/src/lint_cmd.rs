@@ -36,10 +36,10 @@ pub struct LintArgs {
     #[arg(long, value_parser = parse_share)]
     utilisation: Option<f64>,
     /// Requests analysed and replayed: the workload's first ones.
-    #[arg(long, default_value_t = LintOptions::default().max_requests, value_parser = parse_count)]
+    #[arg(long, default_value_t = LintOptions::default().max_requests, value_parser = clap::value_parser!(u64).range(1..))]
     max_requests: u64,
     /// Most 4 KiB pages of footprint kept (about 50 bytes each).
-    #[arg(long, default_value_t = LintOptions::default().max_pages as u64, value_parser = parse_count)]
+    #[arg(long, default_value_t = LintOptions::default().max_pages as u64, value_parser = clap::value_parser!(u64).range(1..))]
     max_pages: u64,
     /// Replay the trace's timestamps this much faster.
     #[arg(long, default_value_t = 1.0, value_parser = parse_speed)]
@@ -59,17 +59,12 @@ pub struct LintArgs {
     quiet: bool,
 }
 
+// The share and the speed stay parsed here: clap's ranged value parsers are for integers,
+// and these are fractions with open bounds.
 fn parse_share(s: &str) -> std::result::Result<f64, String> {
     match s.trim().parse::<f64>() {
         Ok(v) if v > 0.0 && v < 1.0 => Ok(v),
         _ => Err(format!("got '{s}'; expected a share above 0 and below 1, e.g. 0.8")),
-    }
-}
-
-fn parse_count(s: &str) -> std::result::Result<u64, String> {
-    match s.trim().parse::<u64>() {
-        Ok(v) if v > 0 => Ok(v),
-        _ => Err(format!("got '{s}'; expected a whole number of at least 1")),
     }
 }
 

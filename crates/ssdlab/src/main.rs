@@ -414,7 +414,9 @@ fn first_line(e: &clap::Error) -> String {
     line.strip_prefix("error: ").unwrap_or(line).to_string()
 }
 
-/// A seed on the command line: a whole number of 64 bits.
+/// A seed on the command line: a whole number of 64 bits. Parsed here rather than by clap's
+/// `value_parser!(u64)`, whose error for `-1` or `x` says only "invalid digit found in
+/// string" where this one names the range.
 pub fn parse_seed(s: &str) -> std::result::Result<u64, String> {
     s.trim()
         .parse::<u64>()

@@ -71,6 +71,8 @@ pub struct ProfileArgs {
     quiet: bool,
 }
 
+// Parsed here: clap has no parser for sizes or durations with units, and a step must
+// divide 100, which no range says.
 fn parse_bs(s: &str) -> std::result::Result<u64, String> {
     let v = ssdlab_core::units::parse_size(s)?;
     if v == 0 || !v.is_multiple_of(512) {

@@ -438,7 +438,7 @@ fn command_line_errors_are_one_line() {
         ),
         (
             &["runn"][..],
-            "runn: unknown command (did you mean run?); expected one of run, config, trace, bench",
+            "runn: unknown command (did you mean run?); expected one of run, config, trace, traces, bench",
         ),
         (&["run", "--frob"][..], "--frob: unknown option"),
         (
@@ -464,7 +464,10 @@ fn command_line_errors_are_one_line() {
             "--requests: invalid value '0'; expected a whole number of at least 1",
         ),
         (&["run", "--set"][..], "--set: "),
-        (&[][..], "missing command; expected one of run, config, trace, bench"),
+        (
+            &[][..],
+            "missing command; expected one of run, config, trace, traces, bench",
+        ),
         (
             &["experiment", "nope"][..],
             "NAME: unknown experiment 'nope'; expected one of friendly",

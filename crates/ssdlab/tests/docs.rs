@@ -229,3 +229,53 @@ fn readme_python_example_prints_what_it_shows() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(String::from_utf8_lossy(&o.stdout).trim_end(), expected.trim_end());
 }
+
+/// Every figure in docs/experiments/NAME/ is what this build draws from the experiment's
+/// record (`ssdlab experiment NAME --redraw`): a change to the plots redraws the docs.
+#[test]
+fn the_experiments_figures_are_this_builds_drawing_of_their_records() {
+    let names = ["friendly", "hotr", "openssd", "plan", "rodi"];
+    let tmp = tempfile::tempdir().unwrap();
+    let mut stale = Vec::new();
+    for e in names {
+        let out = tmp.path().join(e);
+        let record = format!("docs/experiments/record/{e}.json");
+        let o = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+            .args(["experiment", e, "--redraw", &record, "--out", out.to_str().unwrap()])
+            .current_dir(root())
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{e}: {}", String::from_utf8_lossy(&o.stderr));
+        let drawn: Vec<PathBuf> = std::fs::read_dir(&out).unwrap().map(|f| f.unwrap().path()).collect();
+        assert!(!drawn.is_empty(), "{e}: no figures");
+        for f in drawn {
+            let name = f.file_name().unwrap().to_string_lossy().into_owned();
+            let docs = root().join("docs/experiments").join(e).join(&name);
+            if std::fs::read(&docs).ok() != Some(std::fs::read(&f).unwrap()) {
+                stale.push(format!("docs/experiments/{e}/{name}"));
+            }
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "not what this build draws from the records (redraw: ssdlab experiment NAME --redraw docs/experiments/record/NAME.json --out docs/experiments/NAME):\n{}",
+        stale.join("\n")
+    );
+    // A record of another experiment is refused.
+    let o = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+        .args([
+            "experiment",
+            "plan",
+            "--redraw",
+            "docs/experiments/record/hotr.json",
+            "--out",
+        ])
+        .arg(tmp.path().join("x"))
+        .current_dir(root())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("experiment hotr's result; expected plan's"), "{err}");
+    assert!(!tmp.path().join("x").exists());
+}

@@ -196,7 +196,7 @@ fn bad_input_is_one_line_and_status_2() {
     );
     refused(
         &["lint", &good, "--max-requests", "0"],
-        "--max-requests: got '0'; expected a whole number of at least 1",
+        "--max-requests: invalid value '0'; expected a whole number of at least 1",
     );
     refused(
         &["lint", &good, "--speed", "0"],

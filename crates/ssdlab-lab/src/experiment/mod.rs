@@ -768,14 +768,24 @@ impl ReadingCount {
 }
 
 /// A line (or set of points) of a figure.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct Series {
     pub name: String,
+    /// A value that is not a number (no result) is written `null` and read back as NaN.
+    #[serde(deserialize_with = "points_or_null")]
     pub points: Vec<(f64, f64)>,
 }
 
-/// A plot: the CLI draws it as SVG.
-#[derive(Clone, Debug, Serialize)]
+/// A series' points as JSON writes them: `null` where a value was NaN.
+fn points_or_null<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Vec<(f64, f64)>, D::Error> {
+    let v: Vec<(Option<f64>, Option<f64>)> = serde::Deserialize::deserialize(d)?;
+    Ok(v.into_iter()
+        .map(|(x, y)| (x.unwrap_or(f64::NAN), y.unwrap_or(f64::NAN)))
+        .collect())
+}
+
+/// A plot: the CLI draws it as SVG (and redraws it from a result's JSON: `--redraw`).
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct Figure {
     /// File name without extension.
     pub id: String,
@@ -786,7 +796,7 @@ pub struct Figure {
     pub series: Vec<Series>,
     /// A bar chart when not empty: x of a series' point is the index of its category here,
     /// and each series is one bar per category, side by side.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub categories: Vec<String>,
 }
 
