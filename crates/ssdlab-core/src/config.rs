@@ -197,8 +197,15 @@ impl Config {
     /// Replace the jobs with those of a fio job file (`name`, `text`) and check the result;
     /// errors about jobs name the job file's lines.
     pub fn set_jobs_from_fio(&mut self, name: &str, text: &str) -> Result<()> {
-        self.job = crate::workload::fio::parse_job_file(text, name)?;
+        // The files its `include` lines read are inputs too (an output must not be one).
+        let included = std::cell::RefCell::new(Vec::new());
+        let read = |p: &Path| {
+            included.borrow_mut().push(p.to_path_buf());
+            crate::workload::fio::read_included(p)
+        };
+        self.job = crate::workload::fio::parse_job_file_with(text, name, &|k| std::env::var(k).ok(), &read)?;
         self.origins.jobs_file = Some((name.to_string(), text.to_string()));
+        self.origins.included = included.into_inner();
         self.validate()
     }
 }

@@ -44,6 +44,8 @@ pub struct KeyOrigins {
     pub(crate) overrides: Vec<(String, String)>,
     /// A fio job file (name, text) whose jobs replaced the config's.
     pub(crate) jobs_file: Option<(String, String)>,
+    /// The files the fio job file's `include` lines read.
+    pub(crate) included: Vec<PathBuf>,
 }
 
 impl KeyOrigins {
@@ -109,6 +111,7 @@ impl Config {
     pub fn input_files(&self) -> Vec<PathBuf> {
         let mut v = vec![PathBuf::from(&self.file)];
         v.extend(self.origins.jobs_file.iter().map(|(name, _)| PathBuf::from(name)));
+        v.extend(self.origins.included.iter().cloned());
         v.extend(
             self.job
                 .iter()

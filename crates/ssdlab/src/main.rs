@@ -297,6 +297,10 @@ fn with_bytes(text: &str) -> String {
 }
 
 /// A command-line error on one line: `ARG: what was wrong; expected WHAT`.
+///
+/// Kept rather than clap's own rendering: clap's messages run over several lines (a usage
+/// block, a tip) and do not say what was expected, and the project's contract for bad input
+/// is one line in that form; clap's error kinds and context carry all this needs.
 fn cli_error(e: &clap::Error) -> String {
     use clap::error::{ContextKind, ContextValue, ErrorKind};
     let ctx = |k: ContextKind| match e.get(k) {
@@ -362,6 +366,11 @@ fn cli_error(e: &clap::Error) -> String {
                 }
                 _ => format!("{arg}: unknown option; expected one of the options in --help"),
             }
+        }
+        // A word that is no option: clap reports an argument beyond the command's last
+        // positional one as an unknown argument.
+        ErrorKind::UnknownArgument if !arg.starts_with('-') => {
+            format!("{arg}: an argument more than the command takes; expected the usage in --help")
         }
         ErrorKind::UnknownArgument => format!("{arg}: unknown option{hint}; expected one of the options in --help"),
         ErrorKind::InvalidSubcommand => {

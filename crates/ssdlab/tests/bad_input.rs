@@ -441,6 +441,11 @@ fn command_line_errors_are_one_line() {
             "runn: unknown command (did you mean run?); expected one of run, config, trace, traces, bench",
         ),
         (&["run", "--frob"][..], "--frob: unknown option"),
+        // An extra word was once called an unknown option.
+        (
+            &["run", "a.toml", "b.toml"][..],
+            "b.toml: an argument more than the command takes; expected the usage in --help",
+        ),
         (
             &["run", "--seed", "x"][..],
             "--seed: invalid value 'x'; expected a whole number from 0 to 18446744073709551615",

@@ -126,6 +126,53 @@ fn examples_run() {
 }
 
 #[test]
+fn job_files_include_option_files_beside_them() {
+    let d = tempfile::tempdir().unwrap();
+    let sub = d.path().join("jobs");
+    std::fs::create_dir(&sub).unwrap();
+    // fio's own example of an include, with the options our simulation reads: the included
+    // files are found beside the job file (the test runs from another folder).
+    std::fs::write(sub.join("glob-include.fio"), "bs=4k\nnumber_ios=2000\n").unwrap();
+    std::fs::write(sub.join("test-include.fio"), "ioengine=libaio\niodepth=4\n").unwrap();
+    std::fs::write(
+        sub.join("including.fio"),
+        "; -- start job file including.fio --\n[global]\nfilename=/tmp/test\ninclude glob-include.fio\n\n\
+         [test]\nrw=randread\ninclude test-include.fio\n",
+    )
+    .unwrap();
+    std::fs::write(
+        sub.join("inline.fio"),
+        "[global]\nfilename=/tmp/test\nbs=4k\nnumber_ios=2000\n[test]\nrw=randread\nioengine=libaio\niodepth=4\n",
+    )
+    .unwrap();
+    let run = |f: &str| {
+        let f = sub.join(f);
+        let o = ssdlab(&[
+            "run",
+            "--job",
+            f.to_str().unwrap(),
+            "examples/small.toml",
+            "-q",
+            "--output-format",
+            "json",
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        (
+            v["jobs"][0]["read"]["total_ios"].clone(),
+            v["jobs"][0]["read"]["lat_ns"].clone(),
+        )
+    };
+    let got = run("including.fio");
+    assert_eq!(got.0, 2000);
+    assert_eq!(
+        got,
+        run("inline.fio"),
+        "an include reads as the options written in place"
+    );
+}
+
+#[test]
 fn config_show_prints_presets() {
     let o = ssdlab(&["config", "show", "cosmos-openssd"]);
     assert!(o.status.success());

@@ -132,6 +132,9 @@ fn an_output_that_is_an_input_is_refused_whatever_its_path() {
     let p = d.path();
     std::fs::write(p.join("dev.toml"), RUN).unwrap();
     std::fs::write(p.join("j.fio"), "[w]\nrw=randwrite\nbs=4k\nnumber_ios=100\n").unwrap();
+    // A job file whose options come from another by fio's `include`.
+    std::fs::write(p.join("inc.fio"), "[w]\nrw=randwrite\ninclude part.fio\n").unwrap();
+    std::fs::write(p.join("part.fio"), "bs=4k\nnumber_ios=100\n").unwrap();
     std::fs::write(p.join("t.csv"), "0,h,0,Write,0,4096,1\n10,h,0,Read,4096,4096,1\n").unwrap();
     std::fs::hard_link(p.join("dev.toml"), p.join("hard.toml")).unwrap();
     std::os::unix::fs::symlink("dev.toml", p.join("soft.toml")).unwrap();
@@ -179,6 +182,11 @@ fn an_output_that_is_an_input_is_refused_whatever_its_path() {
             &["run", "dev.toml", "--job", "j.fio", "-o", "j.fio"],
             "j.fio",
             "--output: 'j.fio' is 'j.fio'",
+        ),
+        (
+            &["run", "dev.toml", "--job", "inc.fio", "-o", "part.fio"],
+            "part.fio",
+            "--output: 'part.fio' is 'part.fio'",
         ),
         (
             &["run", "dev.toml", "--from-snapshot", "aged.snap", "-o", "aged.snap"],

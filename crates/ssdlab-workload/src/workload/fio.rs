@@ -258,14 +258,127 @@ fn expand_env(val: &str, env: &dyn Fn(&str) -> Option<String>) -> std::result::R
     Ok(out)
 }
 
-/// Parse fio job-file text into jobs, expanding `${VAR}` from the process environment.
-/// `file` names it in errors.
+/// How deep `include` may nest: fio sets no bound (a file including itself recurses until it
+/// fails); one is set here so that a loop is an error naming it.
+pub const MAX_INCLUDE_DEPTH: usize = 16;
+
+/// One line of a job file after its `include`s are expanded: the file it came from, its line
+/// number there, its text.
+struct Line {
+    file: String,
+    no: usize,
+    text: String,
+}
+
+/// Read an included job file: a regular file only (a FIFO would block, a directory or device
+/// is no job file), as text.
+pub fn read_included(path: &std::path::Path) -> std::result::Result<String, String> {
+    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read {} ({e})", path.display()))?;
+    if !meta.is_file() {
+        return Err(format!("{} is not a regular file", path.display()));
+    }
+    std::fs::read_to_string(path).map_err(|e| format!("cannot read {} ({e})", path.display()))
+}
+
+/// Where fio looks for `include NAME` of job file `file`: NAME as given when it exists (from
+/// the working directory), else beside the including file.
+fn include_path(name: &str, file: &str) -> std::path::PathBuf {
+    let given = std::path::Path::new(name);
+    if given.is_absolute() || given.exists() {
+        return given.to_path_buf();
+    }
+    match file.rfind('/') {
+        Some(i) => std::path::PathBuf::from(format!("{}{name}", &file[..=i])),
+        None => given.to_path_buf(),
+    }
+}
+
+/// The lines of `text` (job file `file`) with each `include NAME` line replaced by the lines
+/// of the file it names, as fio reads them: an include stands inside a section and the file
+/// it names holds options only (no section of its own), and may include others.
+fn expand_includes(
+    text: &str,
+    file: &str,
+    depth: usize,
+    in_section: bool,
+    read: &dyn Fn(&std::path::Path) -> std::result::Result<String, String>,
+    out: &mut Vec<Line>,
+) -> Result<()> {
+    let mut in_section = in_section;
+    for (i, raw) in text.lines().enumerate() {
+        let err = |m: String| Error::Parse {
+            file: file.to_string(),
+            line: i as u64 + 1,
+            msg: m,
+        };
+        let line = raw.trim();
+        if line.starts_with('[') {
+            if depth > 0 {
+                return Err(err(
+                    "a section header in an included file; expected options only (fio allows no new section in an included file)".into(),
+                ));
+            }
+            in_section = true;
+        }
+        let name = line
+            .strip_prefix("include")
+            .filter(|r| r.is_empty() || r.starts_with(char::is_whitespace))
+            .map(str::trim);
+        let Some(name) = name else {
+            out.push(Line {
+                file: file.to_string(),
+                no: i + 1,
+                text: raw.to_string(),
+            });
+            continue;
+        };
+        if name.is_empty() {
+            return Err(err("include: no file named; expected include FILE".into()));
+        }
+        if !in_section {
+            return Err(err(format!(
+                "include {name}: outside a section; expected [global] or [jobname] first"
+            )));
+        }
+        if depth >= MAX_INCLUDE_DEPTH {
+            return Err(err(format!(
+                "include {name}: nested more than {MAX_INCLUDE_DEPTH} deep (a file that includes itself?); expected at most {MAX_INCLUDE_DEPTH}"
+            )));
+        }
+        let path = include_path(name, file);
+        let included = read(&path).map_err(|m| err(format!("include {name}: {m}; expected a fio job file")))?;
+        expand_includes(&included, &path.display().to_string(), depth + 1, true, read, out)?;
+    }
+    Ok(())
+}
+
+/// Parse fio job-file text into jobs, expanding `${VAR}` from the process environment and
+/// `include` lines from the files they name. `file` names it in errors and is where an
+/// included file is looked for beside.
 pub fn parse_job_file(text: &str, file: &str) -> Result<Vec<JobConfig>> {
     parse_job_file_env(text, file, &|k| std::env::var(k).ok())
 }
 
 /// As [`parse_job_file`], with `${VAR}` expanded from `env`.
 pub fn parse_job_file_env(text: &str, file: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<Vec<JobConfig>> {
+    parse_job_file_with(text, file, env, &read_included)
+}
+
+/// As [`parse_job_file_env`], with included files read by `read`.
+///
+/// The INI syntax is read here rather than by an INI crate: fio's files are not the INI those
+/// crates read. A section name may repeat (each `[name]` is one more job, in order, where the
+/// crates merge them), `[global]` may appear again between jobs and applies to the jobs after
+/// it only, a key may stand without `=`, `include` splices another file in, and every error
+/// names the file and line of the option (the crates keep no line numbers).
+pub fn parse_job_file_with(
+    text: &str,
+    file: &str,
+    env: &dyn Fn(&str) -> Option<String>,
+    read: &dyn Fn(&std::path::Path) -> std::result::Result<String, String>,
+) -> Result<Vec<JobConfig>> {
+    let mut lines = Vec::new();
+    expand_includes(text, file, 0, false, read, &mut lines)?;
     let mut global = JobConfig::default();
     let mut jobs: Vec<(JobConfig, usize)> = Vec::new();
     // fio's kb_base of [global] and of the current job section.
@@ -277,14 +390,19 @@ pub fn parse_job_file_env(text: &str, file: &str, env: &dyn Fn(&str) -> Option<S
     let mut global_sync = false;
     let mut sync: Vec<Option<bool>> = Vec::new();
     let mut globals: Vec<(String, String)> = Vec::new();
-    for (i, raw) in text.lines().enumerate() {
-        let line_no = i + 1;
+    for Line {
+        file: from,
+        no: line_no,
+        text: raw,
+    } in &lines
+    {
+        let line_no = *line_no;
         let line = raw.trim();
         if line.is_empty() || line.starts_with('#') || line.starts_with(';') {
             continue;
         }
         let err = |m: String| Error::Parse {
-            file: file.to_string(),
+            file: from.clone(),
             line: line_no as u64,
             msg: m,
         };
@@ -394,6 +512,99 @@ mod tests {
         assert!(global_options("[a]\nbs=4k\n").is_empty());
     }
     use proptest::prelude::*;
+
+    /// Job files in memory, read by name as `include` resolves them.
+    fn files<'a>(
+        fs: &'a [(&'a str, &'a str)],
+    ) -> impl Fn(&std::path::Path) -> std::result::Result<String, String> + 'a {
+        move |p: &std::path::Path| {
+            let p = p.to_str().unwrap();
+            fs.iter()
+                .find(|(n, _)| *n == p)
+                .map(|(_, t)| t.to_string())
+                .ok_or_else(|| format!("cannot read {p} (not found)"))
+        }
+    }
+
+    #[test]
+    fn include_splices_an_options_file_into_the_section_where_it_stands() {
+        let no_env = |_: &str| None;
+        let fs = [
+            ("dir/glob.fio", "; shared\nbs=8k\nrw=randread\n"),
+            ("dir/depth.fio", "iodepth=4\ninclude size.fio\n"),
+            ("dir/size.fio", "size=1m\n"),
+        ];
+        let read = files(&fs);
+        let text = "[global]\ninclude glob.fio\n[a]\nrw=read\ninclude depth.fio\n[b]\n";
+        let jobs = parse_job_file_with(text, "dir/main.fio", &no_env, &read).unwrap();
+        // [global]'s include reaches both jobs; a's own include (and the one inside it) only a;
+        // a's rw, after the global one, wins.
+        assert_eq!((jobs[0].bs.0, jobs[1].bs.0), (8192, 8192));
+        assert_eq!((jobs[0].rw, jobs[1].rw), (Rw::Read, Rw::RandRead));
+        assert_eq!((jobs[0].iodepth, jobs[1].iodepth), (4, JobConfig::default().iodepth));
+        assert_eq!(jobs[0].size, Some(SizeOrShare::Bytes(Size(1 << 20))));
+        assert_eq!(jobs[1].size, None);
+        // The same as writing the options in place.
+        let inline = "[global]\nbs=8k\nrw=randread\n[a]\nrw=read\niodepth=4\nsize=1m\n[b]\n";
+        let want = parse_job_file_with(inline, "dir/main.fio", &no_env, &read).unwrap();
+        assert_eq!(format!("{jobs:?}"), format!("{want:?}"));
+        // An error inside an included file names that file and its line.
+        let fs = [("dir/bad.fio", "bs=4k\nbogus=1\n")];
+        let e = parse_job_file_with("[a]\ninclude bad.fio\n", "dir/main.fio", &no_env, &files(&fs))
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("dir/bad.fio:2: bogus"), "{e}");
+    }
+
+    #[test]
+    fn include_refuses_what_fio_refuses_and_loops() {
+        let no_env = |_: &str| None;
+        let err = |text: &str, fs: &[(&str, &str)]| {
+            parse_job_file_with(text, "main.fio", &no_env, &files(fs))
+                .unwrap_err()
+                .to_string()
+        };
+        let e = err("include x.fio\n[a]\n", &[("x.fio", "bs=4k\n")]);
+        assert!(e.starts_with("main.fio:1: include x.fio: outside a section"), "{e}");
+        let e = err("[a]\ninclude x.fio\n", &[("x.fio", "bs=4k\n[b]\n")]);
+        assert!(e.starts_with("x.fio:2: a section header in an included file"), "{e}");
+        let e = err("[a]\ninclude\n", &[]);
+        assert!(
+            e.starts_with("main.fio:2: include: no file named; expected include FILE"),
+            "{e}"
+        );
+        let e = err("[a]\ninclude gone.fio\n", &[]);
+        assert!(
+            e.starts_with("main.fio:2: include gone.fio: cannot read gone.fio"),
+            "{e}"
+        );
+        // A file that includes itself stops at the bound, naming the include.
+        let e = err("[a]\ninclude self.fio\n", &[("self.fio", "bs=4k\ninclude self.fio\n")]);
+        assert!(
+            e.starts_with(&format!(
+                "self.fio:2: include self.fio: nested more than {MAX_INCLUDE_DEPTH} deep"
+            )),
+            "{e}"
+        );
+        // Keys that only start with the word are keys; `include` needs its file after a space.
+        let e = err("[a]\ninclude_x=1\n", &[]);
+        assert!(e.starts_with("main.fio:2: include_x"), "{e}");
+        // Beside the including file when not found as given; a directory is no job file.
+        assert_eq!(
+            include_path("no-such.fio", "jobs/main.fio"),
+            std::path::PathBuf::from("jobs/no-such.fio")
+        );
+        assert_eq!(
+            include_path("no-such.fio", "main.fio"),
+            std::path::PathBuf::from("no-such.fio")
+        );
+        assert_eq!(
+            include_path("/abs/x.fio", "jobs/main.fio"),
+            std::path::PathBuf::from("/abs/x.fio")
+        );
+        let dir = std::env::temp_dir();
+        assert!(read_included(&dir).unwrap_err().contains("is not a regular file"));
+    }
 
     #[test]
     fn expands_environment_variables_and_runs_sync_engines_at_depth_one() {
