@@ -1207,23 +1207,23 @@ pub fn table_md(res: &ExperimentResult) -> String {
     }
     let (header, rows) = table_rows(&res.runs);
     s += "\n## Points\n\n";
-    s += &md_row(&header);
-    s += &md_row(&header.iter().map(|_| "---".to_string()).collect::<Vec<_>>());
-    for r in rows {
-        s += &md_row(&r);
-    }
+    s += &md_table(&header, rows);
     s
 }
 
-fn md_row(cells: &[String]) -> String {
-    format!(
-        "| {} |\n",
-        cells
-            .iter()
-            .map(|c| c.replace('|', "\\|"))
-            .collect::<Vec<_>>()
-            .join(" | ")
-    )
+/// A Markdown table, its columns aligned: `|` in a cell escaped and a line break made a space,
+/// so that each cell stays one cell.
+fn md_table<H: AsRef<str>>(header: &[H], rows: impl IntoIterator<Item = Vec<String>>) -> String {
+    use tabled::settings::{Alignment, Style};
+    let cell = |c: &str| c.replace('|', "\\|").replace('\n', " ");
+    let mut b = tabled::builder::Builder::default();
+    b.push_record(header.iter().map(|h| cell(h.as_ref())));
+    for r in rows {
+        b.push_record(r.iter().map(|c| cell(c)));
+    }
+    let mut t = b.build();
+    t.with(Style::markdown()).with(Alignment::left());
+    t.to_string() + "\n"
 }
 
 /// The conditions of the setup as a Markdown table: what the claims use and why, and for a
@@ -1233,16 +1233,7 @@ pub fn conditions_md(res: &ExperimentResult) -> String {
     if res.conditions.is_empty() {
         return String::new();
     }
-    let mut s = md_row(
-        &[
-            "condition",
-            "the claims use",
-            "source or argument",
-            "count under each reading",
-        ]
-        .map(String::from),
-    );
-    s += &md_row(&["---"; 4].map(String::from));
+    let mut rows = Vec::new();
     for c in &res.conditions {
         let mut counts = String::new();
         if c.open {
@@ -1264,15 +1255,22 @@ pub fn conditions_md(res: &ExperimentResult) -> String {
                 };
             }
         }
-        s += &md_row(&[c.name.clone(), c.used.clone(), c.source.clone(), counts]);
+        rows.push(vec![c.name.clone(), c.used.clone(), c.source.clone(), counts]);
     }
-    s
+    md_table(
+        &[
+            "condition",
+            "the claims use",
+            "source or argument",
+            "count under each reading",
+        ],
+        rows,
+    )
 }
 
 /// The claims as a Markdown table: kind, seed value, ours, its noise, rule, verdict.
 pub fn claims_md(claims: &[Claim]) -> String {
-    let mut s = md_row(&["claim", "kind", "seed", "ours", "noise", "unit", "rule", "verdict"].map(String::from));
-    s += &md_row(&["---"; 8].map(String::from));
+    let mut rows = Vec::new();
     for c in claims {
         let kind = match c.kind {
             ClaimKind::Seed => "seed",
@@ -1293,7 +1291,7 @@ pub fn claims_md(claims: &[Claim]) -> String {
             (_, Verdict::Coincidence) => "✘ (rule holds, not counted)",
             (_, Verdict::NoSignal) => "✘ no signal",
         };
-        s += &md_row(&[
+        rows.push(vec![
             format!("{}: {}", c.id, c.text),
             kind.to_string(),
             fmt_num(c.seed_value),
@@ -1304,13 +1302,62 @@ pub fn claims_md(claims: &[Claim]) -> String {
             mark.to_string(),
         ]);
     }
-    s
+    md_table(
+        &["claim", "kind", "seed", "ours", "noise", "unit", "rule", "verdict"],
+        rows,
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// The cells of a Markdown table's rows (the separator row left out), trimmed, `\|`
+    /// read back as `|`.
+    fn md_cells(md: &str) -> Vec<Vec<String>> {
+        md.lines()
+            .filter(|l| l.starts_with('|') && !l.starts_with("|-"))
+            .map(|l| {
+                let inner = l
+                    .trim()
+                    .trim_start_matches('|')
+                    .trim_end_matches('|')
+                    .replace("\\|", "\u{1}");
+                inner.split('|').map(|c| c.trim().replace('\u{1}', "|")).collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn markdown_tables_align_their_columns_and_keep_each_cell_one_cell() {
+        let md = md_table(
+            &["a", "longer header"],
+            [
+                vec!["x | y".to_string(), "1".to_string()],
+                vec!["two\nlines".to_string(), "22".to_string()],
+            ],
+        );
+        let lines: Vec<&str> = md.lines().collect();
+        assert_eq!(lines.len(), 4, "{md}");
+        assert!(lines[1].starts_with("|-") && !lines[1].contains(' '), "{md}");
+        // Every line as wide as the others, its bars at the same columns.
+        let bars = |l: &str| {
+            l.char_indices()
+                .filter(|(_, c)| *c == '|')
+                .map(|(i, _)| l[..i].chars().count())
+                .collect::<Vec<_>>()
+        };
+        let unescaped = |l: &str| l.replace("\\|", "\\!");
+        for l in &lines {
+            assert_eq!(bars(&unescaped(l)), bars(lines[0]), "{md}");
+        }
+        assert_eq!(
+            md_cells(&md),
+            [["a", "longer header"], ["x | y", "1"], ["two lines", "22"]].map(|r| r.map(String::from).to_vec())
+        );
+        assert!(md.ends_with("|\n"), "{md}");
+    }
 
     #[test]
     fn rules_judge_by_their_tolerance() {
@@ -1374,11 +1421,13 @@ mod tests {
         );
         assert!(!c.reproduced);
         let md = claims_md(&[c.clone(), c.clone().known_difference("host effects")]);
-        assert!(
-            md.contains("| x: t | seed | 115 | 150 | – | MB/s | within ±25% | ✘ |"),
+        let rows = md_cells(&md);
+        assert_eq!(
+            rows[1],
+            ["x: t", "seed", "115", "150", "–", "MB/s", "within ±25%", "✘"].map(String::from),
             "{md}"
         );
-        assert!(md.contains("| known difference |") && md.contains("| ✘ |"), "{md}");
+        assert!(rows[2][1] == "known difference" && rows[2][7] == "✘", "{md}");
     }
 
     #[test]
@@ -1476,12 +1525,14 @@ mod tests {
             }]
         );
         let md = claims_md(&claims);
-        assert!(
-            md.contains("| a/b: t | derived |") && md.contains("| b@wide: t | other reading |"),
-            "{md}"
+        let rows = md_cells(&md);
+        let row = |id: &str| rows.iter().find(|r| r[0] == id).unwrap_or_else(|| panic!("{id}: {md}"));
+        assert_eq!(
+            (row("a/b: t")[1].as_str(), row("b@wide: t")[1].as_str()),
+            ("derived", "other reading")
         );
         assert!(
-            md.contains("| (✔, not counted) |") && md.contains("| (✘, not counted) |"),
+            rows.iter().any(|r| r[7] == "(✔, not counted)") && rows.iter().any(|r| r[7] == "(✘, not counted)"),
             "{md}"
         );
     }
@@ -1532,14 +1583,20 @@ mod tests {
             },
         };
         let md = conditions_md(&res);
-        let rows: Vec<&str> = md.lines().collect();
-        assert_eq!(rows.len(), 4, "{md}");
-        assert_eq!(rows[2], "| fixed | as used | a \\| sentence |  |");
+        assert_eq!(md.lines().count(), 4, "{md}");
+        let rows = md_cells(&md);
+        assert_eq!(rows[1], ["fixed", "as used", "a | sentence", ""].map(String::from));
         assert_eq!(
-            rows[3],
-            "| open | as used | a \\| sentence | this reading: 1 of 2; wide (a wider reading): 2 of 2 (1 claim judged again); none (never run): no claim judged under it |"
+            rows[2],
+            [
+                "open",
+                "as used",
+                "a | sentence",
+                "this reading: 1 of 2; wide (a wider reading): 2 of 2 (1 claim judged again); none (never run): no claim judged under it"
+            ]
+            .map(String::from)
         );
-        assert!(table_md(&res).contains("\n## Conditions\n\n| condition |"));
+        assert!(table_md(&res).contains("\n## Conditions\n\n| condition "));
         res.conditions.clear();
         assert_eq!(conditions_md(&res), "");
         assert!(!table_md(&res).contains("## Conditions"));
@@ -1811,8 +1868,13 @@ seed = {i}
         );
         assert!(lines[3].starts_with("qd=3,3,"), "{csv}");
         let md = table_md(&three);
-        assert!(md.contains("| qd=2 | 2 | "), "{md}");
-        assert!(md.contains("| depth: depth 3 reads faster | seed | 1 |"), "{md}");
+        let rows = md_cells(&md);
+        assert!(rows.iter().any(|r| r[..2] == ["qd=2", "2"]), "{md}");
+        assert!(
+            rows.iter()
+                .any(|r| r[..3] == ["depth: depth 3 reads faster", "seed", "1"]),
+            "{md}"
+        );
         assert!(md.contains("1 of 1 seed claims reproduced"), "{md}");
     }
 

@@ -1,6 +1,11 @@
 //! Shared line mechanics for the text readers: field splitting and number parsing on bytes,
 //! without allocation. Every error is a [`LineError`]: the field (key), what was wrong and
 //! what was expected; the reader adds the file and the line.
+//!
+//! Kept by hand rather than through the `csv` crate's byte records: `ssdlab bench --case
+//! trace-parse` reads the MSR file both ways with the same checks, and this is as fast or
+//! faster (BENCHMARKS.md, "Traces"); it also splits the blank-separated formats, which are not
+//! CSV.
 
 use std::borrow::Cow;
 
