@@ -88,10 +88,6 @@ enum State {
     Different(String),
 }
 
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 /// `path`'s state against `t`: its size, then its SHA-256.
 fn state(path: &Path, t: &PublicTrace) -> Result<State> {
     let m = match std::fs::metadata(path) {
@@ -115,6 +111,7 @@ fn state(path: &Path, t: &PublicTrace) -> Result<State> {
         source: e,
     })?;
     let mut h = Sha256::new();
+    // sha2 0.11 hashes no reader itself (digest dropped its io::Write).
     let mut buf = vec![0u8; 1 << 16];
     loop {
         let k = std::io::Read::read(&mut f, &mut buf).map_err(|e| Error::Io {
@@ -126,7 +123,7 @@ fn state(path: &Path, t: &PublicTrace) -> Result<State> {
         }
         h.update(&buf[..k]);
     }
-    let got = hex(&h.finalize());
+    let got = hex::encode(h.finalize());
     Ok(if got == t.sha256 {
         State::Whole
     } else {
@@ -257,7 +254,7 @@ fn download(t: &PublicTrace, url: &str, dest: &Path, quiet: bool) -> Result<()> 
             t.bytes
         )));
     }
-    let got = hex(&h.finalize());
+    let got = hex::encode(h.finalize());
     if got != t.sha256 {
         return Err(failed(format!(
             "{url}: SHA-256 {got}; expected the published {} (nothing kept)",

@@ -33,10 +33,6 @@ pub struct PointCache {
     damaged: AtomicUsize,
 }
 
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 impl PointCache {
     /// The cache in `dir` (created when the first point is stored); `fresh` ignores what is
     /// there.
@@ -63,7 +59,7 @@ impl PointCache {
         }
         // The labels and the work in full: configs, jobs, seeds, sweeps.
         h.update(format!("{:?}\0{:?}", p.labels, p.work).as_bytes());
-        hex(&h.finalize())
+        hex::encode(h.finalize())
     }
 
     fn path(&self, key: &str) -> PathBuf {
