@@ -637,8 +637,64 @@ impl Config {
                     "marks read-only data, which only a rodi array places apart; expected [array] layout = \"rodi\" or no readonly".to_string(),
                 ));
             }
+            self.check_data_placement(f, i, j)?;
         }
         Ok(())
+    }
+
+    /// fio's data placement keys of job `i` against the device: FDP identifiers need an FDP
+    /// device (placement policy "fdp") and must name its handles (fio refuses an index past
+    /// them too); stream ids need a policy that reads them; a trace's or file system's
+    /// writes carry their own stream ids.
+    fn check_data_placement(&self, f: &str, i: usize, j: &crate::workload::job::JobConfig) -> Result<()> {
+        use crate::workload::placement_ids::{parse_ids, Directive};
+        let directive = Directive::parse(&j.dataplacement).unwrap_or(Directive::None);
+        if directive == Directive::None {
+            return Ok(());
+        }
+        let key = format!("job[{i}].dataplacement");
+        let p = &self.device.placement;
+        if j.trace.is_some() || j.fs.is_some() {
+            return Err(Error::config(
+                f,
+                &key,
+                "set on a job whose writes carry their own stream ids (a trace or a file system; under FDP, stream s is placement identifier s - 1); expected no dataplacement there".to_string(),
+            ));
+        }
+        match directive {
+            Directive::Fdp if self.array.is_some() || p.policy != "fdp" => Err(Error::config(
+                f,
+                &key,
+                format!(
+                    "fdp on a device without FDP (placement policy \"{}\"{}); expected device.placement.policy = \"fdp\" on a lone device",
+                    p.policy,
+                    if self.array.is_some() { ", an array" } else { "" }
+                ),
+            )),
+            Directive::Fdp => {
+                let handles = p.open_superblocks;
+                let ids = j.plids.as_deref().map(parse_ids).transpose().unwrap_or_default();
+                match ids.unwrap_or_default().into_iter().find(|&x| x >= handles) {
+                    Some(bad) => Err(Error::config(
+                        f,
+                        &format!("job[{i}].plids"),
+                        format!(
+                            "placement identifier index {bad} names no handle of the device's {handles}; expected indices below {handles} (device.placement.open_superblocks; fio refuses them too)"
+                        ),
+                    )),
+                    None => Ok(()),
+                }
+            }
+            _ if self.array.is_none() && !matches!(p.policy.as_str(), "plane" | "multi-stream") => Err(Error::config(
+                f,
+                &key,
+                format!(
+                    "streams under placement policy \"{}\", which does not read stream ids; expected policy = \"plane\" (device.ftl.streams) or \"multi-stream\"",
+                    p.policy
+                ),
+            )),
+            _ => Ok(()),
+        }
     }
 
     /// A job that replays a trace takes each request (its operation, offset, size and time)

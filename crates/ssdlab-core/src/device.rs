@@ -63,6 +63,8 @@ pub struct Snapshot {
     pub firmware: Vec<(&'static str, u64)>,
     /// The placement policy's counters.
     pub placement: Vec<(&'static str, u64)>,
+    /// Host bytes written to each placement slot (empty with per-plane frontiers).
+    pub slot_host_bytes: Vec<u64>,
     /// The redundancy scheme's counters (empty without one).
     pub redundancy: Vec<(&'static str, u64)>,
     /// Superblock counters (None: per-plane frontiers).
@@ -169,6 +171,8 @@ pub struct Device {
     firmware: Option<Box<dyn Firmware>>,
     /// Superblock placement policy (None: per-plane frontiers).
     placement: Option<Box<dyn Placement>>,
+    /// Host bytes written to each placement slot (FDP's reclaim unit handles), cumulative.
+    slot_host_bytes: Vec<u64>,
     /// Redundancy scheme (None: none; also None while one of its own calls runs).
     scheme: Option<Box<dyn Scheme>>,
     /// Scheduler units of the FTL's geometry (a scheme's spare chips come after them).
@@ -263,11 +267,13 @@ impl Device {
     /// A device around an FTL built for `cfg`'s geometry (e.g. a copy of a preconditioned
     /// one); it gets `cfg`'s number of streams.
     pub fn with_ftl(cfg: &DeviceConfig, mut ftl: Ftl) -> Result<Device> {
+        let mut slot_host_bytes = Vec::new();
         let placement = match crate::placement::make(cfg, &ftl.geo) {
             Some((policy, layout)) => {
                 if ftl.superblocks().is_none() {
                     ftl.enable_superblocks(&layout);
                 }
+                slot_host_bytes = vec![0; layout.widths.len()];
                 Some(policy)
             }
             None => {
@@ -367,6 +373,7 @@ impl Device {
             control,
             firmware: fw,
             placement,
+            slot_host_bytes,
             scheme,
             base_units,
             given: vec![
@@ -579,6 +586,7 @@ impl Device {
             cpu_busy: self.control.as_ref().map_or(Vec::new(), |c| c.cpu.busy()),
             firmware: self.firmware.as_ref().map_or(Vec::new(), |f| f.counters()),
             placement: self.placement.as_ref().map_or(Vec::new(), |p| p.counters()),
+            slot_host_bytes: self.slot_host_bytes.clone(),
             redundancy: self.scheme.as_ref().map_or(Vec::new(), |s| s.counters()),
             superblocks: self.ftl.superblocks().map(|s| s.stats.clone()),
         }
@@ -1384,13 +1392,17 @@ impl Device {
     fn stream_of(&mut self, req: &Request) -> usize {
         match self.placement.as_mut() {
             None => req.stream as usize % self.filling.len(),
-            Some(p) => p.route(&crate::placement::Write {
-                offset: req.offset,
-                len: req.len,
-                stream: req.stream,
-                clock: self.counters.host_write_units,
-                now_ns: self.now,
-            }),
+            Some(p) => {
+                let slot = p.route(&crate::placement::Write {
+                    offset: req.offset,
+                    len: req.len,
+                    stream: req.stream,
+                    clock: self.counters.host_write_units,
+                    now_ns: self.now,
+                });
+                self.slot_host_bytes[slot] += req.len;
+                slot
+            }
         }
     }
 

@@ -56,6 +56,8 @@ struct Stream {
     host_ns: u64,
     /// When the clone's thread ends the host time of the I/Os it has started.
     host_free: u64,
+    /// The placement identifiers its writes carry (fio's `dataplacement`), if any.
+    placement: Option<crate::workload::placement_ids::Chooser>,
 }
 
 impl Stream {
@@ -751,6 +753,13 @@ impl Simulation {
                     logs,
                     host_ns: job.host_time.map_or(0, |d| d.0),
                     host_free: 0,
+                    placement: crate::workload::placement_ids::Chooser::for_job(
+                        &job.dataplacement,
+                        job.plids.as_deref(),
+                        &job.plid_select,
+                        cfg.device.placement.open_superblocks,
+                        job.clone_seed(seed, i, c),
+                    ),
                 });
             }
         }
@@ -945,11 +954,12 @@ impl Simulation {
                 let job = s.job;
                 // A source that places its own data (stream ids of its requests) keeps them;
                 // the others' requests get their job's stream.
+                // A fio job's data placement directive puts an identifier on each write.
                 let req = Request {
-                    stream: if req.stream == 0 {
-                        self.cfg.job[job].stream
-                    } else {
-                        req.stream
+                    stream: match &mut s.placement {
+                        _ if req.stream != 0 => req.stream,
+                        Some(c) if req.op == Op::Write => c.next_stream(),
+                        _ => self.cfg.job[job].stream,
                     },
                     ..req
                 };
@@ -1222,6 +1232,14 @@ impl Simulation {
                 for ((k, v), (_, v0)) in now.placement.iter().zip(&w0.placement) {
                     o.insert((*k).into(), json!(v - v0));
                 }
+                // Host bytes per slot (FDP: per reclaim unit handle), in slot order.
+                let per_slot: Vec<u64> = now
+                    .slot_host_bytes
+                    .iter()
+                    .zip(&w0.slot_host_bytes)
+                    .map(|(a, b)| a - b)
+                    .collect();
+                o.insert("host_bytes_per_slot".into(), json!(per_slot));
                 o.insert("victim_valid_percent".into(), json!(sb.victim_valid_percent));
                 serde_json::Value::Object(o)
             }),

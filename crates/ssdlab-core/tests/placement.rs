@@ -63,6 +63,11 @@ fn policies() -> Vec<&'static str> {
     ssdlab_core::placement::REGISTRY.iter().map(|r| r.0).collect()
 }
 
+/// A JSON list of whole numbers.
+fn u64s(v: &serde_json::Value) -> Vec<u64> {
+    v.as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).collect()
+}
+
 fn run(cfg: &Config) -> (Simulation, ssdlab_core::RunResult) {
     let mut sim = Simulation::new(cfg).unwrap();
     let r = sim.run(&mut |_| {}).unwrap();
@@ -80,7 +85,7 @@ fn every_policy_keeps_the_invariants_and_its_counters_add_up() {
 fn policies_keep_the_invariants(frontier: &str) {
     let mut wafs = Vec::new();
     let all = policies();
-    assert_eq!(all.len(), 8);
+    assert_eq!(all.len(), 9);
     for policy in all {
         let mut cfg = config(policy, "");
         cfg.device.ftl.gc_frontier = frontier.into();
@@ -97,12 +102,7 @@ fn policies_keep_the_invariants(frontier: &str) {
             .as_ref()
             .unwrap_or_else(|| panic!("{policy}: no placement section"));
         assert_eq!(p["policy"], policy);
-        let hist: Vec<u64> = p["victim_valid_percent"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v.as_u64().unwrap())
-            .collect();
+        let hist = u64s(&p["victim_valid_percent"]);
         assert_eq!(hist.len(), 101);
         let victims = p["victims"].as_u64().unwrap();
         assert_eq!(hist.iter().sum::<u64>(), victims, "{policy}");
@@ -118,6 +118,16 @@ fn policies_keep_the_invariants(frontier: &str) {
             );
         }
         let writes: u64 = r.jobs.iter().map(|j| j.write.total_ios).sum();
+        // Every host byte written is counted in the slot it was routed to.
+        let per_slot = u64s(&p["host_bytes_per_slot"]);
+        let written: Vec<u64> = r.jobs.iter().map(|j| j.write.io_bytes).collect();
+        assert_eq!(per_slot.iter().sum::<u64>(), written.iter().sum::<u64>(), "{policy}");
+        if policy == "fdp" {
+            // Stream 2 carries placement identifier 1, stream 3 identifier 2; the trims none.
+            assert_eq!(per_slot, [0, written[0], written[1], 0], "{policy}");
+            assert_eq!(p["writes_without_placement_id"], 0);
+            assert_eq!(p["invalid_placement_id_events"], 0);
+        }
         if policy.starts_with("plan-") {
             let large = p["large_writes"].as_u64().unwrap();
             let small = p["small_writes"].as_u64().unwrap();

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 #[serde(deny_unknown_fields)]
 pub struct PlacementConfig {
     /// "plane" (per-plane frontiers), or a superblock policy of `crate::placement::REGISTRY`:
-    /// baseline, partial-gc, multi-stream, autostream, plan-nopred-1/4, plan-nopred-1/8,
+    /// baseline, partial-gc, multi-stream, fdp, autostream, plan-nopred-1/4, plan-nopred-1/8,
     /// plan-pred-1/4, plan-pred-1/8.
     #[serde(default = "default_placement")]
     pub policy: String,

@@ -14,6 +14,7 @@
 mod autostream;
 mod baseline;
 pub mod config;
+mod fdp;
 mod multi_stream;
 mod plan;
 
@@ -32,6 +33,18 @@ pub struct Write {
     pub clock: u64,
     /// Simulated time of the write, ns.
     pub now_ns: u64,
+}
+
+/// A 4 KiB write at offset 0 on `stream`, at time and clock 0: the tests' write.
+#[cfg(test)]
+pub(crate) fn write_on(stream: u32) -> Write {
+    Write {
+        offset: 0,
+        len: 4096,
+        stream,
+        clock: 0,
+        now_ns: 0,
+    }
 }
 
 /// A placement policy: routes host writes to write classes (slots).
@@ -82,6 +95,13 @@ pub const REGISTRY: &[(&str, &str, usize, bool, Make)] = &[
         1,
         true,
         multi_stream::make,
+    ),
+    (
+        "fdp",
+        "NVMe FDP: a write's placement identifier picks its reclaim unit handle (none or an invalid one: handle 0)",
+        1,
+        true,
+        fdp::make,
     ),
     (
         "autostream",

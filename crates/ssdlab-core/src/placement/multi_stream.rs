@@ -30,13 +30,7 @@ mod tests {
     #[test]
     fn stream_ids_pick_slots() {
         let mut m = MultiStream { slots: 4 };
-        let w = |stream| Write {
-            offset: 0,
-            len: 4096,
-            stream,
-            clock: 0,
-            now_ns: 0,
-        };
+        let w = crate::placement::write_on;
         let got: Vec<usize> = [0, 1, 2, 3, 4, 5, 9].iter().map(|&s| m.route(&w(s))).collect();
         assert_eq!(got, vec![0, 0, 1, 2, 3, 0, 0]);
     }

@@ -26,6 +26,14 @@ const IGNORED: &[&str] = &[
     "clat_percentiles",
     "percentile_list",
     "unified_rw_reporting",
+    // io_uring / io_uring_cmd engine options (FDP job files use the passthrough engine).
+    "cmd_type",
+    "fixedbufs",
+    "registerfiles",
+    "sqthread_poll",
+    "hipri",
+    "nonvectored",
+    "force_async",
 ];
 
 /// A size in a job file as fio reads it. With fio's default `kb_base=1024`, SI-looking
@@ -131,6 +139,7 @@ fn apply_reporting(job: &mut JobConfig, key: &str, val: &str) -> std::result::Re
 /// Boolean options that may be given without a value.
 const FLAGS: &[&str] = &[
     "time_based",
+    "fdp",
     "stonewall",
     "wait_for_previous",
     "new_group",
@@ -195,6 +204,13 @@ fn apply(job: &mut JobConfig, key: &str, val: &str, kb_base: u64) -> std::result
         "rate_iops" => job.rate_iops = Some(num(val)?),
         "thinktime" => job.thinktime = Some(fio_time(val, 1_000, "us")?),
         "stream" => job.stream = num32(val)?,
+        // fio's data placement (FDP, streams): `fdp=1` is `dataplacement=fdp`.
+        "fdp" => {
+            job.dataplacement = if fio_bool(val)? { "fdp" } else { "none" }.to_string();
+        }
+        "dataplacement" => job.dataplacement = val.to_string(),
+        "plids" | "fdp_pli" => job.plids = Some(val.to_string()),
+        "plid_select" | "fdp_pli_select" => job.plid_select = val.to_string(),
         _ if IGNORED.contains(&key) => {}
         _ => {
             return Err(
@@ -215,6 +231,9 @@ fn spellings(key: &str) -> Vec<&'static str> {
         "size" => vec!["size", "filesize"],
         "io_size" => vec!["io_size", "io_limit"],
         "seed" => vec!["randseed", "seed"],
+        "dataplacement" => vec!["dataplacement", "fdp"],
+        "plids" => vec!["plids", "fdp_pli"],
+        "plid_select" => vec!["plid_select", "fdp_pli_select"],
         _ => Vec::new(),
     }
 }

@@ -164,6 +164,17 @@ pub struct JobConfig {
     /// Stream id for placement schemes.
     #[serde(default)]
     pub stream: u32,
+    /// fio's `dataplacement`: the directive each write carries, "none", "fdp" (an NVMe FDP
+    /// placement identifier) or "streams" (`placement_ids`).
+    #[serde(default = "default_dataplacement")]
+    pub dataplacement: String,
+    /// fio's `plids` (alias `fdp_pli`): the placement identifier indices (FDP) or stream ids
+    /// the writes use, values and ranges (`0,2-4`); by default every handle of the device.
+    #[serde(default)]
+    pub plids: Option<String>,
+    /// fio's `plid_select` (alias `fdp_pli_select`): "roundrobin" or "random".
+    #[serde(default = "default_plid_select")]
+    pub plid_select: String,
     /// Replay a trace instead of generating requests.
     #[serde(default)]
     pub trace: Option<ReplayConfig>,
@@ -245,6 +256,14 @@ fn default_avg_time() -> u64 {
 }
 fn default_dist() -> String {
     "random".into()
+}
+
+fn default_dataplacement() -> String {
+    "none".into()
+}
+
+fn default_plid_select() -> String {
+    "roundrobin".into()
 }
 
 impl Default for JobConfig {
@@ -411,6 +430,37 @@ impl JobConfig {
                 let low = if zero_ok { 0 } else { 1 };
                 return Err(e(k, format!("got {v}; expected {low} to {max_ms} ms")));
             }
+        }
+        let directive = super::placement_ids::Directive::parse(&self.dataplacement).ok_or_else(|| {
+            e(
+                "dataplacement",
+                format!("got \"{}\"; expected none, fdp or streams", self.dataplacement),
+            )
+        })?;
+        if super::placement_ids::Select::parse(&self.plid_select).is_none() {
+            let why = if self.plid_select == "scheme" {
+                "fio's scheme (a dp_scheme file) is not simulated"
+            } else {
+                "unknown"
+            };
+            return Err(e(
+                "plid_select",
+                format!("got \"{}\" ({why}); expected roundrobin or random", self.plid_select),
+            ));
+        }
+        if let Some(ids) = &self.plids {
+            super::placement_ids::parse_ids(ids).map_err(|m| e("plids", m))?;
+            if directive == super::placement_ids::Directive::None {
+                return Err(e(
+                    "plids",
+                    "set without a data placement directive, so no write would carry one; expected dataplacement = \"fdp\" or \"streams\" with it".into(),
+                ));
+            }
+        } else if directive == super::placement_ids::Directive::Streams {
+            return Err(e(
+                "plids",
+                "missing with dataplacement = \"streams\"; expected the stream ids to use (fio requires them)".into(),
+            ));
         }
         if self.fs.is_some() && self.trace.is_some() {
             return Err(e(

@@ -4,6 +4,7 @@ pub mod fio;
 pub mod fs;
 pub mod hpc;
 pub mod job;
+pub mod placement_ids;
 pub mod tables;
 
 use crate::request::RequestSource;
