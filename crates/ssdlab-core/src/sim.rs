@@ -1227,6 +1227,9 @@ impl Simulation {
                 let mut o = serde_json::Map::new();
                 o.insert("policy".into(), json!(dc.placement.policy));
                 o.insert("open_superblocks".into(), json!(dc.placement.open_superblocks));
+                if dc.placement.policy == "fdp" {
+                    o.insert("isolation".into(), json!(dc.placement.isolation));
+                }
                 o.insert("superblocks_opened".into(), json!(sb.superblocks_opened));
                 o.insert("victims".into(), json!(sb.victims));
                 for ((k, v), (_, v0)) in now.placement.iter().zip(&w0.placement) {
@@ -1240,6 +1243,12 @@ impl Simulation {
                     .map(|(a, b)| a - b)
                     .collect();
                 o.insert("host_bytes_per_slot".into(), json!(per_slot));
+                // RUs opened and GC's bytes moved out of each slot's superblocks, GC's slot
+                // last.
+                let unit = d.geo.unit_size;
+                o.insert("superblocks_opened_per_slot".into(), json!(sb.opened_per_slot));
+                let gc: Vec<u64> = sb.gc_units_per_slot.iter().map(|u| u * unit).collect();
+                o.insert("gc_bytes_per_slot".into(), json!(gc));
                 o.insert("victim_valid_percent".into(), json!(sb.victim_valid_percent));
                 serde_json::Value::Object(o)
             }),

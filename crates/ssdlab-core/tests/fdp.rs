@@ -79,6 +79,78 @@ fn random_selection_draws_every_listed_handle_and_reads_carry_none() {
 }
 
 #[test]
+fn a_handle_moves_to_a_new_reclaim_unit_when_its_unit_is_full() {
+    // A reclaim unit: one block on every plane, by default.
+    let g = &device("fdp").device.geometry;
+    let planes = (g.channels * g.ways * g.dies_per_chip * g.planes_per_die) as u64;
+    let ru = planes * g.pages_per_block as u64 * g.page_size.0;
+    let opened = |writes: u64| {
+        let fio = format!("[w]\nrw=write\nbs=4k\nnumber_ios={writes}\nfdp=1\nfdp_pli=1\n");
+        let p = run(&fio);
+        let per: Vec<u64> = p["superblocks_opened_per_slot"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_u64().unwrap())
+            .collect();
+        (per, per_handle(&p))
+    };
+    // Handle 1 fills its first RU exactly: one RU opened, by handle 1 only; GC's slot (the
+    // last) none.
+    let (per, bytes) = opened(ru / 4096);
+    assert_eq!(per, [0, 1, 0, 0, 0]);
+    assert_eq!(bytes, [0, ru, 0, 0]);
+    // One write more opens its second.
+    let (per, _) = opened(ru / 4096 + 1);
+    assert_eq!(per, [0, 2, 0, 0, 0]);
+    // Three RUs and a half: four.
+    let (per, _) = opened(7 * ru / 2 / 4096);
+    assert_eq!(per, [0, 4, 0, 0, 0]);
+}
+
+/// Two handles rewriting their own halves of the drive at random until GC has run a while.
+fn isolation_run(isolation: &str) -> (ssdlab_core::Simulation, serde_json::Value) {
+    let text = format!(
+        "[device]\npreset = \"femu-bbssd\"\n[device.geometry]\nblocks_per_plane = 32\npages_per_block = 32\noverprovisioning = 0.3\n\
+         [device.ftl]\ngc_threshold = 3\nbg_gc_threshold = 9\ngc_frontier = \"separate\"\n\
+         [device.placement]\npolicy = \"fdp\"\nopen_superblocks = 2\nisolation = \"{isolation}\"\n\
+         [[job]]\nname = \"a\"\nrw = \"randwrite\"\nbs = \"4k\"\nsize = \"50%\"\nnumber_ios = 60000\nio_size = \"1000TiB\"\nstream = 1\n\
+         [[job]]\nname = \"b\"\nrw = \"randwrite\"\nbs = \"4k\"\noffset = \"50%\"\nsize = \"50%\"\nnumber_ios = 60000\nio_size = \"1000TiB\"\nstream = 2\n"
+    );
+    let cfg = parse_config(&text, "iso.toml", Path::new(".")).unwrap();
+    let mut sim = Simulation::new(&cfg).unwrap();
+    let r = sim.run(&mut |_| {}).unwrap();
+    (sim, r.ssd.placement.unwrap())
+}
+
+fn u64s(v: &serde_json::Value) -> Vec<u64> {
+    v.as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).collect()
+}
+
+#[test]
+fn persistent_isolation_collects_each_handle_into_its_own_units() {
+    for isolation in ["initial", "persistent"] {
+        let (sim, p) = isolation_run(isolation);
+        sim.device().check_invariants().unwrap();
+        assert_eq!(p["isolation"], isolation);
+        let opened = u64s(&p["superblocks_opened_per_slot"]);
+        let gc = u64s(&p["gc_bytes_per_slot"]);
+        let copied = sim.device().ftl.stats.gc_units_copied * 4096;
+        assert!(copied > 0, "{isolation}: GC must have run");
+        assert_eq!(gc.iter().sum::<u64>(), copied, "{isolation}");
+        if isolation == "initial" {
+            // Two handles and GC's one slot.
+            assert_eq!(opened.len(), 3);
+            assert!(opened[2] > 0);
+        } else {
+            // A GC slot per handle, both used: each handle's survivors have their own units.
+            assert_eq!(opened.len(), 4, "{opened:?}");
+            assert!(opened[2] > 0 && opened[3] > 0, "{opened:?}");
+        }
+    }
+}
+
+#[test]
 fn options_the_device_cannot_honour_are_refused_as_fio_refuses_them() {
     let refused = |policy: &str, fio: &str, want: &str| {
         let mut cfg = device(policy);
@@ -125,5 +197,29 @@ fn options_the_device_cannot_honour_are_refused_as_fio_refuses_them() {
         "fdp",
         &format!("{JOB}fdp=2\n"),
         "fdp.fio:5: fdp: got '2'; expected no value, 0 or 1",
+    );
+    // The device's own FDP settings.
+    let device_refused = |set: &str, want: &str| {
+        let text = format!(
+            "[device]\npreset = \"femu-bbssd\"\n[device.geometry]\nblocks_per_plane = 32\npages_per_block = 32\noverprovisioning = 0.3\n{set}\n[[job]]\nrw = \"write\"\nnumber_ios = 1\n"
+        );
+        let e = parse_config(&text, "d.toml", Path::new(".")).unwrap_err().to_string();
+        assert!(e.contains(want), "{set}: {e}");
+    };
+    device_refused(
+        "[device.ftl]\ngc_threshold = 2\n[device.placement]\npolicy = \"multi-stream\"\nisolation = \"persistent\"",
+        "device.placement.isolation: set under placement policy \"multi-stream\", which does not use it; expected policy = fdp",
+    );
+    device_refused(
+        "[device.ftl]\ngc_threshold = 2\n[device.placement]\npolicy = \"fdp\"\nisolation = \"lasting\"",
+        "device.placement.isolation: got \"lasting\"; expected \"initial\" or \"persistent\"",
+    );
+    device_refused(
+        "[device.ftl]\ngc_threshold = 4\ngc_frontier = \"shared\"\n[device.placement]\npolicy = \"fdp\"\nisolation = \"persistent\"",
+        "device.placement.isolation: persistent with device.ftl.gc_frontier = \"shared\"",
+    );
+    device_refused(
+        "[device.ftl]\ngc_threshold = 4\ngc_frontier = \"separate\"\n[device.placement]\npolicy = \"fdp\"\nopen_superblocks = 4\nisolation = \"persistent\"",
+        "device.ftl.gc_threshold: 4 free blocks per plane cannot hold a GC destination for each of the 4 persistently isolated handles and a spare; expected at least 5",
     );
 }

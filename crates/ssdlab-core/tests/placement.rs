@@ -122,6 +122,18 @@ fn policies_keep_the_invariants(frontier: &str) {
         let per_slot = u64s(&p["host_bytes_per_slot"]);
         let written: Vec<u64> = r.jobs.iter().map(|j| j.write.io_bytes).collect();
         assert_eq!(per_slot.iter().sum::<u64>(), written.iter().sum::<u64>(), "{policy}");
+        // Whole-superblock GC's copies, each counted for the slot whose superblock it left.
+        if policy != "partial-gc" {
+            let gc = u64s(&p["gc_bytes_per_slot"]);
+            let unit = cfg.device.geometry.mapping_unit.0;
+            assert_eq!(gc.iter().sum::<u64>(), f.gc_units_copied * unit, "{policy}");
+        }
+        let opened = u64s(&p["superblocks_opened_per_slot"]);
+        assert_eq!(
+            opened.iter().sum::<u64>(),
+            p["superblocks_opened"].as_u64().unwrap(),
+            "{policy}"
+        );
         if policy == "fdp" {
             // Stream 2 carries placement identifier 1, stream 3 identifier 2; the trims none.
             assert_eq!(per_slot, [0, written[0], written[1], 0], "{policy}");

@@ -1057,6 +1057,7 @@ impl Ftl {
                 })?
             }
         };
+        self.superblock_gc_owner(victim);
         let forced = matches!(pick, Pick::Wl(_));
         if pick == Pick::Policy {
             self.superblock_victim_block(self.valid[victim as usize]);

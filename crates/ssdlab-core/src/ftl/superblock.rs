@@ -40,20 +40,39 @@ pub struct SbStats {
     pub victims: u64,
     /// Victims by the percentage of their units still valid (floor), 101 bins.
     pub victim_valid_percent: Vec<u64>,
+    /// Superblocks opened per slot (the host slots, then GC's).
+    #[serde(default)]
+    pub opened_per_slot: Vec<u64>,
+    /// Valid units whole-superblock GC moved out of each slot's superblocks (the slot that
+    /// opened the victim; blocks outside any superblock and block GC's victims are in none).
+    #[serde(default)]
+    pub gc_units_per_slot: Vec<u64>,
 }
 
 impl SbStats {
     pub fn since(&self, e: &SbStats) -> SbStats {
+        let minus = |a: &[u64], b: &[u64]| {
+            a.iter()
+                .enumerate()
+                .map(|(i, x)| x - b.get(i).copied().unwrap_or(0))
+                .collect()
+        };
         SbStats {
             superblocks_opened: self.superblocks_opened - e.superblocks_opened,
             victims: self.victims - e.victims,
-            victim_valid_percent: self
-                .victim_valid_percent
-                .iter()
-                .zip(&e.victim_valid_percent)
-                .map(|(a, b)| a - b)
-                .collect(),
+            victim_valid_percent: minus(&self.victim_valid_percent, &e.victim_valid_percent),
+            opened_per_slot: minus(&self.opened_per_slot, &e.opened_per_slot),
+            gc_units_per_slot: minus(&self.gc_units_per_slot, &e.gc_units_per_slot),
         }
+    }
+
+    /// Add `n` to `slot`'s entry of a per-slot count of `slots` (a snapshot of an earlier
+    /// build has none: it starts at zero).
+    fn add_to(v: &mut Vec<u64>, slots: usize, slot: usize, n: u64) {
+        if v.len() < slots {
+            v.resize(slots, 0);
+        }
+        v[slot] += n;
     }
 
     fn victim(&mut self, valid: u64, capacity: u64) {
@@ -66,10 +85,20 @@ impl SbStats {
 struct Superblock {
     /// Member blocks not yet erased, in plane order.
     blocks: Vec<u32>,
+    /// The slot that opened it.
+    #[serde(default)]
+    slot: u32,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Superblocks {
+    /// Host slots (the first); GC's follow.
+    #[serde(default)]
+    host_slots: usize,
+    /// GC's slot for the collection under way, past the host slots: 0 with one GC slot, else
+    /// the victim's own (persistent isolation).
+    #[serde(default)]
+    gc_owner: usize,
     /// Chips per channel of each slot.
     widths: Vec<usize>,
     whole: bool,
@@ -96,9 +125,11 @@ impl Ftl {
     /// per slot on every plane. Blocks already written stay outside any superblock (each a
     /// candidate on its own).
     pub fn enable_superblocks(&mut self, layout: &Layout) {
-        // The host slots, then GC's: a full-width superblock of its own.
+        // The host slots, then GC's: full-width superblocks of its own (one, or one per host
+        // slot whose survivors stay apart).
         let mut widths = layout.widths.clone();
-        widths.push(self.geo.ways);
+        let host_slots = widths.len();
+        widths.extend(std::iter::repeat_n(self.geo.ways, layout.gc_slots.max(1)));
         self.set_streams(widths.len());
         let g = &self.geo;
         let way_of = |p: usize| (p / g.channels) % g.ways;
@@ -112,6 +143,8 @@ impl Ftl {
         }
         let slots = widths.len();
         self.sb = Some(Box::new(Superblocks {
+            host_slots,
+            gc_owner: 0,
             widths,
             gc_page: None,
             whole: layout.whole,
@@ -124,6 +157,8 @@ impl Ftl {
             cursor: vec![0; slots],
             stats: SbStats {
                 victim_valid_percent: vec![0; RATIO_BINS],
+                opened_per_slot: vec![0; slots],
+                gc_units_per_slot: vec![0; slots],
                 ..Default::default()
             },
         }));
@@ -298,11 +333,17 @@ impl Ftl {
         }
         let id = match sb.free_ids.pop() {
             Some(id) => {
-                sb.table[id as usize].blocks = blocks.clone();
+                sb.table[id as usize] = Superblock {
+                    blocks: blocks.clone(),
+                    slot: slot as u32,
+                };
                 id
             }
             None => {
-                sb.table.push(Superblock { blocks: blocks.clone() });
+                sb.table.push(Superblock {
+                    blocks: blocks.clone(),
+                    slot: slot as u32,
+                });
                 sb.table.len() as u32 - 1
             }
         };
@@ -312,6 +353,7 @@ impl Ftl {
         sb.open[slot] = id;
         sb.cursor[slot] = 0;
         sb.stats.superblocks_opened += 1;
+        SbStats::add_to(&mut sb.stats.opened_per_slot, sb.open.len(), slot, 1);
         for (&p, &b) in planes.iter().zip(&blocks) {
             let hi = self.host_idx(p, slot);
             self.hosts[hi] = Frontier { block: b, next: 0 };
@@ -360,8 +402,33 @@ impl Ftl {
         if self.params.gc_shared_frontier {
             0
         } else {
-            self.streams - 1
+            let sb = self.sb.as_deref().expect("superblocks");
+            sb.host_slots + sb.gc_owner
         }
+    }
+
+    /// A collection of block `victim` starts: with a GC slot per host slot, its survivors go
+    /// to the GC slot of the slot whose superblock holds it (a GC superblock's is the slot it
+    /// serves; a block outside any superblock: the first).
+    pub(super) fn superblock_gc_owner(&mut self, victim: u32) {
+        let Some(sb) = self.sb.as_deref_mut() else {
+            return;
+        };
+        let gc_slots = sb.widths.len() - sb.host_slots;
+        if gc_slots <= 1 {
+            return;
+        }
+        let id = sb.sb_of[victim as usize];
+        let slot = if id == NONE {
+            0
+        } else {
+            sb.table[id as usize].slot as usize
+        };
+        sb.gc_owner = if slot >= sb.host_slots {
+            slot - sb.host_slots
+        } else {
+            slot
+        };
     }
 
     /// A collection ended: GC's page, if one is being filled, is left to be padded; returns
@@ -431,12 +498,17 @@ impl Ftl {
     pub(super) fn collect_superblock(&mut self, valid: u64, cap: u64, b: u32, background: bool) -> Result<()> {
         let sb = self.sb.as_deref().expect("superblocks");
         let id = sb.sb_of[b as usize];
-        let victims = if id == NONE {
-            vec![b]
+        let (victims, owner) = if id == NONE {
+            (vec![b], None)
         } else {
-            sb.table[id as usize].blocks.clone()
+            let s = &sb.table[id as usize];
+            (s.blocks.clone(), Some(s.slot as usize))
         };
-        self.sb.as_deref_mut().expect("superblocks").stats.victim(valid, cap);
+        let sb = self.sb.as_deref_mut().expect("superblocks");
+        sb.stats.victim(valid, cap);
+        if let Some(slot) = owner {
+            SbStats::add_to(&mut sb.stats.gc_units_per_slot, sb.open.len(), slot, valid);
+        }
         for v in victims {
             let p = self.geo.plane_of_block(v as usize);
             self.collect(p, Pick::Gc(v), background)?;
@@ -525,6 +597,17 @@ impl Superblocks {
         if sb.stats.victim_valid_percent.len() != RATIO_BINS {
             return Err("its victim histogram is not of 101 bins".into());
         }
+        let slots = sb.open.len();
+        if sb.host_slots == 0
+            || sb.host_slots >= slots
+            || sb.host_slots + sb.gc_owner >= slots
+            || sb.table.iter().any(|s| s.slot as usize >= slots)
+            || [&sb.stats.opened_per_slot, &sb.stats.gc_units_per_slot]
+                .iter()
+                .any(|v| !v.is_empty() && v.len() != slots)
+        {
+            return Err("a superblock's slot or a per-slot count is not of its slots".into());
+        }
         Ok(())
     }
 }
@@ -603,6 +686,11 @@ mod tests {
 
     /// 2 channels × 4 chips, one plane each (8 planes), 16 blocks of 4 pages of 2 units.
     fn ftl(widths: Vec<usize>, whole: bool) -> Ftl {
+        ftl_gc(widths, whole, 1)
+    }
+
+    /// As [`ftl`], with `gc_slots` GC write classes.
+    fn ftl_gc(widths: Vec<usize>, whole: bool, gc_slots: usize) -> Ftl {
         let text = r#"
 [device]
 preset = "mlc-sata"
@@ -620,7 +708,11 @@ overprovisioning = 0.5
         let cfg = parse_config(text, "sb.toml", std::path::Path::new(".")).unwrap();
         let geo = crate::redundancy::geometry_of(&cfg.device, "sb.toml").unwrap();
         let mut f = Ftl::new(geo, FtlParams::for_tests()).unwrap();
-        f.enable_superblocks(&Layout { widths, whole });
+        f.enable_superblocks(&Layout {
+            widths,
+            whole,
+            gc_slots,
+        });
         f
     }
 
@@ -650,6 +742,66 @@ overprovisioning = 0.5
         v.sort_unstable();
         v.dedup();
         v
+    }
+
+    /// The slot whose superblock holds each unit of `lpns` (the slot that opened it).
+    fn slots_holding(f: &Ftl, lpns: std::ops::Range<u64>) -> Vec<usize> {
+        let sb = f.superblocks().unwrap();
+        let upb = f.geo.units_per_block as u32;
+        let mut slots: Vec<usize> = lpns
+            .map(|l| {
+                let id = sb.sb_of[(f.lookup(l) / upb) as usize];
+                assert_ne!(id, NONE, "unit {l} outside any superblock");
+                sb.table[id as usize].slot as usize
+            })
+            .collect();
+        slots.sort_unstable();
+        slots.dedup();
+        slots
+    }
+
+    #[test]
+    fn persistently_isolated_survivors_stay_with_their_handle_initially_isolated_ones_mix() {
+        for gc_slots in [1, 2] {
+            // Two host slots (FDP handles), a superblock each of 64 units; then the even
+            // units of both rewritten through their own slot: each first superblock half
+            // valid, its odd units the survivors.
+            let mut f = ftl_gc(vec![4, 4], true, gc_slots);
+            write(&mut f, 0, 0..64);
+            write(&mut f, 1, 64..128);
+            write(&mut f, 0, (0..64).step_by(2));
+            write(&mut f, 1, (64..128).step_by(2));
+            f.check_invariants().unwrap();
+            // Both half-valid superblocks collected (the emptiest full ones; the rewritten
+            // halves are still open).
+            f.reclaim(0, false).unwrap();
+            f.reclaim(0, false).unwrap();
+            f.check_invariants().unwrap();
+            let s = f.superblocks().unwrap();
+            assert_eq!(s.stats.victims, 2);
+            assert_eq!(s.stats.gc_units_per_slot, [32, 32, 0, 0][..2 + gc_slots]);
+            let odd = |r: std::ops::Range<u64>| r.step_by(2).collect::<Vec<u64>>();
+            // The survivors: handle 0's odd units and handle 1's.
+            let (h0, h1) = (odd(1..64), odd(65..128));
+            let holder = |units: &[u64]| {
+                let mut v: Vec<usize> = units.iter().map(|&l| slots_holding(&f, l..l + 1)[0]).collect();
+                v.sort_unstable();
+                v.dedup();
+                v
+            };
+            if gc_slots == 1 {
+                // Initially isolated: both in GC's one superblock (slot 2), together.
+                assert_eq!((holder(&h0), holder(&h1)), (vec![2], vec![2]));
+                assert_eq!(s.stats.opened_per_slot, [2, 2, 1]);
+            } else {
+                // Persistently isolated: each in its handle's GC superblock (slots 2 and 3).
+                assert_eq!((holder(&h0), holder(&h1)), (vec![2], vec![3]));
+                assert_eq!(s.stats.opened_per_slot, [2, 2, 1, 1]);
+            }
+            // The rewritten halves stayed in their own slots.
+            assert_eq!(slots_holding(&f, 0..1), [0]);
+            assert_eq!(slots_holding(&f, 64..65), [1]);
+        }
     }
 
     #[test]

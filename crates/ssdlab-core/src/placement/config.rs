@@ -38,6 +38,14 @@ pub struct PlacementConfig {
     /// "1/4", "1/8"; empty: the policy's own). Not for PLAN, whose name says its width.
     #[serde(default)]
     pub width: String,
+    /// FDP: "initial" (GC survivors of every handle share GC's reclaim unit) or "persistent"
+    /// (each handle's survivors go to a GC reclaim unit of its own).
+    #[serde(default = "default_isolation")]
+    pub isolation: String,
+}
+
+fn default_isolation() -> String {
+    "initial".into()
 }
 
 fn default_placement() -> String {

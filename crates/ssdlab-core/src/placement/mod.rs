@@ -67,6 +67,9 @@ pub struct Layout {
     pub widths: Vec<usize>,
     /// GC collects whole superblocks (true) or the single block with the fewest valid units.
     pub whole: bool,
+    /// GC's write classes: 1, or one per host slot when each slot's survivors stay apart
+    /// (FDP's persistently isolated handles); a victim's survivors go to its slot's.
+    pub gc_slots: usize,
 }
 
 /// A policy's constructor: its configuration, the geometry, the layout's slot widths.
@@ -190,6 +193,7 @@ pub fn check(cfg: &DeviceConfig) -> std::result::Result<(), (String, String)> {
             "a plan-pred-* policy",
         ),
         ("chunk", p.chunk != d.chunk, auto, "autostream"),
+        ("isolation", p.isolation != d.isolation, p.policy == "fdp", "fdp"),
         ("decay", p.decay != d.decay, auto, "autostream"),
     ] {
         if set && !acts {
@@ -255,6 +259,36 @@ pub fn check(cfg: &DeviceConfig) -> std::result::Result<(), (String, String)> {
             ),
         ));
     }
+    if p.policy == "fdp" {
+        let gc_slots = match p.isolation.as_str() {
+            "initial" => 1,
+            "persistent" => p.open_superblocks,
+            other => {
+                return Err((
+                    key("isolation"),
+                    format!("got \"{other}\"; expected \"initial\" or \"persistent\""),
+                ))
+            }
+        };
+        if gc_slots > 1 && cfg.ftl.gc_frontier == "shared" {
+            return Err((
+                key("isolation"),
+                "persistent with device.ftl.gc_frontier = \"shared\", which writes every survivor into handle 0's unit; expected gc_frontier = \"separate\" or isolation = \"initial\"".into(),
+            ));
+        }
+        // The reserve: while GC runs, each persistently isolated handle may need a GC
+        // destination of its own from the free blocks GC keeps, and one more to spare.
+        if gc_slots > 1 && cfg.ftl.gc_threshold < gc_slots + 1 {
+            return Err((
+                "device.ftl.gc_threshold".into(),
+                format!(
+                    "{} free blocks per plane cannot hold a GC destination for each of the {gc_slots} persistently isolated handles and a spare; expected at least {}",
+                    cfg.ftl.gc_threshold,
+                    gc_slots + 1
+                ),
+            ));
+        }
+    }
     let unit = cfg.geometry.mapping_unit.0;
     for (k, v) in [
         ("large_write", p.large_write.0),
@@ -316,7 +350,19 @@ pub fn make(cfg: &DeviceConfig, geo: &Geometry) -> Option<(Box<dyn Placement>, L
             .map(|s| if s == 0 || r.2 == 1 { geo.ways } else { geo.ways / r.2 })
             .collect(),
     };
-    Some(((r.4)(p, geo), Layout { widths, whole: r.3 }))
+    let gc_slots = if p.policy == "fdp" && p.isolation == "persistent" {
+        slots
+    } else {
+        1
+    };
+    Some((
+        (r.4)(p, geo),
+        Layout {
+            widths,
+            whole: r.3,
+            gc_slots,
+        },
+    ))
 }
 
 /// Memory a policy allocates, in bytes: AutoStream's chunk table (16 bytes a chunk) and
