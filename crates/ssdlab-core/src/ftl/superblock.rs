@@ -72,7 +72,8 @@ impl SbStats {
         if v.len() < slots {
             v.resize(slots, 0);
         }
-        v[slot] += n;
+        // Saturating: a count read from an edited snapshot may start anywhere.
+        v[slot] = v[slot].saturating_add(n);
     }
 
     fn victim(&mut self, valid: u64, capacity: u64) {
@@ -600,7 +601,7 @@ impl Superblocks {
         let slots = sb.open.len();
         if sb.host_slots == 0
             || sb.host_slots >= slots
-            || sb.host_slots + sb.gc_owner >= slots
+            || sb.host_slots.checked_add(sb.gc_owner).is_none_or(|s| s >= slots)
             || sb.table.iter().any(|s| s.slot as usize >= slots)
             || [&sb.stats.opened_per_slot, &sb.stats.gc_units_per_slot]
                 .iter()
