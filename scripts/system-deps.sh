@@ -6,8 +6,8 @@
 set -euo pipefail
 # tool:package. fio (and its fio_jsonplus_clat2csv) for the fio-compatibility tests; nbdkit,
 # nbdcopy/nbdinfo/nbdfuse, qemu-io, fusermount3, mkfs.ext4/debugfs/e2fsck for `ssdlab serve`'s;
-# a C compiler for the decompression crates; python3 with venv for the Python package's.
-TOOLS="cc:build-essential fio:fio nbdkit:nbdkit nbdcopy:libnbd-bin nbdinfo:libnbd-bin nbdfuse:libnbd-bin
+# a C and C++ compiler for the decompression crates and libFuzzer (scripts/fuzz.sh); python3 with venv for the Python package's.
+TOOLS="cc:build-essential c++:build-essential fio:fio nbdkit:nbdkit nbdcopy:libnbd-bin nbdinfo:libnbd-bin nbdfuse:libnbd-bin
 qemu-io:qemu-utils fusermount3:fuse3 mkfs.ext4:e2fsprogs debugfs:e2fsprogs e2fsck:e2fsprogs"
 need=()
 for t in $TOOLS; do

@@ -32,6 +32,9 @@ python3 scripts/import_loops.py
 # The nbdkit plugin behind `ssdlab serve` is a library nothing links: built for its tests.
 cargo build --profile ci-test -p ssdlab-nbd
 cargo test --profile ci-test --workspace
+# The fuzz targets of snapshot loading and output paths, with libFuzzer for a bounded time each
+# (scripts/fuzz.sh; FUZZ_SECONDS sets it, 45 s by default; FUZZ_SECONDS=0 skips them).
+[ "${FUZZ_SECONDS:-45}" = 0 ] || scripts/fuzz.sh
 PY=${PYTHON:-python3}
 # The Python side runs in a virtual environment of its own (target/py-venv): it sees the
 # packages the system already has and installs only the missing ones into itself.
