@@ -376,7 +376,8 @@ fn hotr_scratch_erase_drops_the_copies_still_in_the_block() {
 #[test]
 fn hotr_scratch_in_over_provisioning_copies_to_another_chip() {
     // Two chips, 682 host units; 5 % of them is 34 units: 2 blocks (of 16) lent per plane.
-    let scheme = "scheme = \"hotr\"\ntrack_share = 1.0\nhot_share = 1.0\nscratch = \"op\"\nscratch_share = 0.05";
+    // Every copy to an idle unit (`op_copies = "idle"`): the test follows the copies' path.
+    let scheme = "scheme = \"hotr\"\ntrack_share = 1.0\nhot_share = 1.0\nscratch = \"op\"\nscratch_share = 0.05\nop_copies = \"idle\"";
     let mut d = device_ftl(2, scheme, true, "allocation = \"round-robin\"");
     assert_eq!(d.geo.channels, 2);
     assert_eq!((d.ftl.reserved_blocks(0), d.ftl.reserved_blocks(1)), (2, 2));
@@ -394,6 +395,40 @@ fn hotr_scratch_in_over_provisioning_copies_to_another_chip() {
     let t = 4_000_000;
     assert_eq!(at(&mut d, t, &[req(Op::Write, 101), req(Op::Read, 0)])[1], t + CLEAN);
     assert_eq!(counter(&d, "scratch_reads"), 1);
+    d.check_invariants().unwrap();
+}
+
+/// `op_copies = "payoff"` (the default in over-provisioning): a copy to a data unit is made
+/// when Count × conflict share × mean program ≥ host rate per unit × (transfer + program)^2.
+#[test]
+fn hotr_copies_to_data_units_only_when_they_pay() {
+    let scheme = "scheme = \"hotr\"\ntrack_share = 1.0\nhot_share = 1.0\nscratch = \"op\"\nscratch_share = 0.05";
+    let mut d = device_ftl(2, scheme, true, "allocation = \"round-robin\"");
+    // No read has conflicted yet (share 0): a hit pays nothing, whatever its Count.
+    at(&mut d, 1_000_000, &[req(Op::Read, 0)]);
+    at(&mut d, 2_000_000, &[req(Op::Read, 0)]);
+    assert_eq!((counter(&d, "migrations"), counter(&d, "copies_unpaid")), (0, 1));
+    // A write to chip 0 and a read of page 0 behind it: 1 conflict in 3 reads, Count 3. When
+    // the read ends (at t + WAIT), 4 host units (3 reads, 1 write) in WAIT + 2 ms over 2
+    // units; a copy holds a unit for CH + P: 3 × 1/3 × P = 200 us against
+    // 4 / ((WAIT + 2 ms) × 2) × (CH + P)^2 = 2 × 281,920^2 / 2,563,840 ns = 62 us: it pays.
+    let t = 3_000_000;
+    assert_eq!(at(&mut d, t, &[req(Op::Write, 100), req(Op::Read, 0)])[1], t + WAIT);
+    let (l, c) = (4.0 / ((WAIT + 2_000_000) as f64 * 2.0), (CH + P) as f64);
+    assert!(
+        P as f64 >= l * c * c && P as f64 <= 4.0 * l * c * c,
+        "a case near the line"
+    );
+    assert_eq!((counter(&d, "migrations"), counter(&d, "copies_unpaid")), (1, 1));
+    // The same conflict with 60 reads of other pages (chip 1) beside it: Count 2, 1 conflict
+    // in 62 reads, 63 host units in about 1.6 ms: 2/62 × P = 6.5 us against about 1.6 ms.
+    let mut d = device_ftl(2, scheme, true, "allocation = \"round-robin\"");
+    at(&mut d, 1_000_000, &[req(Op::Read, 0)]);
+    let mut burst = vec![req(Op::Write, 100), req(Op::Read, 0)];
+    burst.extend((0..60).map(|i| req(Op::Read, 3 + 2 * i)));
+    at(&mut d, 2_000_000, &burst);
+    assert_eq!((counter(&d, "migrations"), counter(&d, "copies_unpaid")), (0, 1));
+    assert_eq!((counter(&d, "reads"), counter(&d, "home_conflicts")), (62, 1));
     d.check_invariants().unwrap();
 }
 
@@ -754,7 +789,8 @@ fn read_heavy_dev(scheme: &str, gap: u64, seed: u64) -> ((f64, u64), Device) {
 /// The seed's migration happens "without affecting performance": on a read-heavy mix, from
 /// light load to past the chips' capacity, HotR's mean and p99 (each averaged over three
 /// workload seeds) are never worse than the baseline's by more than the noise (the largest
-/// distance of one seed's baseline from their average), and it helps at some load.
+/// distance of one seed's baseline from their average), with its scratch space on a spare
+/// chip or in the over-provisioning, and it helps at some load in both.
 #[test]
 fn hotr_is_never_worse_than_the_baseline_on_read_heavy_load() {
     let seeds = [0x9e37_79b9_7f4a_7c15, 0x2545_f491_4f6c_dd1d, 7];
@@ -769,11 +805,13 @@ fn hotr_is_never_worse_than_the_baseline_on_read_heavy_load() {
     };
     let avg = |v: &[(f64, f64)], f: fn(&(f64, f64)) -> f64| v.iter().map(f).sum::<f64>() / v.len() as f64;
     let mut helped = false;
+    let mut helped_op = false;
     for gap in [100_000, 40_000, 20_000, 15_000, 12_000] {
         let base = runs("", gap);
-        // The copies on a spare chip, of every hit or of conflicting ones. (In the data chips'
-        // over-provisioning a copy is one more program on a data chip: see the next test.)
-        for migrate in ["migrate = \"hit\"", "migrate = \"conflict\""] {
+        // The copies on a spare chip, of every hit or of conflicting ones, and in the data
+        // chips' over-provisioning, where a copy is one more program on a data chip and is
+        // made only when it is expected to pay (`op_copies = "payoff"`, the default).
+        for migrate in ["migrate = \"hit\"", "migrate = \"conflict\"", "scratch = \"op\""] {
             let hotr = runs(&format!("scheme = \"hotr\"\ntrack_share = 0.2\n{migrate}"), gap);
             for (what, f) in [
                 ("mean", (|r: &(f64, f64)| r.0) as fn(&(f64, f64)) -> f64),
@@ -788,10 +826,35 @@ fn hotr_is_never_worse_than_the_baseline_on_read_heavy_load() {
                     100.0 * noise
                 );
                 helped |= what == "mean" && h < b * (1.0 - noise);
+                // In the over-provisioning the gain (3.9 % at 20 us) is smaller than the noise
+                // between workload seeds (7.8 %): compared seed by seed instead (the same
+                // requests with and without).
+                helped_op |= what == "mean"
+                    && migrate.contains("op")
+                    && base.iter().zip(&hotr).all(|(b, h)| h.0 < b.0)
+                    && h < b * 0.99;
             }
+        }
+        // Every copy to an idle data unit, paying or not: worse than the baseline at the
+        // lightest load (its copies' programs are waited for; 1.1 % on the mean, noise 0.3 %).
+        if gap == 100_000 {
+            let idle = runs(
+                "scheme = \"hotr\"\ntrack_share = 0.2\nscratch = \"op\"\nop_copies = \"idle\"",
+                gap,
+            );
+            let b = avg(&base, |r| r.0);
+            let noise = base.iter().map(|r| (r.0 - b).abs() / b).fold(0.0, f64::max);
+            assert!(
+                avg(&idle, |r| r.0) > b * (1.0 + noise),
+                "unguarded copies cost the host"
+            );
         }
     }
     assert!(helped, "HotR lowered the mean beyond the noise at some load");
+    assert!(
+        helped_op,
+        "HotR with its scratch in over-provisioning lowered the mean under every workload seed, by 1 % or more on average, at some load"
+    );
 }
 
 /// The scratch space in over-provisioning: its blocks added to every plane (the default)

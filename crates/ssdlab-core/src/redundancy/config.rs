@@ -45,6 +45,12 @@ pub struct RedundancyConfig {
     /// section III.B) or "conflict" (only conflicting hits, Figure 4's path alone).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub migrate: Option<String>,
+    /// hotr with scratch = "op": which copies a data unit takes: "payoff" (default: a copy
+    /// only when the reads it is expected to save outweigh the wait it is expected to cause
+    /// the host operations arriving at its unit while it programs) or "idle" (any copy to an
+    /// idle unit, as on spare chips).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub op_copies: Option<String>,
     /// rails: when a write completes: "cache" (default: its data is in Rails' NVRAM cache)
     /// or "flash" (its write-mode copy is programmed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -99,6 +105,10 @@ impl RedundancyConfig {
     /// hotr: every R-LRU hit without a copy migrates (else only conflicting ones).
     pub fn migrate_on_hit(&self) -> bool {
         self.migrate.as_deref() != Some("conflict")
+    }
+    /// hotr with scratch = "op": a copy to a data unit must pay for itself.
+    pub fn op_copies_pay(&self) -> bool {
+        self.scratch_in_op() && self.op_copies.as_deref() != Some("idle")
     }
     /// rails: a write completes when its write-mode copy is programmed.
     pub fn ack_flash(&self) -> bool {

@@ -36,14 +36,17 @@
 //!   recent and frequently read pages "proactively migrated" as they are requested, Figure 4
 //!   shows the conflicting path (`migrate = "conflict"` keeps to it alone). In the data chips'
 //!   over-provisioning (`scratch = "op"`) a copy is one more program on a data unit, which a
-//!   later host read of that unit may wait for: the idle-unit rule does not make it free
-//!   there (docs/experiments/hotr.md measures it).
+//!   later host operation on that unit may wait for: the idle-unit rule does not make it
+//!   free there, so a copy is made only when it is expected to save more than it costs
+//!   (`op_copies = "payoff"`, the default; [`HotR::pays`] gives the rule; `copies_unpaid`
+//!   counts the copies not made; `"idle"` copies as on spare chips).
 //! - **Writes** always go to the flash chips; a write (or trim) of a page drops its entry and
 //!   invalidates its copy, so a later read gets the new data.
 //! - **Counters**: `inserts` (entries made), `migrations` (copies programmed),
 //!   `copies_replaced` (copies displaced by a page of higher Count), `copies_kept` (entries
 //!   that fell off a list and kept their copy), `copies_evicted` (copies lost to a scratch
-//!   erase), `copies_invalidated` (by writes), `copies_dropped` and `copy_busy` (below).
+//!   erase), `copies_invalidated` (by writes), `copies_dropped`, `copy_busy` and
+//!   `copies_unpaid` (below).
 //!
 //! The scratch space is `spare_chips` dedicated chips, each on a channel of its own, as
 //! scheduler units after the FTL's. Each spare unit's pages form a ring written in order;
@@ -159,6 +162,17 @@ pub struct HotR {
     copies_dropped: u64,
     /// Conflicting reads with a copy served home because the copy's unit was no sooner.
     copy_busy: u64,
+    /// Scratch in over-provisioning with `op_copies = "payoff"`: copies must pay (below).
+    payoff: bool,
+    /// Channel time of a copy's page.
+    copy_xfer_ns: u64,
+    /// Data units (host operations spread over them).
+    data_units: u64,
+    /// Host units written so far, and the time of the first host operation.
+    written: u64,
+    first_ns: Option<u64>,
+    /// Copies not made because they were not expected to pay for themselves.
+    copies_unpaid: u64,
 }
 
 /// Entries per chip list.
@@ -303,6 +317,12 @@ pub fn make(cfg: &DeviceConfig, geo: &Geometry, units: usize) -> Box<dyn Scheme>
         scratch_erases: 0,
         copies_dropped: 0,
         copy_busy: 0,
+        payoff: cfg.redundancy.op_copies_pay(),
+        copy_xfer_ns: crate::host::xfer_ns(geo.page_size, cfg.nand.channel_rate.0),
+        data_units: units as u64,
+        written: 0,
+        first_ns: None,
+        copies_unpaid: 0,
     })
 }
 
@@ -506,6 +526,44 @@ impl HotR {
         base + page
     }
 
+    /// Host units `first..=last` were written or trimmed: their entries and copies go.
+    fn forget(&mut self, first: u64, last: u64) {
+        for lpn in first..=last {
+            self.versions.bump(lpn);
+            if let Some(&e) = self.map.get(&lpn) {
+                if self.entries[e as usize].slot != NIL {
+                    self.copies_invalidated += 1;
+                }
+                self.drop_entry(e);
+            }
+        }
+    }
+
+    /// Whether copying entry `e` to a data unit (scratch in over-provisioning) is expected to
+    /// save more host time than it costs, at `now`. A copy holds its unit for the page's
+    /// transfer and program, `c`; host operations reach a unit at the rate `l` measured so far
+    /// (host units read and written over the time since the first, per data unit), and each
+    /// one arriving during the copy waits what is left of it, `c / 2` on average: the copy
+    /// costs `l c^2 / 2`. It saves a redirected read what is left of the program it would
+    /// have waited for, `p / 2` for a mean program `p`, once for each later read that
+    /// conflicts at home, the share of reads seen so far to conflict, `q`; the page is taken to
+    /// be read again as often as it was while tracked, its Count `n`. The copy pays when
+    /// `n q p / 2 >= l c^2 / 2`. (Erases and queues make a conflicting read wait longer, so the
+    /// saving is if anything understated.)
+    fn pays(&self, dev: &dyn Mechanisms, e: u32, now: u64) -> bool {
+        let Some(first) = self.first_ns.filter(|&f| now > f) else {
+            return false;
+        };
+        let prog = dev.array_times().1;
+        let p = prog.iter().sum::<u64>() as f64 / prog.len().max(1) as f64;
+        let c = self.copy_xfer_ns as f64 + p;
+        let ops = (self.read.reads + self.written) as f64;
+        let l = ops / ((now - first) as f64 * self.data_units.max(1) as f64);
+        let q = self.read.home_conflicts as f64 / self.read.reads.max(1) as f64;
+        let n = self.entries[e as usize].count as f64;
+        n * q * p >= l * c * c
+    }
+
     /// Spare unit of a slot, and its (read, program) time.
     fn slot_op(&self, dev: &dyn Mechanisms, slot: u32) -> (usize, u64, u64) {
         let r = (slot / self.unit_pages) as usize;
@@ -528,6 +586,7 @@ impl Scheme for HotR {
     }
 
     fn read(&mut self, dev: &mut dyn Mechanisms, pid: u32, lpn: u64) -> Result<()> {
+        self.first_ns.get_or_insert(dev.now());
         let Some(pun) = self.read.mapped(dev, lpn) else {
             return Ok(());
         };
@@ -577,22 +636,16 @@ impl Scheme for HotR {
         Ok(())
     }
 
-    fn write(&mut self, _dev: &mut dyn Mechanisms, _pid: u32, first: u64, last: u64, _ready: u64) -> Result<bool> {
-        for lpn in first..=last {
-            self.versions.bump(lpn);
-            if let Some(&e) = self.map.get(&lpn) {
-                if self.entries[e as usize].slot != NIL {
-                    self.copies_invalidated += 1;
-                }
-                self.drop_entry(e);
-            }
-        }
+    fn write(&mut self, dev: &mut dyn Mechanisms, _pid: u32, first: u64, last: u64, _ready: u64) -> Result<bool> {
+        self.first_ns.get_or_insert(dev.now());
+        self.written += last + 1 - first;
+        self.forget(first, last);
         Ok(false)
     }
 
-    fn trim(&mut self, dev: &mut dyn Mechanisms, first: u64, end: u64) {
+    fn trim(&mut self, _dev: &mut dyn Mechanisms, first: u64, end: u64) {
         if first < end {
-            let _ = self.write(dev, 0, first, end - 1, 0);
+            self.forget(first, end - 1);
         }
     }
 
@@ -608,6 +661,11 @@ impl Scheme for HotR {
             let ent = self.entries[e as usize];
             // Dropped, copied meanwhile, or outranked since the read was issued.
             if ent.gen != gen || ent.slot != NIL || !self.earns(e) {
+                continue;
+            }
+            // In the data units' over-provisioning, only a copy expected to pay for itself.
+            if self.payoff && !self.pays(&*dev, e, time) {
+                self.copies_unpaid += 1;
                 continue;
             }
             // The on-demand migrator: the page, in the controller now, goes to an idle
@@ -668,6 +726,7 @@ impl Scheme for HotR {
             ("scratch_erases", self.scratch_erases),
             ("copies_dropped", self.copies_dropped),
             ("copy_busy", self.copy_busy),
+            ("copies_unpaid", self.copies_unpaid),
         ])
     }
 

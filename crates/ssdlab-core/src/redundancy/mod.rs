@@ -182,6 +182,7 @@ pub fn check(cfg: &DeviceConfig) -> std::result::Result<(), (String, String)> {
         ("migrate", r.migrate.is_some(), "hotr"),
         ("scratch", r.scratch.is_some(), "hotr"),
         ("scratch_share", r.scratch_share.is_some(), "hotr"),
+        ("op_copies", r.op_copies.is_some(), "hotr"),
         ("period", r.period.is_some(), "rails"),
         ("ack", r.ack.is_some(), "rails"),
         ("stripe", r.stripe.is_some(), "ttflash"),
@@ -249,6 +250,21 @@ pub fn check(cfg: &DeviceConfig) -> std::result::Result<(), (String, String)> {
             }
             if let Some(m) = r.scratch.as_deref().filter(|m| !matches!(*m, "chips" | "op")) {
                 return Err((key("scratch"), format!("got \"{m}\"; expected \"chips\" or \"op\"")));
+            }
+            if let Some(m) = r.op_copies.as_deref() {
+                if !matches!(m, "payoff" | "idle") {
+                    return Err((
+                        key("op_copies"),
+                        format!("got \"{m}\"; expected \"payoff\" or \"idle\""),
+                    ));
+                }
+                if !r.scratch_in_op() {
+                    return Err((
+                        key("op_copies"),
+                        "set with the scratch space on spare chips (a copy there costs the data chips nothing); expected scratch = \"op\" or no op_copies"
+                            .into(),
+                    ));
+                }
             }
             if r.scratch_in_op() {
                 if r.scratch_cell.is_some() {
@@ -520,6 +536,21 @@ mod tests {
                 "[device.redundancy]\nscheme = \"hotr\"\nmigrate = \"always\"",
                 "device.redundancy.migrate",
                 "\"hit\" or \"conflict\"",
+            ),
+            (
+                "[device.redundancy]\nscheme = \"hotr\"\nscratch = \"op\"\nop_copies = \"always\"",
+                "device.redundancy.op_copies",
+                "\"payoff\" or \"idle\"",
+            ),
+            (
+                "[device.redundancy]\nscheme = \"hotr\"\nop_copies = \"idle\"",
+                "device.redundancy.op_copies",
+                "expected scratch = \"op\"",
+            ),
+            (
+                "[device.redundancy]\nscheme = \"rails\"\nop_copies = \"idle\"",
+                "device.redundancy.op_copies",
+                "got scheme \"rails\"",
             ),
             (
                 "[device.redundancy]\nscheme = \"rails\"\nperiod = \"10ns\"",
