@@ -673,8 +673,9 @@ impl Config {
             )),
             Directive::Fdp => {
                 let handles = p.open_superblocks;
-                let ids = j.plids.as_deref().map(parse_ids).transpose().unwrap_or_default();
-                match ids.unwrap_or_default().into_iter().find(|&x| x >= handles) {
+                // A list that does not parse was refused when the job was validated.
+                let ids = j.plids.as_deref().and_then(|v| parse_ids(v).ok()).unwrap_or_default();
+                match ids.into_iter().find(|&x| x >= handles) {
                     Some(bad) => Err(Error::config(
                         f,
                         &format!("job[{i}].plids"),
