@@ -142,7 +142,7 @@ pub struct JobConfig {
     /// Run this long before statistics start (fio's `ramp_time`); it adds to `runtime`.
     #[serde(default)]
     pub ramp_time: Option<Duration>,
-    /// random, zipf:θ, pareto:h, normal[:σ%].
+    /// random, zipf:θ, pareto:h, normal[:σ%], zoned:A/R:...
     #[serde(default = "default_dist")]
     pub random_distribution: String,
     #[serde(default)]
@@ -280,6 +280,9 @@ pub enum Dist {
     Pareto(f64),
     /// Normal around the middle, σ as a share of the range.
     Normal(f64),
+    /// fio's `zoned:A/R:...`: A % of the accesses fall uniformly in the next R % of the range
+    /// (zones in order from the start); each pair as (A, R), in whole percent.
+    Zoned(Vec<(u32, u32)>),
 }
 
 pub fn parse_dist(s: &str) -> std::result::Result<Dist, String> {
@@ -315,8 +318,33 @@ pub fn parse_dist(s: &str) -> std::result::Result<Dist, String> {
             }
             Ok(Dist::Normal(d / 100.0))
         }
+        "zoned" => {
+            let arg = arg.unwrap_or("");
+            let mut zones = Vec::new();
+            for part in arg.split(':').filter(|p| !p.trim().is_empty()) {
+                let pair = part.split_once('/').and_then(|(a, r)| {
+                    Some((a.trim().parse::<u32>().ok()?, r.trim().parse::<u32>().ok()?))
+                });
+                let Some((a, r)) = pair.filter(|&(a, r)| a <= 100 && r <= 100) else {
+                    return Err(format!(
+                        "'{s}': zone '{part}' is not ACCESS%/RANGE% in whole percent; expected e.g. zoned:60/10:30/20:10/70"
+                    ));
+                };
+                if a > 0 && r == 0 {
+                    return Err(format!("'{s}': zone '{part}' sends accesses to no range; expected a range above 0 %"));
+                }
+                zones.push((a, r));
+            }
+            let (acc, range) = zones.iter().fold((0, 0), |(x, y), &(a, r)| (x + a, y + r));
+            if acc != 100 || range > 100 {
+                return Err(format!(
+                    "'{s}': the zones' accesses add up to {acc} % and their ranges to {range} %; expected accesses of 100 % and ranges of at most 100 % (as fio)"
+                ));
+            }
+            Ok(Dist::Zoned(zones))
+        }
         _ => Err(format!(
-            "unknown distribution '{s}'; expected random, zipf:θ, pareto:h or normal[:σ%]"
+            "unknown distribution '{s}'; expected random, zipf:θ, pareto:h, normal[:σ%] or zoned:A/R:..."
         )),
     }
 }
@@ -843,6 +871,22 @@ impl JobSource {
                 let x = x.rem_euclid(1.0);
                 ((x * slots as f64) as u64).min(slots - 1)
             }
+            Dist::Zoned(ref zones) => {
+                // As fio's zone index: one of 100 access slots picks the zone, then a slot
+                // uniformly in the zone's share of the range.
+                let mut v = self.rng.gen_range(0..100u32);
+                let mut before = 0u64;
+                for &(a, r) in zones {
+                    if v < a {
+                        let lo = slots * before / 100;
+                        let hi = (slots * (before + r as u64) / 100).max(lo + 1).min(slots);
+                        return self.rng.gen_range(lo..hi);
+                    }
+                    v -= a;
+                    before += r as u64;
+                }
+                unreachable!("the zones' accesses add up to 100")
+            }
         }
     }
 }
@@ -933,7 +977,7 @@ mod tests {
             size: Some(SizeOrShare::Bytes(Size(64 << 20))),
             ..Default::default()
         };
-        for dist in ["random", "zipf:1.2", "pareto:0.9", "normal:20"] {
+        for dist in ["random", "zipf:1.2", "pareto:0.9", "normal:20", "zoned:80/20:10/20:10/60"] {
             let job = JobConfig {
                 random_distribution: dist.into(),
                 ..job.clone()
@@ -968,6 +1012,42 @@ mod tests {
             .map(|r| r.offset)
             .collect();
         assert_eq!(offs, (0..10).map(|i| i * 8192).collect::<Vec<_>>());
+    }
+
+    /// WARP's hot/cold overwrite job (`zoned:80/20:10/20:10/60`): 80 % of the accesses in the
+    /// first fifth of the range, 10 % in the next fifth, 10 % in the rest; uniform in each.
+    #[test]
+    fn zoned_sends_each_share_of_accesses_to_its_share_of_the_range() {
+        let job = JobConfig {
+            rw: Rw::RandWrite,
+            random_distribution: "zoned:80/20:10/20:10/60".into(),
+            number_ios: Some(100_000),
+            // Ten passes over 10,000 slots of 4 KiB.
+            io_size: Some(Size(100_000 * 4096)),
+            size: Some(SizeOrShare::Bytes(Size(10_000 * 4096))),
+            ..Default::default()
+        };
+        let mut s = JobSource::new(&job, 1 << 30, 9).unwrap();
+        // 10,000 slots of 4 KiB: zones [0, 2000), [2000, 4000), [4000, 10000).
+        let mut zone = [0u32; 3];
+        let mut tenths = [0u32; 10];
+        while let Some(r) = s.next_request(0).unwrap() {
+            let slot = r.offset / 4096;
+            zone[(slot >= 2000) as usize + (slot >= 4000) as usize] += 1;
+            tenths[(slot / 1000) as usize] += 1;
+        }
+        let share = |n: u32| n as f64 / 100_000.0;
+        assert!((share(zone[0]) - 0.8).abs() < 0.01 && (share(zone[1]) - 0.1).abs() < 0.01, "{zone:?}");
+        // Uniform inside a zone: its two tenths within 2 % of each other; the third zone's six
+        // tenths each a sixth of its 10 %.
+        assert!((share(tenths[0]) - share(tenths[1])).abs() < 0.02, "{tenths:?}");
+        for t in &tenths[4..] {
+            assert!((share(*t) - 0.1 / 6.0).abs() < 0.004, "{tenths:?}");
+        }
+        assert_eq!(parse_dist("zoned:60/10:40/90"), Ok(Dist::Zoned(vec![(60, 10), (40, 90)])));
+        for bad in ["zoned:60/10:30/20", "zoned:50/60:50/60", "zoned:100/0", "zoned:50/x:50/50", "zoned"] {
+            assert!(parse_dist(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]
