@@ -7,7 +7,7 @@ import pytest
 
 import ssdlab
 from ssdlab import _sweep
-from conftest import SMALL
+from conftest import ROOT, SMALL
 
 GRID = {"device.ftl.gc_policy": ["greedy", "random"], "job.0.iodepth": [1, 8]}
 
@@ -195,3 +195,45 @@ def test_experiment_write_writes_the_folder_the_command_writes(cli, tmp_path):
     assert {"iops", "mb_s", "mean_us", "p99_us"} <= set(long.columns)
     idle_reads = runs[runs["read_iops"] == 0]
     assert idle_reads["read_p99_us"].isna().all()
+
+
+FDP_JOBS = """
+[global]
+fdp=1
+[table]
+rw=randwrite
+bs=4k
+size=1g
+iodepth=8
+fdp_pli=0
+number_ios=50000
+[log]
+rw=write
+bs=128k
+offset=4g
+size=4g
+iodepth=2
+fdp_pli=1
+number_ios=8192
+"""
+
+
+def test_sweep_over_fdp_handles_and_reclaim_unit_size(tmp_path):
+    # examples/fdp.toml: reclaim units of 128 MiB (a block on each of 64 planes); width "1/2"
+    # halves them. The log writes 8192 x 128 KiB = 1 GiB through handle 1: exactly 8 full RUs,
+    # or 16 half ones; its next RU opens only with a further write.
+    grid = {"device.placement.open_superblocks": [2, 4], "device.placement.width": ["1", "1/2"]}
+    df = ssdlab.sweep(ROOT / "examples" / "fdp.toml", grid, jobs=FDP_JOBS, out=tmp_path)
+    assert len(df) == 4
+    for _, row in df.iterrows():
+        point = json.loads((tmp_path / "points" / f"{row['key']}.json").read_text())
+        p = point["result"]["ssd"]["placement"]
+        handles = int(row["device.placement.open_superblocks"])
+        assert p["policy"] == "fdp" and p["open_superblocks"] == handles
+        assert p["host_bytes_per_slot"][:2] == [50000 * 4096, 8192 * 131072]
+        assert p["host_bytes_per_slot"][2:] == [0] * (handles - 2)
+        ru = 128 << 20 if row["device.placement.width"] == "1" else 64 << 20
+        assert p["superblocks_opened_per_slot"][1] == (1 << 30) // ru
+        # The table's 200 MB open ceil(200 MB / RU) units.
+        assert p["superblocks_opened_per_slot"][0] == -(-50000 * 4096 // ru)
+        assert p["writes_without_placement_id"] == 0
