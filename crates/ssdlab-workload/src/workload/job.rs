@@ -322,16 +322,18 @@ pub fn parse_dist(s: &str) -> std::result::Result<Dist, String> {
             let arg = arg.unwrap_or("");
             let mut zones = Vec::new();
             for part in arg.split(':').filter(|p| !p.trim().is_empty()) {
-                let pair = part.split_once('/').and_then(|(a, r)| {
-                    Some((a.trim().parse::<u32>().ok()?, r.trim().parse::<u32>().ok()?))
-                });
+                let pair = part
+                    .split_once('/')
+                    .and_then(|(a, r)| Some((a.trim().parse::<u32>().ok()?, r.trim().parse::<u32>().ok()?)));
                 let Some((a, r)) = pair.filter(|&(a, r)| a <= 100 && r <= 100) else {
                     return Err(format!(
                         "'{s}': zone '{part}' is not ACCESS%/RANGE% in whole percent; expected e.g. zoned:60/10:30/20:10/70"
                     ));
                 };
                 if a > 0 && r == 0 {
-                    return Err(format!("'{s}': zone '{part}' sends accesses to no range; expected a range above 0 %"));
+                    return Err(format!(
+                        "'{s}': zone '{part}' sends accesses to no range; expected a range above 0 %"
+                    ));
                 }
                 zones.push((a, r));
             }
@@ -977,7 +979,13 @@ mod tests {
             size: Some(SizeOrShare::Bytes(Size(64 << 20))),
             ..Default::default()
         };
-        for dist in ["random", "zipf:1.2", "pareto:0.9", "normal:20", "zoned:80/20:10/20:10/60"] {
+        for dist in [
+            "random",
+            "zipf:1.2",
+            "pareto:0.9",
+            "normal:20",
+            "zoned:80/20:10/20:10/60",
+        ] {
             let job = JobConfig {
                 random_distribution: dist.into(),
                 ..job.clone()
@@ -1037,15 +1045,27 @@ mod tests {
             tenths[(slot / 1000) as usize] += 1;
         }
         let share = |n: u32| n as f64 / 100_000.0;
-        assert!((share(zone[0]) - 0.8).abs() < 0.01 && (share(zone[1]) - 0.1).abs() < 0.01, "{zone:?}");
+        assert!(
+            (share(zone[0]) - 0.8).abs() < 0.01 && (share(zone[1]) - 0.1).abs() < 0.01,
+            "{zone:?}"
+        );
         // Uniform inside a zone: its two tenths within 2 % of each other; the third zone's six
         // tenths each a sixth of its 10 %.
         assert!((share(tenths[0]) - share(tenths[1])).abs() < 0.02, "{tenths:?}");
         for t in &tenths[4..] {
             assert!((share(*t) - 0.1 / 6.0).abs() < 0.004, "{tenths:?}");
         }
-        assert_eq!(parse_dist("zoned:60/10:40/90"), Ok(Dist::Zoned(vec![(60, 10), (40, 90)])));
-        for bad in ["zoned:60/10:30/20", "zoned:50/60:50/60", "zoned:100/0", "zoned:50/x:50/50", "zoned"] {
+        assert_eq!(
+            parse_dist("zoned:60/10:40/90"),
+            Ok(Dist::Zoned(vec![(60, 10), (40, 90)]))
+        );
+        for bad in [
+            "zoned:60/10:30/20",
+            "zoned:50/60:50/60",
+            "zoned:100/0",
+            "zoned:50/x:50/50",
+            "zoned",
+        ] {
             assert!(parse_dist(bad).is_err(), "{bad}");
         }
     }
