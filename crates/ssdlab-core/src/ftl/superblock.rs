@@ -116,9 +116,11 @@ pub struct Superblocks {
     open: Vec<u32>,
     /// Member index after the last one given a page, per slot.
     cursor: Vec<usize>,
-    /// Per GC slot, the plane of the GC page it is filling (under persistent isolation each
-    /// handle's GC slot keeps its partial page until its own next collection).
-    gc_pages: Vec<Option<usize>>,
+    /// The plane of the GC page being filled (by the collection under way's GC slot).
+    gc_page: Option<usize>,
+    /// Under persistent isolation, per GC slot, the plane of the page it left partly filled
+    /// when another handle's collection began; taken back at its own next collection.
+    parked_gc_pages: Vec<Option<usize>>,
     pub stats: SbStats,
 }
 
@@ -148,7 +150,8 @@ impl Ftl {
             host_slots,
             gc_owner: 0,
             widths,
-            gc_pages: vec![None; layout.gc_slots.max(1)],
+            gc_page: None,
+            parked_gc_pages: vec![None; layout.gc_slots.max(1)],
             whole: layout.whole,
             next_group: vec![0; g.ways + 1],
             groups,
@@ -386,28 +389,15 @@ impl Ftl {
     /// member of GC's superblock (a new one when it is full), and its frontier.
     pub(super) fn superblock_gc_dest(&mut self) -> Result<(usize, Frontier)> {
         let slot = self.superblock_gc_slot();
-        let g = self.gc_page_index();
-        let p = match self.sb.as_deref().expect("superblocks").gc_pages[g] {
+        let p = match self.sb.as_deref().expect("superblocks").gc_page {
             Some(p) => p,
             None => {
                 let p = self.next_member(slot, |_| 0, true)?;
-                self.sb.as_deref_mut().expect("superblocks").gc_pages[g] = Some(p);
+                self.sb.as_deref_mut().expect("superblocks").gc_page = Some(p);
                 p
             }
         };
         Ok((p, self.hosts[self.host_idx(p, slot)]))
-    }
-
-    /// Which of [`Superblocks::gc_pages`] the collection under way fills: its GC slot's (the
-    /// first with a shared GC frontier or a single GC slot).
-    #[inline]
-    fn gc_page_index(&self) -> usize {
-        let sb = self.sb.as_deref().expect("superblocks");
-        if self.params.gc_shared_frontier {
-            0
-        } else {
-            sb.gc_owner.min(sb.gc_pages.len() - 1)
-        }
     }
 
     /// The slot GC writes to: its own (the last), or with a shared GC frontier
@@ -439,27 +429,31 @@ impl Ftl {
         } else {
             sb.table[id as usize].slot as usize
         };
-        sb.gc_owner = if slot >= sb.host_slots {
+        let owner = if slot >= sb.host_slots {
             slot - sb.host_slots
         } else {
             slot
         };
+        if owner != sb.gc_owner {
+            // The page the previous owner's slot was filling stays with that slot (another
+            // slot has no block on its plane, or its own page elsewhere).
+            sb.parked_gc_pages[sb.gc_owner] = sb.gc_page.take();
+            sb.gc_page = sb.parked_gc_pages[owner].take();
+            sb.gc_owner = owner;
+        }
     }
 
     /// A collection ended: GC's page, if one is being filled, is left to be padded; returns
     /// its plane.
     pub(super) fn superblock_gc_page_done(&mut self) -> Option<usize> {
-        self.sb.as_deref()?;
-        let g = self.gc_page_index();
-        self.sb.as_deref_mut()?.gc_pages[g].take()
+        self.sb.as_deref_mut()?.gc_page.take()
     }
 
     /// GC's page is complete: the next unit starts a page on the next member.
     #[inline]
     pub(super) fn gc_page_done(&mut self) {
-        if self.sb.is_some() {
-            let g = self.gc_page_index();
-            self.sb.as_deref_mut().expect("superblocks").gc_pages[g] = None;
+        if let Some(sb) = self.sb.as_deref_mut() {
+            sb.gc_page = None;
         }
     }
 
@@ -609,7 +603,10 @@ impl Superblocks {
         if !sb.free_ids.iter().all(|&i| (i as usize) < ids) || !sb.open.iter().all(|&i| id_ok(i)) {
             return Err("a free or open superblock is not in its table".into());
         }
-        if sb.cursor.iter().any(|&c| c > g.planes) || sb.gc_pages.iter().flatten().any(|&p| p >= g.planes) {
+        if sb.cursor.iter().any(|&c| c > g.planes)
+            || sb.gc_page.is_some_and(|p| p >= g.planes)
+            || sb.parked_gc_pages.iter().flatten().any(|&p| p >= g.planes)
+        {
             return Err("a slot's member or GC's plane is outside its geometry".into());
         }
         if sb.stats.victim_valid_percent.len() != RATIO_BINS {
@@ -620,7 +617,7 @@ impl Superblocks {
             || sb.host_slots >= slots
             || sb.host_slots.checked_add(sb.gc_owner).is_none_or(|s| s >= slots)
             || sb.table.iter().any(|s| s.slot as usize >= slots)
-            || sb.gc_pages.len() != slots - sb.host_slots
+            || sb.parked_gc_pages.len() != slots - sb.host_slots
             || [&sb.stats.opened_per_slot, &sb.stats.gc_units_per_slot]
                 .iter()
                 .any(|v| !v.is_empty() && v.len() != slots)
@@ -926,7 +923,8 @@ overprovisioning = 0.5
         // GC wrote into slot 0: its own slot never opened, its page was handed back.
         let sb = f.superblocks().unwrap();
         assert_eq!(sb.open[f.streams - 1], NONE);
-        assert!(sb.gc_pages.iter().all(Option::is_none));
+        assert_eq!(sb.gc_page, None);
+        assert!(sb.parked_gc_pages.iter().all(Option::is_none));
         // The host writes on into the superblock GC opened.
         write(&mut f, 0, 300..310);
         assert_eq!(f.superblocks().unwrap().stats.superblocks_opened, 4);
