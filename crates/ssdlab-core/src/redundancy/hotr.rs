@@ -88,6 +88,8 @@ struct Entry {
     gen: u32,
     /// Version of the data the copy holds (when versions are tracked).
     version: u32,
+    /// Time its current copy has saved the reads it served (ns).
+    saved: u64,
     prev: u32,
     next: u32,
 }
@@ -173,6 +175,10 @@ pub struct HotR {
     first_ns: Option<u64>,
     /// Copies not made because they were not expected to pay for themselves.
     copies_unpaid: u64,
+    /// Copies dropped so far (by a write, a replacement or their slot's reuse), and the time
+    /// they saved the reads they served (ns): the measured yield of a copy in [`HotR::pays`].
+    ended_copies: u64,
+    ended_saved: u64,
 }
 
 /// Entries per chip list.
@@ -323,6 +329,8 @@ pub fn make(cfg: &DeviceConfig, geo: &Geometry, units: usize) -> Box<dyn Scheme>
         written: 0,
         first_ns: None,
         copies_unpaid: 0,
+        ended_copies: 0,
+        ended_saved: 0,
     })
 }
 
@@ -382,6 +390,8 @@ impl HotR {
         }
         self.copies[ent.chip as usize].remove(&ent.rank(e));
         self.owner[ent.slot as usize] = NIL;
+        self.ended_copies += 1;
+        self.ended_saved += ent.saved;
         let ent = &mut self.entries[e as usize];
         ent.slot = NIL;
         ent.copying = false;
@@ -423,6 +433,7 @@ impl HotR {
             chip: chip as u32,
             gen: 0,
             version: 0,
+            saved: 0,
             prev: NIL,
             next: NIL,
         };
@@ -544,12 +555,16 @@ impl HotR {
     /// transfer and program, `c`; host operations reach a unit at the rate `l` measured so far
     /// (host units read and written over the time since the first, per data unit), and each
     /// one arriving during the copy waits what is left of it, `c / 2` on average: the copy
-    /// costs `l c^2 / 2`. It saves a redirected read what is left of the program it would
-    /// have waited for, `p / 2` for a mean program `p`, once for each later read that
-    /// conflicts at home, the share of reads seen so far to conflict, `q`; the page is taken to
-    /// be read again as often as it was while tracked, its Count `n`. The copy pays when
-    /// `n q p / 2 >= l c^2 / 2`. (Erases and queues make a conflicting read wait longer, so the
-    /// saving is if anything understated.)
+    /// costs `l c^2 / 2`. What a copy saves is measured: each read sent to a copy saves the
+    /// time between the copy's unit starting it and its home unit starting it, and the copies
+    /// that have ended (dropped by a write, replaced, or erased with their block) saved `S` in
+    /// all over `m` copies. The page's own prior is what its Count promises: a redirected read
+    /// saves what is left of a program, `p / 2` for a mean program `p`, once for each later
+    /// read that conflicts at home, the share of reads seen so far to conflict, `q`, and the
+    /// page taken to be read again as often as its Count `n` says; that counts as one more
+    /// copy's saving, `s = (S + n q p / 2) / (m + 1)`. Before any copy ends it is the Count's
+    /// promise alone; as copies end their measured yield takes over, so on a workload whose
+    /// copied pages are seldom read again copying stops. The copy pays when `s >= l c^2 / 2`.
     fn pays(&self, dev: &dyn Mechanisms, e: u32, now: u64) -> bool {
         let Some(first) = self.first_ns.filter(|&f| now > f) else {
             return false;
@@ -561,7 +576,8 @@ impl HotR {
         let l = ops / ((now - first) as f64 * self.data_units.max(1) as f64);
         let q = self.read.home_conflicts as f64 / self.read.reads.max(1) as f64;
         let n = self.entries[e as usize].count as f64;
-        n * q * p >= l * c * c
+        let saves = (self.ended_saved as f64 + n * q * p / 2.0) / (self.ended_copies as f64 + 1.0);
+        2.0 * saves >= l * c * c
     }
 
     /// Spare unit of a slot, and its (read, program) time.
@@ -609,9 +625,14 @@ impl Scheme for HotR {
         if conflict && ent.slot != NIL && !ent.copying {
             let now = dev.now();
             let (unit, tr, _) = self.slot_op(&*dev, ent.slot);
-            if dev.sched().read_start(unit, now) < dev.sched().read_start(dev.unit_of_pun(pun), now) {
+            let (there, home) = (
+                dev.sched().read_start(unit, now),
+                dev.sched().read_start(dev.unit_of_pun(pun), now),
+            );
+            if there < home {
                 // Served from the scratch space.
                 self.read.redirected += 1;
+                self.entries[e as usize].saved += home - there;
                 self.read.avoided += !dev.sched().conflicts(unit) as u64;
                 if self.versions.stale(lpn, ent.version) {
                     self.read.stale_reads += 1;
@@ -687,6 +708,7 @@ impl Scheme for HotR {
             ent.slot = slot;
             ent.copying = true;
             ent.version = version;
+            ent.saved = 0;
             ent.filed = (ent.count, ent.last);
             let rank = ent.rank(e);
             self.copies[chip].insert(rank);
