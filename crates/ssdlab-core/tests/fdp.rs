@@ -296,3 +296,25 @@ fn warp_s_overwrite_stream_makes_the_sequential_handle_collect() {
     assert!(gc[1] > 0, "GC ran: {gc:?}");
     assert_eq!(gc[0], 0, "{gc:?}");
 }
+
+/// Wear levelling on a superblock drive: a migration is started when a host superblock
+/// opens, never while GC takes its own superblock inside a collection (a migration started
+/// there wrote GC's frontier under the running collection, and a block then took more units
+/// than it has: an index out of bounds, here and after a long CacheLib-like run). With a
+/// threshold of 2 erases, migrations run all along.
+#[test]
+fn wear_levelling_never_starts_inside_a_collection_of_a_superblock_drive() {
+    let mut cfg = device("fdp");
+    cfg.device.ftl.static_wl_threshold = 2;
+    cfg.set_jobs_from_fio(
+        "wl.fio",
+        "[hot]\nrw=randwrite\nbs=4k\nsize=5%\nio_size=600m\nfdp=1\nfdp_pli=0\n\
+         [log]\nrw=write\nbs=64k\noffset=5%\nsize=85%\nio_size=1200m\nfdp=1\nfdp_pli=1\n",
+    )
+    .unwrap();
+    let mut sim = Simulation::new(&cfg).unwrap();
+    sim.run(&mut |_| {}).unwrap();
+    let d = sim.device();
+    d.check_invariants().unwrap();
+    assert!(d.ftl.stats.wl_migrations > 10, "{:?} {}", d.ftl.stats, d.geo.blocks);
+}

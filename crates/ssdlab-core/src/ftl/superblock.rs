@@ -363,7 +363,12 @@ impl Ftl {
             let hi = self.host_idx(p, slot);
             self.hosts[hi] = Frontier { block: b, next: 0 };
         }
-        self.maybe_wear_level()?;
+        // Not while GC takes its superblock: that runs inside a collection, and a wear-levelling
+        // migration started there would write GC's frontier under the running collection's
+        // feet (a block then takes more units than it has).
+        if !gc {
+            self.maybe_wear_level()?;
+        }
         if shared && !gc {
             self.reclaim_until(threshold)?;
         }
