@@ -7,6 +7,7 @@
 //! declared order, so the result does not depend on the thread count.
 
 pub mod cache;
+pub mod fdp;
 pub mod friendly;
 pub mod hotr;
 pub mod openssd;
@@ -26,6 +27,7 @@ pub const REGISTRY: &[&dyn Experiment] = &[
     &plan::Plan,
     &hotr::HotR,
     &rodi::Rodi,
+    &fdp::Fdp,
 ];
 
 /// The experiment called `name`.
