@@ -53,7 +53,11 @@ fn check(name: &str, whole: bool) {
         .zip(&outcomes)
         .map(|(&c, o)| if c { o } else { &outcomes[first] }.clone())
         .collect();
-    assert_eq!(claimed.contains(&false), name == "plan" || name == "hotr", "{name}");
+    assert_eq!(
+        claimed.contains(&false),
+        ["plan", "hotr", "fdp"].contains(&name),
+        "{name}"
+    );
     let swapped = experiment::assemble(exp, Scale::Quick, 1, &points, swapped, 0.0);
     let direct = experiment::assemble(exp, Scale::Quick, 1, &points, outcomes, 0.0);
     let values = |r: &experiment::ExperimentResult| -> Vec<(String, String)> {
@@ -86,6 +90,11 @@ fn check(name: &str, whole: bool) {
 #[test]
 fn friendly_outcomes_cross_as_bytes_disks_included() {
     check("friendly", true);
+}
+
+#[test]
+fn fdp_outcomes_cross_as_bytes() {
+    check("fdp", true);
 }
 
 #[test]

@@ -1234,6 +1234,7 @@ fn fdp_quick_runs_cachelib_and_warp_with_and_without_placement() {
         "cachelib-waf.svg",
         "cachelib-split.svg",
         "warp-handles.svg",
+        "plan-waf.svg",
     ];
     let (out, stdout) = run_quick(dir.path(), "fdp", &files);
     let r: Value = serde_json::from_str(&std::fs::read_to_string(out.join("result.json")).unwrap()).unwrap();
@@ -1241,8 +1242,8 @@ fn fdp_quick_runs_cachelib_and_warp_with_and_without_placement() {
     let runs = r["runs"].as_array().unwrap();
     // CacheLib at 50 and 100 % with and without FDP, WARP with and without its overwrite
     // stream; the readings' (two byte splits and two spares at both sizes, the SOC of the
-    // drive at 50 %; WARP again under each spare).
-    assert_eq!(runs.len(), 4 + 2 + 4 * 4 + 2 + 2 * 2);
+    // drive at 50 %; WARP again under each spare), and PLAN's 5 workloads under 4 schemes.
+    assert_eq!(runs.len(), 4 + 2 + 4 * 4 + 2 + 2 * 2 + 5 * 4);
     claims_judged_by_their_rules(&r, &stdout);
     let run = |id: &str| -> &Value { &runs.iter().find(|x| x["id"] == id).unwrap_or_else(|| panic!("{id}"))["result"] };
     let placement = |id: &str, key: &str| -> Vec<u64> {
@@ -1289,4 +1290,8 @@ fn fdp_quick_runs_cachelib_and_warp_with_and_without_placement() {
         .map(|x| x["label"].as_str().unwrap())
         .collect();
     assert_eq!(labels, ["soc75", "soc90", "soc-of-drive", "spare7", "spare20"]);
+    // PLAN's workloads on FDP: the file system's streams reach their handles (more than one
+    // handle writes).
+    let host = placement("plan-fio/fdp", "host_bytes_per_slot");
+    assert!(host.iter().filter(|&&h| h > 0).count() > 1, "{host:?}");
 }

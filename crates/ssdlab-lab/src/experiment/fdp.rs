@@ -20,6 +20,11 @@
 //!
 //! WARP: its artifact's three-stream fio workload (examples/warp-3stream.fio in our words),
 //! on the same drive, with and without the overwrite stream.
+//!
+//! PLAN's workloads (seed 001, the `plan` experiment's drive and file-system workloads) with
+//! each of their write streams on its own FDP handle, beside the seed's baseline,
+//! Multi-Stream and PLAN: a figure, no claim (no source publishes FDP on them); these points
+//! run under the first simulation seed only.
 
 use super::{Analysis, Claim, Condition, Experiment, Figure, Point, PointResult, Rule, Scale, Series, Work};
 use crate::Result;
@@ -64,6 +69,10 @@ const READINGS: [(&str, &str, f64, bool, f64); 5] = [
     ("spare7", "the drive's spare is 7 %", SOC_SHARE, false, 0.07),
     ("spare20", "the drive's spare is 20 %", SOC_SHARE, false, 0.20),
 ];
+
+/// The schemes PLAN's workloads run under here: the seed's baseline, Multi-Stream (each
+/// stream its own open superblock) and PLAN-Pred-1/4, and FDP (each stream its own handle).
+const PLAN_SCHEMES: [&str; 4] = ["baseline", "multi-stream", "plan-pred-1/4", "fdp"];
 
 /// The cache's two sizes, a share of the drive.
 const UTILISATIONS: [(f64, &str); 2] = [(0.5, "50"), (1.0, "100")];
@@ -392,6 +401,11 @@ impl Experiment for Fdp {
         }
         points.push(warp_point(scale, true, "", SPARE)?);
         points.push(warp_point(scale, false, "", SPARE)?);
+        for w in 0..super::plan::WORKLOADS.len() {
+            for s in PLAN_SCHEMES {
+                points.push(super::plan::workload_point(s, w, scale)?);
+            }
+        }
         for (label, _, share, of_drive, spare) in READINGS {
             for u in UTILISATIONS {
                 // The SOC of the drive is the SOC of the cache when the cache is the drive.
@@ -408,6 +422,11 @@ impl Experiment for Fdp {
             }
         }
         Ok(points)
+    }
+
+    /// PLAN's workloads only draw a figure.
+    fn in_claims(&self, point: &Point) -> bool {
+        !point.id.starts_with("plan-")
     }
 
     fn conditions(&self) -> Vec<Condition> {
@@ -582,6 +601,27 @@ impl Experiment for Fdp {
                 })
                 .collect(),
             categories: handles.iter().map(|h| h.to_string()).collect(),
+        });
+        // PLAN's workloads: each scheme's WAF.
+        let ws: Vec<&str> = super::plan::WORKLOADS.iter().map(|w| w.0).collect();
+        figures.push(Figure {
+            id: "plan-waf".into(),
+            title: "PLAN's workloads: WAF with each stream on its own FDP handle, beside the seed's schemes".into(),
+            x_label: "workload".into(),
+            y_label: "WAF".into(),
+            log_x: false,
+            series: PLAN_SCHEMES
+                .iter()
+                .map(|s| Series {
+                    name: s.to_string(),
+                    points: ws
+                        .iter()
+                        .enumerate()
+                        .map(|(i, w)| (i as f64, run(runs, &format!("plan-{w}/{s}")).metric("waf")))
+                        .collect(),
+                })
+                .collect(),
+            categories: ws.iter().map(|w| w.to_string()).collect(),
         });
         Analysis { claims, figures }
     }

@@ -435,6 +435,15 @@ fn point(
     })
 }
 
+/// PLAN's workload `w` (an index of [`WORKLOADS`]) under the claims' condition with
+/// placement `policy`, as this experiment runs it: the `fdp` experiment runs the workloads on
+/// FDP's handles beside the seed's schemes. Its id is `plan-{w}/{policy}`.
+pub fn workload_point(policy: &str, w: usize, scale: Scale) -> Result<Point> {
+    let mut p = point(policy, WORKLOADS[w], scale, CLAIMS, None, &mut Default::default())?;
+    p.id = format!("plan-{}", p.id);
+    Ok(p)
+}
+
 /// Whether the reading `label` runs `policy` on `w` (else its point is the claims').
 fn runs_under(label: &str, w: &str, policy: &str) -> bool {
     let o = other(label);
