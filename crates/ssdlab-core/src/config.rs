@@ -649,11 +649,31 @@ impl Config {
     fn check_data_placement(&self, f: &str, i: usize, j: &crate::workload::job::JobConfig) -> Result<()> {
         use crate::workload::placement_ids::{parse_ids, Directive};
         let directive = Directive::parse(&j.dataplacement).unwrap_or(Directive::None);
+        let p = &self.device.placement;
+        if j.ruh_update_every.is_some() {
+            let why = if self.array.is_some() || p.policy != "fdp" {
+                Some(format!(
+                    "set for a device without FDP (placement policy \"{}\"{})",
+                    p.policy,
+                    if self.array.is_some() { ", an array" } else { "" }
+                ))
+            } else if self.device.ftl.gc_frontier == "shared" {
+                Some("set where GC writes into handle 0's reclaim units (device.ftl.gc_frontier = \"shared\")".into())
+            } else {
+                None
+            };
+            if let Some(why) = why {
+                return Err(Error::config(
+                    f,
+                    &format!("job[{i}].ruh_update_every"),
+                    format!("{why}; expected device.placement.policy = \"fdp\" on a lone device with gc_frontier = \"separate\""),
+                ));
+            }
+        }
         if directive == Directive::None {
             return Ok(());
         }
         let key = format!("job[{i}].dataplacement");
-        let p = &self.device.placement;
         if j.trace.is_some() || j.fs.is_some() {
             return Err(Error::config(
                 f,

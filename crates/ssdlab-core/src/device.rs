@@ -1456,25 +1456,8 @@ impl Device {
                 }
             }
             if let Some(page) = done {
-                let b = self.geo.block_of_unit(page.first_unit);
-                let pg = self.geo.page_in_block(page.first_unit) as u32;
-                // A host page that does not follow the block's last one starts its buffered
-                // pages afresh: the block is in a new life (erased, maybe its first pages
-                // filled by GC), or, with a shared frontier, background GC copied pages in
-                // between on the idle unit, every earlier host page programmed. The pages
-                // before it hold no host data in the buffer.
-                if pg != self.prog_issued[b] {
-                    self.prog_done[b] = pg;
-                }
-                self.prog_issued[b] = pg + 1;
-                self.wbuf.as_mut().expect("buffer").inflight += 1;
                 let ready = self.page_arrival(pid, lpn, t);
-                if self.merge_late && self.must_hold(page) {
-                    self.counters.rmw_held_programs += 1;
-                    self.held.entry(b).or_default().push_back((page, ready));
-                } else {
-                    self.program_page(page, ready, None);
-                }
+                self.program_buffered(page, ready);
                 self.filling[stream] = None;
             }
         }
@@ -1486,6 +1469,57 @@ impl Device {
         }
         self.complete(p.tag, t);
         Ok(())
+    }
+
+    /// Program a page the write buffer has filled, its data in the controller at `ready` (or
+    /// hold it while a unit of it is being merged).
+    fn program_buffered(&mut self, page: PageDone, ready: u64) {
+        let b = self.geo.block_of_unit(page.first_unit);
+        let pg = self.geo.page_in_block(page.first_unit) as u32;
+        // A host page that does not follow the block's last one starts its buffered
+        // pages afresh: the block is in a new life (erased, maybe its first pages
+        // filled by GC), or, with a shared frontier, background GC copied pages in
+        // between on the idle unit, every earlier host page programmed. The pages
+        // before it hold no host data in the buffer.
+        if pg != self.prog_issued[b] {
+            self.prog_done[b] = pg;
+        }
+        self.prog_issued[b] = pg + 1;
+        self.wbuf.as_mut().expect("buffer").inflight += 1;
+        if self.merge_late && self.must_hold(page) {
+            self.counters.rmw_held_programs += 1;
+            self.held.entry(b).or_default().push_back((page, ready));
+        } else {
+            self.program_page(page, ready, None);
+        }
+    }
+
+    /// NVMe's Reclaim Unit Handle Update (FDP; I/O Management Send) at `now` for the
+    /// placement identifiers set in `plids` (bit `i`: identifier `i`): each named handle's
+    /// open reclaim unit, when partly written, leaves the handle (its page being filled in
+    /// the write buffer programmed padded first) and the handle's next write opens a new
+    /// one. Identifiers that name no handle are ignored. Returns the reclaim units that left
+    /// not fully written.
+    pub fn ruh_update(&mut self, now: u64, plids: u64) -> Result<u64> {
+        if self.placement.is_none() || self.ftl.superblocks().is_none() {
+            return Err(Error::Invalid(
+                "a reclaim unit handle update on a device without FDP".into(),
+            ));
+        }
+        // Its data is in the controller from `now` (the host sends it once the writes before
+        // it have completed; their completion may lie ahead of the device's clock).
+        let ready = self.now.max(now);
+        let handles = self.slot_host_bytes.len().min(64);
+        let mut retired = 0;
+        for h in (0..handles).filter(|h| plids >> h & 1 == 1) {
+            if let Some(plane) = self.filling[h].take() {
+                if let Some(page) = self.ftl.pad_stream(plane, h) {
+                    self.program_buffered(page, ready);
+                }
+            }
+            retired += self.ftl.retire_open_superblock(h)? as u64;
+        }
+        Ok(retired)
     }
 
     /// Power-protected buffer: whether filled page `page` must wait before its program: it

@@ -58,6 +58,21 @@ struct Stream {
     host_free: u64,
     /// The placement identifiers its writes carry (fio's `dataplacement`), if any.
     placement: Option<crate::workload::placement_ids::Chooser>,
+    /// Reclaim unit handle updates (`ruh_update_every`), if the job sends them.
+    ruh_update: Option<RuhUpdates>,
+}
+
+/// A clone's reclaim unit handle updates: after every `every` bytes it writes, once the write
+/// that reached them has completed (its data is on the device), an update for the placement
+/// identifiers its writes carried since the previous one.
+struct RuhUpdates {
+    every: u64,
+    /// Bytes written since the last update was due.
+    since: u64,
+    /// Placement identifiers written since then, as bits (identifier `i`: bit `i`).
+    ids: u64,
+    /// Updates due at the completion of a write: (its tag, the identifiers).
+    due: Vec<(u32, u64)>,
 }
 
 impl Stream {
@@ -760,6 +775,12 @@ impl Simulation {
                         cfg.device.placement.open_superblocks,
                         job.clone_seed(seed, i, c),
                     ),
+                    ruh_update: job.ruh_update_every.map(|s| RuhUpdates {
+                        every: s.0,
+                        since: 0,
+                        ids: 0,
+                        due: Vec::new(),
+                    }),
                 });
             }
         }
@@ -1007,6 +1028,21 @@ impl Simulation {
                     }
                 }
                 self.volume.submit(t, &req, tag as u64)?;
+                if let (Some(u), Op::Write) = (&mut s.ruh_update, req.op) {
+                    // Stream s carries placement identifier s - 1 (stream 0: none); the
+                    // device has at most 64 handles.
+                    if let Some(h) = req.stream.checked_sub(1).filter(|&h| h < 64) {
+                        u.ids |= 1u64 << h;
+                    }
+                    u.since += req.len;
+                    if u.since >= u.every {
+                        u.since %= u.every;
+                        let plids = std::mem::take(&mut u.ids);
+                        if plids != 0 {
+                            u.due.push((tag, plids));
+                        }
+                    }
+                }
             }
             self.volume.take_completions(&mut completions);
             for (tag, c) in completions.drain(..) {
@@ -1019,6 +1055,12 @@ impl Simulation {
                 last_host_done = last_host_done.max(c);
                 let s = &mut self.streams[is.stream as usize];
                 s.inflight -= 1;
+                if let Some(u) = &mut s.ruh_update {
+                    if let Some(k) = u.due.iter().position(|d| d.0 == tag as u32) {
+                        let (_, plids) = u.due.swap_remove(k);
+                        self.volume.ruh_update(c, plids)?;
+                    }
+                }
                 let job = &self.cfg.job[s.job];
                 let js = &mut self.stats[s.unit];
                 live[phase_of[s.job]] -= 1;
@@ -1249,6 +1291,20 @@ impl Simulation {
                 o.insert("superblocks_opened_per_slot".into(), json!(sb.opened_per_slot));
                 let gc: Vec<u64> = sb.gc_units_per_slot.iter().map(|u| u * unit).collect();
                 o.insert("gc_bytes_per_slot".into(), json!(gc));
+                if dc.placement.policy == "fdp" {
+                    // NVMe's Reclaim Unit Handle Updates received, and the reclaim units they
+                    // took off their handles partly written, per handle.
+                    let host = |v: &[u64]| {
+                        v.iter()
+                            .take(dc.placement.open_superblocks as usize)
+                            .copied()
+                            .collect::<Vec<u64>>()
+                    };
+                    o.insert("ruh_updates_per_slot".into(), json!(host(&sb.ruh_updates_per_slot)));
+                    let nfw = host(&sb.not_fully_written_per_slot);
+                    o.insert("ru_not_fully_written_events".into(), json!(nfw.iter().sum::<u64>()));
+                    o.insert("ru_not_fully_written_per_slot".into(), json!(nfw));
+                }
                 o.insert("victim_valid_percent".into(), json!(sb.victim_valid_percent));
                 serde_json::Value::Object(o)
             }),

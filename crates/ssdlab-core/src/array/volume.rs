@@ -326,6 +326,17 @@ impl Volume {
         }
     }
 
+    /// NVMe's Reclaim Unit Handle Update at `t` for the placement identifiers set in `plids`
+    /// (FDP: a device alone; the configuration refuses it elsewhere).
+    pub fn ruh_update(&mut self, t: u64, plids: u64) -> Result<u64> {
+        match self.members.as_mut_slice() {
+            [Member::Sim(d)] => d.ruh_update(t, plids),
+            _ => Err(crate::Error::Invalid(
+                "a reclaim unit handle update on an array (FDP is a lone device's)".into(),
+            )),
+        }
+    }
+
     pub fn set_draining(&mut self) {
         for d in self.members.iter_mut().filter_map(Member::device_mut) {
             d.set_draining();

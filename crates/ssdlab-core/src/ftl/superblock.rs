@@ -47,6 +47,13 @@ pub struct SbStats {
     /// opened the victim; blocks outside any superblock and block GC's victims are in none).
     #[serde(default)]
     pub gc_units_per_slot: Vec<u64>,
+    /// Reclaim unit handle updates received, per slot (NVMe's I/O Management Send, FDP).
+    #[serde(default)]
+    pub ruh_updates_per_slot: Vec<u64>,
+    /// Open superblocks an update took off their slot partly written, per slot: NVMe's
+    /// "reclaim unit not fully written" events.
+    #[serde(default)]
+    pub not_fully_written_per_slot: Vec<u64>,
 }
 
 impl SbStats {
@@ -63,6 +70,8 @@ impl SbStats {
             victim_valid_percent: minus(&self.victim_valid_percent, &e.victim_valid_percent),
             opened_per_slot: minus(&self.opened_per_slot, &e.opened_per_slot),
             gc_units_per_slot: minus(&self.gc_units_per_slot, &e.gc_units_per_slot),
+            ruh_updates_per_slot: minus(&self.ruh_updates_per_slot, &e.ruh_updates_per_slot),
+            not_fully_written_per_slot: minus(&self.not_fully_written_per_slot, &e.not_fully_written_per_slot),
         }
     }
 
@@ -164,6 +173,8 @@ impl Ftl {
                 victim_valid_percent: vec![0; RATIO_BINS],
                 opened_per_slot: vec![0; slots],
                 gc_units_per_slot: vec![0; slots],
+                ruh_updates_per_slot: vec![0; slots],
+                not_fully_written_per_slot: vec![0; slots],
                 ..Default::default()
             },
         }));
@@ -373,6 +384,59 @@ impl Ftl {
             self.reclaim_until(threshold)?;
         }
         Ok(())
+    }
+
+    /// NVMe's Reclaim Unit Handle Update (FDP) of host slot `slot`: its open superblock, when
+    /// partly written, leaves the slot as it is: its blocks are closed with their unwritten
+    /// pages left unwritten (the superblock becomes a GC candidate, collected and erased
+    /// whole), and the slot's next write opens a new one. An empty or full superblock stays
+    /// (a full one is left at the next write anyway). Returns whether one left partly
+    /// written, NVMe's "reclaim unit not fully written" event. The slot's page being filled
+    /// must have been programmed first (padded): a block's pages are programmed whole.
+    pub fn retire_open_superblock(&mut self, slot: usize) -> Result<bool> {
+        let upb = self.geo.units_per_block as u32;
+        let upp = self.geo.units_per_page as u32;
+        let sb = self.sb.as_deref().expect("superblocks");
+        if slot >= sb.host_slots {
+            return Err(Error::Invalid(format!("slot {slot} is not a host slot")));
+        }
+        let slots = sb.open.len();
+        let id = sb.open[slot];
+        // Units written to each member still the slot's frontier (a member no longer its
+        // frontier is full).
+        let mut written = 0u64;
+        let mut full = true;
+        if id != NONE {
+            for &b in &sb.table[id as usize].blocks {
+                let p = self.geo.plane_of_block(b as usize);
+                let f = self.hosts[self.host_idx(p, slot)];
+                let n = if f.block == b { f.next } else { upb };
+                if n % upp != 0 {
+                    return Err(Error::Invalid(format!(
+                        "slot {slot}: block {b} has a page partly filled when its handle is updated"
+                    )));
+                }
+                written += n as u64;
+                full &= n == upb;
+            }
+        }
+        let sb = self.sb.as_deref_mut().expect("superblocks");
+        SbStats::add_to(&mut sb.stats.ruh_updates_per_slot, slots, slot, 1);
+        if written == 0 || full {
+            return Ok(false);
+        }
+        SbStats::add_to(&mut sb.stats.not_fully_written_per_slot, slots, slot, 1);
+        sb.open[slot] = NONE;
+        sb.cursor[slot] = 0;
+        for p in 0..self.geo.planes {
+            let hi = self.host_idx(p, slot);
+            let f = self.hosts[hi];
+            if f.block != NONE {
+                self.close_block(p, f.block);
+                self.hosts[hi] = NO_FRONTIER;
+            }
+        }
+        Ok(true)
     }
 
     /// Foreground GC until every plane has `free` free blocks.
@@ -623,9 +687,14 @@ impl Superblocks {
             || sb.host_slots.checked_add(sb.gc_owner).is_none_or(|s| s >= slots)
             || sb.table.iter().any(|s| s.slot as usize >= slots)
             || sb.parked_gc_pages.len() != slots - sb.host_slots
-            || [&sb.stats.opened_per_slot, &sb.stats.gc_units_per_slot]
-                .iter()
-                .any(|v| !v.is_empty() && v.len() != slots)
+            || [
+                &sb.stats.opened_per_slot,
+                &sb.stats.gc_units_per_slot,
+                &sb.stats.ruh_updates_per_slot,
+                &sb.stats.not_fully_written_per_slot,
+            ]
+            .iter()
+            .any(|v| !v.is_empty() && v.len() != slots)
         {
             return Err("a superblock's slot or a per-slot count is not of its slots".into());
         }

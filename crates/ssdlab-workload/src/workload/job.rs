@@ -175,6 +175,13 @@ pub struct JobConfig {
     /// fio's `plid_select` (alias `fdp_pli_select`): "roundrobin" or "random".
     #[serde(default = "default_plid_select")]
     pub plid_select: String,
+    /// After every this many bytes a clone writes, it sends the device NVMe's Reclaim Unit
+    /// Handle Update (FDP's I/O Management Send) for the placement identifiers its writes
+    /// carried since the last one: each such handle's partly written reclaim unit is left
+    /// as it is ("reclaim unit not fully written") and the handle's next write opens a new
+    /// one. Not a fio key (fio has no option for the command).
+    #[serde(default)]
+    pub ruh_update_every: Option<Size>,
     /// Replay a trace instead of generating requests.
     #[serde(default)]
     pub trace: Option<ReplayConfig>,
@@ -490,6 +497,12 @@ impl JobConfig {
             return Err(e(
                 "plids",
                 "missing with dataplacement = \"streams\"; expected the stream ids to use (fio requires them)".into(),
+            ));
+        }
+        if self.ruh_update_every.is_some_and(|s| s.0 == 0) {
+            return Err(e(
+                "ruh_update_every",
+                "got 0; expected a size above 0 (the bytes a clone writes between reclaim unit handle updates)".into(),
             ));
         }
         if self.fs.is_some() && self.trace.is_some() {
