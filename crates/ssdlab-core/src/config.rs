@@ -692,7 +692,7 @@ impl Config {
                 ),
             )),
             Directive::Fdp => {
-                let handles = p.open_superblocks;
+                let handles = p.placement_handles();
                 // A list that does not parse was refused when the job was validated.
                 let ids = j.plids.as_deref().and_then(|v| parse_ids(v).ok()).unwrap_or_default();
                 match ids.into_iter().find(|&x| x >= handles) {
@@ -700,7 +700,7 @@ impl Config {
                         f,
                         &format!("job[{i}].plids"),
                         format!(
-                            "placement identifier index {bad} names no handle of the device's {handles}; expected indices below {handles} (device.placement.open_superblocks; fio refuses them too)"
+                            "placement identifier index {bad} names no handle of the device's {handles}; expected indices below {handles} (device.placement.open_superblocks in each of its reclaim_groups; fio refuses them too)"
                         ),
                     )),
                     None => Ok(()),

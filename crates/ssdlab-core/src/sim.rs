@@ -772,7 +772,7 @@ impl Simulation {
                         &job.dataplacement,
                         job.plids.as_deref(),
                         &job.plid_select,
-                        cfg.device.placement.open_superblocks,
+                        cfg.device.placement.placement_handles(),
                         job.clone_seed(seed, i, c),
                     ),
                     ruh_update: job.ruh_update_every.map(|s| RuhUpdates {
@@ -1271,6 +1271,7 @@ impl Simulation {
                 o.insert("open_superblocks".into(), json!(dc.placement.open_superblocks));
                 if dc.placement.policy == "fdp" {
                     o.insert("isolation".into(), json!(dc.placement.isolation));
+                    o.insert("reclaim_groups".into(), json!(dc.placement.reclaim_groups));
                 }
                 o.insert("superblocks_opened".into(), json!(sb.superblocks_opened));
                 o.insert("victims".into(), json!(sb.victims));
@@ -1296,7 +1297,7 @@ impl Simulation {
                     // took off their handles partly written, per handle.
                     let host = |v: &[u64]| {
                         v.iter()
-                            .take(dc.placement.open_superblocks as usize)
+                            .take(dc.placement.placement_handles() as usize)
                             .copied()
                             .collect::<Vec<u64>>()
                     };

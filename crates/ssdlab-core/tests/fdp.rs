@@ -448,3 +448,117 @@ fn handle_updates_need_an_fdp_device_with_its_own_gc_frontier() {
         "job[0].ruh_update_every: got 0; expected a size above 0",
     );
 }
+
+/// The small FDP device of [`device`] in `groups` reclaim groups (each 4 of the 8 chips of
+/// every channel), `isolation` as given, with `jobs` in TOML.
+fn grouped(groups: u32, isolation: &str, jobs: &str) -> (Simulation, serde_json::Value) {
+    let text = format!(
+        "[device]\npreset = \"femu-bbssd\"\n[device.geometry]\nblocks_per_plane = 32\npages_per_block = 32\noverprovisioning = 0.3\n\
+         [device.ftl]\ngc_threshold = 3\nbg_gc_threshold = 9\ngc_frontier = \"separate\"\n\
+         [device.placement]\npolicy = \"fdp\"\nopen_superblocks = 2\nreclaim_groups = {groups}\nisolation = \"{isolation}\"\n{jobs}"
+    );
+    let cfg = parse_config(&text, "rg.toml", Path::new(".")).unwrap();
+    let mut sim = Simulation::new(&cfg).unwrap();
+    let r = sim.run(&mut |_| {}).unwrap();
+    sim.device().check_invariants().unwrap();
+    (sim, r.ssd.placement.expect("superblock placement"))
+}
+
+#[test]
+fn each_handle_has_a_unit_in_every_reclaim_group_named_by_fio_s_index() {
+    // Two groups of two handles: fio's indices 0–3 are handle 0 and 1 of group 0, then of
+    // group 1. A reclaim unit is a block on each of the group's 32 planes: 32 × 32 pages of
+    // 4 KiB, 4 MiB; 1,500 writes of 4 KiB through index 3 fill one and start a second.
+    let (_, p) = grouped(
+        2,
+        "initial",
+        "[[job]]\nrw = \"write\"\nbs = \"4k\"\nnumber_ios = 1500\ndataplacement = \"fdp\"\nplids = \"3\"\n",
+    );
+    assert_eq!(per_handle(&p), [0, 0, 0, 1500 * 4096]);
+    assert_eq!(p["reclaim_groups"], 2);
+    // Host slots, then GC's one per group.
+    assert_eq!(u64s(&p["superblocks_opened_per_slot"]), [0, 0, 0, 2, 0, 0]);
+    // Round robin over every index: each of the four slots.
+    let (_, p) = grouped(
+        2,
+        "initial",
+        "[[job]]\nrw = \"write\"\nbs = \"4k\"\nnumber_ios = 1000\ndataplacement = \"fdp\"\n",
+    );
+    assert_eq!(per_handle(&p), [250 * 4096; 4]);
+}
+
+#[test]
+fn reclaim_groups_collect_apart_under_both_isolations() {
+    // Handle 0 of group 0 and handle 1 of group 1 rewrite their own halves at random until
+    // GC has run in both groups: every byte GC moved is counted against a slot, and with
+    // persistent isolation each group has a GC slot per handle, of which only the writing
+    // handles' are used.
+    let jobs = "[[job]]\nname = \"a\"\nrw = \"randwrite\"\nbs = \"4k\"\nsize = \"50%\"\nnumber_ios = 60000\nio_size = \"1000TiB\"\nstream = 1\n\
+                [[job]]\nname = \"b\"\nrw = \"randwrite\"\nbs = \"4k\"\noffset = \"50%\"\nsize = \"50%\"\nnumber_ios = 60000\nio_size = \"1000TiB\"\nstream = 4\n";
+    for isolation in ["initial", "persistent"] {
+        let (sim, p) = grouped(2, isolation, jobs);
+        let gc = u64s(&p["gc_bytes_per_slot"]);
+        let opened = u64s(&p["superblocks_opened_per_slot"]);
+        let copied = sim.device().ftl.stats.gc_units_copied * 4096;
+        assert!(copied > 0, "{isolation}: GC must have run");
+        assert_eq!(gc.iter().sum::<u64>(), copied, "{isolation}");
+        assert_eq!(per_handle(&p), [60_000 * 4096, 0, 0, 60_000 * 4096], "{isolation}");
+        if isolation == "initial" {
+            // GC's slots 4 (group 0) and 5 (group 1), both used.
+            assert_eq!(opened.len(), 6);
+            assert!(opened[4] > 0 && opened[5] > 0, "{opened:?}");
+        } else {
+            // GC slots 4–7: group 0's handle 0 and 1, group 1's; handle 0 writes in group
+            // 0 and handle 1 in group 1.
+            assert_eq!(opened.len(), 8);
+            assert!(opened[4] > 0 && opened[7] > 0, "{opened:?}");
+            assert_eq!((opened[5], opened[6]), (0, 0), "{opened:?}");
+        }
+    }
+}
+
+#[test]
+fn reclaim_groups_that_do_not_divide_the_chips_are_refused() {
+    let refused = |placement: &str, fio: &str, want: &str| {
+        let text = format!(
+            "[device]\npreset = \"femu-bbssd\"\n[device.geometry]\nblocks_per_plane = 32\npages_per_block = 32\noverprovisioning = 0.3\n\
+             [device.ftl]\ngc_threshold = 2\nbg_gc_threshold = 9\ngc_frontier = \"separate\"\n[device.placement]\n{placement}\n[[job]]\nrw = \"read\"\nnumber_ios = 1\n"
+        );
+        let mut cfg = match parse_config(&text, "rg.toml", Path::new(".")) {
+            Ok(c) => c,
+            Err(e) => {
+                let e = e.to_string();
+                assert!(e.contains(want), "{e}");
+                assert!(!e.contains('\n'), "{e}");
+                return;
+            }
+        };
+        let e = cfg.set_jobs_from_fio("rg.fio", fio).unwrap_err().to_string();
+        assert!(e.contains(want), "{e}");
+    };
+    refused(
+        "policy = \"fdp\"\nreclaim_groups = 3",
+        "",
+        "device.placement.reclaim_groups: got 3 for 8 chips per channel; expected a divisor of 8",
+    );
+    refused(
+        "policy = \"fdp\"\nreclaim_groups = 8\nopen_superblocks = 9",
+        "",
+        "device.placement.reclaim_groups: 8 groups of 9 handles make 72 placement handles; expected at most 64",
+    );
+    refused(
+        "policy = \"multi-stream\"\nreclaim_groups = 2",
+        "",
+        "device.placement.reclaim_groups: set under placement policy \"multi-stream\", which does not use it; expected policy = fdp",
+    );
+    refused(
+        "policy = \"fdp\"\nreclaim_groups = 8\nwidth = \"1/2\"",
+        "",
+        "device.placement.width: got 1 chips per channel in each of the 8 reclaim groups; expected a multiple of 2",
+    );
+    refused(
+        "policy = \"fdp\"\nreclaim_groups = 2\nopen_superblocks = 2",
+        &format!("{JOB}fdp=1\nfdp_pli=4\n"),
+        "job[0].plids: placement identifier index 4 names no handle of the device's 4; expected indices below 4",
+    );
+}

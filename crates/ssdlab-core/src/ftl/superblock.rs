@@ -111,6 +111,10 @@ pub struct Superblocks {
     gc_owner: usize,
     /// Chips per channel of each slot.
     widths: Vec<usize>,
+    /// Chips per channel of a reclaim group (FDP): a slot's superblocks stay in its group's
+    /// chips. 0 (a snapshot of an earlier build): one group, every chip.
+    #[serde(default)]
+    group_ways: usize,
     whole: bool,
     /// Planes of each group, per width: `groups[width] = [[planes of group 0], …]`.
     groups: Vec<Vec<Vec<usize>>>,
@@ -142,7 +146,8 @@ impl Ftl {
         // slot whose survivors stay apart).
         let mut widths = layout.widths.clone();
         let host_slots = widths.len();
-        widths.extend(std::iter::repeat_n(self.geo.ways, layout.gc_slots.max(1)));
+        let group_ways = self.geo.ways / layout.reclaim_groups.max(1);
+        widths.extend(std::iter::repeat_n(group_ways, layout.gc_slots.max(1)));
         self.set_streams(widths.len());
         let g = &self.geo;
         let way_of = |p: usize| (p / g.channels) % g.ways;
@@ -159,6 +164,7 @@ impl Ftl {
             host_slots,
             gc_owner: 0,
             widths,
+            group_ways,
             gc_page: None,
             parked_gc_pages: vec![None; layout.gc_slots.max(1)],
             whole: layout.whole,
@@ -284,21 +290,26 @@ impl Ftl {
         let sb = self.sb.as_deref().expect("superblocks");
         let w = sb.widths[slot];
         let n = sb.groups[w].len();
-        // The group whose planes have the most free blocks at their lowest.
+        let rg = sb.reclaim_group_of(slot);
+        // The group whose planes have the most free blocks at their lowest, in the slot's
+        // reclaim group.
         let start = sb.next_group[w];
-        let mut best = (0usize, start);
+        let mut best: Option<(usize, usize)> = None;
         for k in 0..n {
             let g = (start + k) % n;
+            if sb.group_ways != 0 && g * w / sb.group_ways != rg {
+                continue;
+            }
             let free = sb.groups[w][g]
                 .iter()
                 .map(|&p| self.planes[p].free.len())
                 .min()
                 .unwrap_or(0);
-            if k == 0 || free > best.0 {
-                best = (free, g);
+            if best.is_none_or(|b| free > b.0) {
+                best = Some((free, g));
             }
         }
-        let g = best.1;
+        let g = best.expect("every reclaim group holds a group of every slot width").1;
         let mut planes = sb.groups[w][g].clone();
         // GC's superblock: a block on every plane that has more than its reserve (so that
         // data moves off the planes short of free blocks), else on every plane that has one
@@ -492,16 +503,24 @@ impl Ftl {
         if gc_slots <= 1 {
             return;
         }
+        let groups = sb.reclaim_groups();
+        let (host_per_group, gc_per_group) = (sb.host_slots / groups, gc_slots / groups);
         let id = sb.sb_of[victim as usize];
-        let slot = if id == NONE {
-            0
+        let owner = if id == NONE {
+            // A block outside any superblock: GC's first slot of its plane's reclaim group.
+            let g = &self.geo;
+            let way = (g.plane_of_block(victim as usize) / g.channels) % g.ways;
+            way / sb.group_ways.max(1) * gc_per_group
         } else {
-            sb.table[id as usize].slot as usize
-        };
-        let owner = if slot >= sb.host_slots {
-            slot - sb.host_slots
-        } else {
-            slot
+            let slot = sb.table[id as usize].slot as usize;
+            if slot >= sb.host_slots {
+                slot - sb.host_slots
+            } else {
+                // The host slot's reclaim group, and its handle's own GC slot there when
+                // each handle has one.
+                let own = if gc_per_group > 1 { slot % host_per_group } else { 0 };
+                slot / host_per_group * gc_per_group + own
+            }
         };
         if owner != sb.gc_owner {
             // The page the previous owner's slot was filling stays with that slot (another
@@ -630,6 +649,29 @@ impl Superblocks {
         self.whole
     }
 
+    /// FDP's reclaim groups (1: one group, every chip).
+    pub fn reclaim_groups(&self) -> usize {
+        match self.group_ways {
+            0 => 1,
+            w => self.groups.len().saturating_sub(1) / w,
+        }
+    }
+
+    /// The reclaim group of `slot`: the host slots, then GC's, are equally many per group,
+    /// group by group.
+    fn reclaim_group_of(&self, slot: usize) -> usize {
+        let groups = self.reclaim_groups();
+        if groups == 1 {
+            return 0;
+        }
+        let gc_slots = self.widths.len() - self.host_slots;
+        if slot < self.host_slots {
+            slot / (self.host_slots / groups)
+        } else {
+            (slot - self.host_slots) / (gc_slots / groups)
+        }
+    }
+
     /// Check superblocks read from a file before anything indexes with them: every length
     /// is of `g` (with `streams` slots) and every index within it. [`Ftl::check_superblocks`]
     /// then checks that they agree with the blocks.
@@ -657,6 +699,24 @@ impl Superblocks {
                 .any(|gr| gr.is_empty() || gr.iter().any(|&p| p >= g.planes))
             {
                 return Err(format!("a group of width {w} names a plane outside its geometry"));
+            }
+        }
+        if sb.group_ways != 0 {
+            let groups = g.ways / sb.group_ways.max(1);
+            let gc_slots = streams.saturating_sub(sb.host_slots);
+            if sb.group_ways > g.ways
+                || !g.ways.is_multiple_of(sb.group_ways)
+                || !sb.host_slots.is_multiple_of(groups)
+                || !gc_slots.is_multiple_of(groups)
+                || sb
+                    .widths
+                    .iter()
+                    .any(|&w| w > sb.group_ways || !sb.group_ways.is_multiple_of(w))
+            {
+                return Err(format!(
+                    "its reclaim groups of {} chips per channel do not divide its {} chips or its slots",
+                    sb.group_ways, g.ways
+                ));
             }
         }
         if sb.sb_of.len() != g.blocks || !sb.sb_of.iter().all(|&i| id_ok(i)) {
@@ -781,6 +841,16 @@ mod tests {
 
     /// As [`ftl`], with `gc_slots` GC write classes.
     fn ftl_gc(widths: Vec<usize>, whole: bool, gc_slots: usize) -> Ftl {
+        ftl_layout(Layout {
+            widths,
+            whole,
+            gc_slots,
+            reclaim_groups: 1,
+        })
+    }
+
+    /// As [`ftl`], with superblocks as `layout` asks.
+    fn ftl_layout(layout: Layout) -> Ftl {
         let text = r#"
 [device]
 preset = "mlc-sata"
@@ -798,11 +868,7 @@ overprovisioning = 0.5
         let cfg = parse_config(text, "sb.toml", std::path::Path::new(".")).unwrap();
         let geo = crate::redundancy::geometry_of(&cfg.device, "sb.toml").unwrap();
         let mut f = Ftl::new(geo, FtlParams::for_tests()).unwrap();
-        f.enable_superblocks(&Layout {
-            widths,
-            whole,
-            gc_slots,
-        });
+        f.enable_superblocks(&layout);
         f
     }
 
@@ -891,6 +957,66 @@ overprovisioning = 0.5
             // The rewritten halves stayed in their own slots.
             assert_eq!(slots_holding(&f, 0..1), [0]);
             assert_eq!(slots_holding(&f, 64..65), [1]);
+        }
+    }
+
+    #[test]
+    fn reclaim_groups_keep_each_handle_and_its_survivors_on_their_chips() {
+        for gc_slots in [2, 4] {
+            // Two reclaim groups (chips 0–1 of both channels: planes 0–3; chips 2–3: planes
+            // 4–7), two handles in each: slots 0 and 1 in group 0, 2 and 3 in group 1, each
+            // superblock 4 planes × 4 pages × 2 units = 32 units. GC: a slot per group
+            // (slots 4, 5), or per handle in each (slots 4–7).
+            let mut f = ftl_layout(Layout {
+                widths: vec![2; 4],
+                whole: true,
+                gc_slots,
+                reclaim_groups: 2,
+            });
+            for (slot, base) in [(0, 0), (1, 32), (2, 64), (3, 96)] {
+                let planes = sorted(write(&mut f, slot, base..base + 32));
+                assert_eq!(
+                    planes,
+                    if slot < 2 { [0, 1, 2, 3] } else { [4, 5, 6, 7] },
+                    "slot {slot}"
+                );
+            }
+            // Group 1's handles rewrite their even units: their first superblocks half valid.
+            write(&mut f, 2, (64..96).step_by(2));
+            write(&mut f, 3, (96..128).step_by(2));
+            f.reclaim(4, false).unwrap();
+            f.reclaim(4, false).unwrap();
+            f.check_invariants().unwrap();
+            let s = f.superblocks().unwrap();
+            assert_eq!(s.stats.victims, 2);
+            let odd = |r: std::ops::Range<u64>| r.step_by(2).collect::<Vec<u64>>();
+            let (h2, h3) = (odd(65..96), odd(97..128));
+            let holder = |units: &[u64]| sorted(units.iter().map(|&l| slots_holding(&f, l..l + 1)[0]).collect());
+            let planes_of = |units: &[u64]| {
+                let upb = f.geo.units_per_block as u32;
+                sorted(
+                    units
+                        .iter()
+                        .map(|&l| f.geo.plane_of_block((f.lookup(l) / upb) as usize))
+                        .collect(),
+                )
+            };
+            // The survivors stay on group 1's chips, in its GC superblocks.
+            assert!(planes_of(&h2)
+                .iter()
+                .chain(&planes_of(&h3))
+                .all(|&p| (4..8).contains(&p)));
+            if gc_slots == 2 {
+                assert_eq!((holder(&h2), holder(&h3)), (vec![5], vec![5]));
+                assert_eq!(s.stats.opened_per_slot, [1, 1, 2, 2, 0, 1]);
+            } else {
+                assert_eq!((holder(&h2), holder(&h3)), (vec![6], vec![7]));
+                assert_eq!(s.stats.opened_per_slot, [1, 1, 2, 2, 0, 0, 1, 1]);
+            }
+            // Group 0's data never moved.
+            assert_eq!(slots_holding(&f, 0..32), [0]);
+            assert_eq!(slots_holding(&f, 32..64), [1]);
+            assert_eq!(s.reclaim_groups(), 2);
         }
     }
 

@@ -42,6 +42,23 @@ pub struct PlacementConfig {
     /// (each handle's survivors go to a GC reclaim unit of its own).
     #[serde(default = "default_isolation")]
     pub isolation: String,
+    /// FDP: reclaim groups of the endurance group, each an equal share of the chips of every
+    /// channel; every handle has an open reclaim unit in each, and fio's placement identifier
+    /// index `r·open_superblocks + h` names handle `h` in group `r`.
+    #[serde(default = "default_reclaim_groups")]
+    pub reclaim_groups: u32,
+}
+
+fn default_reclaim_groups() -> u32 {
+    1
+}
+
+impl PlacementConfig {
+    /// The placement handles a write may name: a handle in each reclaim group (FDP), else
+    /// the open superblocks.
+    pub fn placement_handles(&self) -> u32 {
+        self.open_superblocks * self.reclaim_groups
+    }
 }
 
 fn default_isolation() -> String {

@@ -20,7 +20,7 @@ pub struct Fdp {
 
 pub fn make(p: &PlacementConfig, _: &Geometry) -> Box<dyn Placement> {
     Box::new(Fdp {
-        handles: p.open_superblocks as usize,
+        handles: p.placement_handles() as usize,
         undirected: 0,
         invalid: 0,
     })

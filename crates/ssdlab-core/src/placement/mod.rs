@@ -70,6 +70,11 @@ pub struct Layout {
     /// GC's write classes: 1, or one per host slot when each slot's survivors stay apart
     /// (FDP's persistently isolated handles); a victim's survivors go to its slot's.
     pub gc_slots: usize,
+    /// FDP's reclaim groups: the chips of every channel split into this many equal sets
+    /// (chips `r·ways/R ..` for group `r`); the host slots, then GC's, are so many per group,
+    /// group by group, and a slot's superblocks, GC's included, stay in its group. 1: one
+    /// group, every chip.
+    pub reclaim_groups: usize,
 }
 
 /// A policy's constructor: its configuration, the geometry, the layout's slot widths.
@@ -153,6 +158,7 @@ pub fn host_frontiers(cfg: &DeviceConfig) -> u32 {
     if cfg.placement.policy == "plane" {
         cfg.ftl.streams
     } else {
+        // A plane is in one reclaim group: its handles' open superblocks only.
         cfg.placement.open_superblocks
     }
 }
@@ -194,6 +200,12 @@ pub fn check(cfg: &DeviceConfig) -> std::result::Result<(), (String, String)> {
         ),
         ("chunk", p.chunk != d.chunk, auto, "autostream"),
         ("isolation", p.isolation != d.isolation, p.policy == "fdp", "fdp"),
+        (
+            "reclaim_groups",
+            p.reclaim_groups != d.reclaim_groups,
+            p.policy == "fdp",
+            "fdp",
+        ),
         ("decay", p.decay != d.decay, auto, "autostream"),
     ] {
         if set && !acts {
@@ -250,11 +262,36 @@ pub fn check(cfg: &DeviceConfig) -> std::result::Result<(), (String, String)> {
             )
         })?,
     };
-    if !ways.is_multiple_of(n) {
+    let groups = p.reclaim_groups as usize;
+    if groups == 0 || !ways.is_multiple_of(groups) {
+        return Err((
+            key("reclaim_groups"),
+            format!(
+                "got {groups} for {ways} chips per channel; expected a divisor of {ways} (a reclaim group takes an equal share of the chips of every channel)"
+            ),
+        ));
+    }
+    if groups * p.open_superblocks as usize > 64 {
+        return Err((
+            key("reclaim_groups"),
+            format!(
+                "{groups} groups of {} handles make {} placement handles; expected at most 64",
+                p.open_superblocks,
+                groups * p.open_superblocks as usize
+            ),
+        ));
+    }
+    let group_ways = ways / groups;
+    if !group_ways.is_multiple_of(n) {
+        let got = if groups > 1 {
+            format!("{group_ways} chips per channel in each of the {groups} reclaim groups")
+        } else {
+            format!("{ways} chips per channel")
+        };
         return Err((
             "device.geometry.ways".into(),
             format!(
-                "got {ways} chips per channel; expected a multiple of {n} for the 1/{n} superblocks of \"{}\"",
+                "got {got}; expected a multiple of {n} for the 1/{n} superblocks of \"{}\"",
                 p.policy
             ),
         ));
@@ -341,19 +378,28 @@ fn width_fraction(w: &str) -> Option<usize> {
 pub fn make(cfg: &DeviceConfig, geo: &Geometry) -> Option<(Box<dyn Placement>, Layout)> {
     let p = &cfg.placement;
     let r = REGISTRY.iter().find(|r| r.0 == p.policy)?;
-    let slots = p.open_superblocks as usize;
+    let groups = p.reclaim_groups as usize;
+    // FDP: each handle has a slot in every reclaim group, group by group.
+    let slots = p.open_superblocks as usize * groups;
     let widths = match width_fraction(&p.width) {
-        // Every host slot at the chosen width.
-        Some(n) => vec![geo.ways / n; slots],
+        // Every host slot at the chosen width (of its reclaim group's chips).
+        Some(n) => vec![geo.ways / groups / n; slots],
         // PLAN: slot 0 takes large sequential writes at full width, the others are small.
         None => (0..slots)
-            .map(|s| if s == 0 || r.2 == 1 { geo.ways } else { geo.ways / r.2 })
+            .map(|s| {
+                if s == 0 || r.2 == 1 {
+                    geo.ways / groups
+                } else {
+                    geo.ways / r.2
+                }
+            })
             .collect(),
     };
+    // GC's: one per reclaim group, or one per handle in each.
     let gc_slots = if p.policy == "fdp" && p.isolation == "persistent" {
         slots
     } else {
-        1
+        groups
     };
     Some((
         (r.4)(p, geo),
@@ -361,6 +407,7 @@ pub fn make(cfg: &DeviceConfig, geo: &Geometry) -> Option<(Box<dyn Placement>, L
             widths,
             whole: r.3,
             gc_slots,
+            reclaim_groups: groups,
         },
     ))
 }
