@@ -1293,6 +1293,26 @@ impl Simulation {
                 let gc: Vec<u64> = sb.gc_units_per_slot.iter().map(|u| u * unit).collect();
                 o.insert("gc_bytes_per_slot".into(), json!(gc));
                 if dc.placement.policy == "fdp" {
+                    // A handle's own write amplification: its host bytes and the bytes GC
+                    // moved out of its reclaim units, over its host bytes (none written: null).
+                    let waf: Vec<Option<f64>> = per_slot
+                        .iter()
+                        .zip(&gc)
+                        .map(|(&h, &moved)| (h > 0).then(|| r3((h + moved) as f64 / h as f64)))
+                        .collect();
+                    o.insert("waf_per_slot".into(), json!(waf));
+                    // The FDP statistics log page (NVMe 2.1): host bytes written, media bytes
+                    // written (every page programmed: the host's, GC's, padding) and media
+                    // bytes erased, over the measured window.
+                    let block = g.pages_per_block as u64 * g.page_size;
+                    o.insert(
+                        "fdp_statistics".into(),
+                        json!({
+                            "host_bytes_written": per_slot.iter().sum::<u64>(),
+                            "media_bytes_written": flash_programs * g.page_size,
+                            "media_bytes_erased": f.erases * block,
+                        }),
+                    );
                     // NVMe's Reclaim Unit Handle Updates received, and the reclaim units they
                     // took off their handles partly written, per handle.
                     let host = |v: &[u64]| {

@@ -358,6 +358,12 @@ fn a_handle_update_takes_a_partly_written_unit_off_its_handle() {
     assert_eq!(p["flash"]["host_page_programs"], 514);
     assert_eq!(p["flash"]["page_programs"], 514);
     assert_eq!(p["flash"]["padded_units"], 2);
+    // FDP's statistics log page: the host's 1,026 × 4 KiB; the media's 514 pages of 8 KiB,
+    // padding included; nothing erased. Handle 1 moved nothing under GC: its WAF is 1.
+    assert_eq!(p["fdp_statistics"]["host_bytes_written"], 1026 * 4096);
+    assert_eq!(p["fdp_statistics"]["media_bytes_written"], 514 * 8192);
+    assert_eq!(p["fdp_statistics"]["media_bytes_erased"], 0);
+    assert_eq!(p["waf_per_slot"], serde_json::json!([null, 1.0, null, null]));
     // Page-aligned updates pad nothing: 2 MiB is 256 pages, half an RU each time.
     let p = updated(1024, "2MiB");
     assert_eq!(
@@ -419,6 +425,25 @@ fn reclaim_units_left_partly_written_are_collected_and_the_counts_add_up() {
         p["flash"]["page_programs"].as_u64().unwrap(),
         f.host_pages_programmed + f.gc_pages_programmed
     );
+    // The statistics log page: media bytes = the host's units and their padding + GC's
+    // pages; erased = erases × 8 pages of 8 KiB.
+    let stats = &p["fdp_statistics"];
+    assert_eq!(stats["host_bytes_written"], 120_000 * 4096);
+    assert_eq!(
+        stats["media_bytes_written"].as_u64().unwrap(),
+        (f.host_units_written + f.padded_units) * 4096 + f.gc_pages_programmed * 8192
+    );
+    assert_eq!(stats["media_bytes_erased"].as_u64().unwrap(), f.erases * 8 * 8192);
+    // Each handle's WAF: its host bytes and GC's bytes out of its units, over its host bytes.
+    let (host, gc) = (u64s(&p["host_bytes_per_slot"]), u64s(&p["gc_bytes_per_slot"]));
+    for h in 0..2 {
+        let want = (host[h] + gc[h]) as f64 / host[h] as f64;
+        let got = p["waf_per_slot"][h].as_f64().unwrap();
+        assert!(
+            (got - want).abs() < 5e-4 && got > 1.0,
+            "handle {h}: {got} against {want}"
+        );
+    }
 }
 
 #[test]
