@@ -1498,10 +1498,11 @@ impl Device {
     /// placement identifiers set in `plids` (bit `i`: identifier `i`): each named handle's
     /// open reclaim unit, when partly written, leaves the handle (its page being filled in
     /// the write buffer programmed padded first) and the handle's next write opens a new
-    /// one. Identifiers that name no handle are ignored. Returns the reclaim units that left
-    /// not fully written.
-    pub fn ruh_update(&mut self, now: u64, plids: u64) -> Result<u64> {
-        if self.placement.is_none() || self.ftl.superblocks().is_none() {
+    /// one. Identifiers that name no handle are ignored. The reclaim units that left not
+    /// fully written are counted in the superblocks' statistics.
+    pub fn ruh_update(&mut self, now: u64, plids: u64) -> Result<()> {
+        // A placement policy runs on superblocks: slot h is handle h's.
+        if self.placement.is_none() {
             return Err(Error::Invalid(
                 "a reclaim unit handle update on a device without FDP".into(),
             ));
@@ -1510,16 +1511,15 @@ impl Device {
         // it have completed; their completion may lie ahead of the device's clock).
         let ready = self.now.max(now);
         let handles = self.slot_host_bytes.len().min(64);
-        let mut retired = 0;
         for h in (0..handles).filter(|h| plids >> h & 1 == 1) {
             if let Some(plane) = self.filling[h].take() {
                 if let Some(page) = self.ftl.pad_stream(plane, h) {
                     self.program_buffered(page, ready);
                 }
             }
-            retired += self.ftl.retire_open_superblock(h)? as u64;
+            self.ftl.retire_open_superblock(h)?;
         }
-        Ok(retired)
+        Ok(())
     }
 
     /// Power-protected buffer: whether filled page `page` must wait before its program: it

@@ -448,6 +448,19 @@ fn reclaim_units_left_partly_written_are_collected_and_the_counts_add_up() {
 
 #[test]
 fn handle_updates_need_an_fdp_device_with_its_own_gc_frontier() {
+    // The device itself refuses one without placement (per-plane frontiers: no handles).
+    let cfg = parse_config(
+        "[device]\npreset = \"mlc-sata\"\n[[job]]\nrw = \"write\"\nnumber_ios = 1\n",
+        "plain.toml",
+        Path::new("."),
+    )
+    .unwrap();
+    let mut plain = ssdlab_core::device::Device::new(&cfg.device, 1).unwrap();
+    let e = plain.ruh_update(0, 1).unwrap_err().to_string();
+    assert!(
+        e.contains("a reclaim unit handle update on a device without FDP"),
+        "{e}"
+    );
     let refused = |device: &str, job: &str, want: &str| {
         let text = format!(
             "[device]\npreset = \"mlc-sata\"\n[device.geometry]\nblocks_per_plane = 40\npages_per_block = 8\noverprovisioning = 0.3\n{device}\n\

@@ -328,7 +328,7 @@ impl Volume {
 
     /// NVMe's Reclaim Unit Handle Update at `t` for the placement identifiers set in `plids`
     /// (FDP: a device alone; the configuration refuses it elsewhere).
-    pub fn ruh_update(&mut self, t: u64, plids: u64) -> Result<u64> {
+    pub fn ruh_update(&mut self, t: u64, plids: u64) -> Result<()> {
         match self.members.as_mut_slice() {
             [Member::Sim(d)] => d.ruh_update(t, plids),
             _ => Err(crate::Error::Invalid(
