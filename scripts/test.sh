@@ -25,16 +25,42 @@ report() {
   fi
   [ -z "$missing_tools" ] || echo "test.sh: $missing_tools" >&2
 }
-trap report EXIT
+# Each stage's wall time, and where the Rust tests' and Python tests' minutes went, are printed
+# when the suite ends (pass or fail), so every CI log shows them (docs/testing.md keeps figures).
+TIMES="$PWD/target/stage-times.txt"
+: > "$TIMES"
+RUSTLOG="$PWD/target/rust-tests.log"
+PYLOG="$PWD/target/python-tests.log"
+: > "$RUSTLOG"; : > "$PYLOG"
+stage_start=$(date +%s)
+suite_start=$stage_start
+# .ci/run passes the time it started, so its toolchain and system-package step is counted too.
+if [ -n "${SSDLAB_CI_START:-}" ]; then
+  echo "toolchain and system packages	$((suite_start - SSDLAB_CI_START))" >> "$TIMES"
+fi
+stage() { # stage NAME: the time since the previous stage ended is NAME's
+  local now; now=$(date +%s)
+  echo "$1	$((now - stage_start))" >> "$TIMES"
+  stage_start=$now
+}
+timings() {
+  python3 scripts/test_times.py "$TIMES" "$RUSTLOG" "$PYLOG" "${SSDLAB_CI_START:-$suite_start}" >&2 || true
+}
+trap 'timings; report' EXIT
 # The layers: no crate's modules import each other in a loop (ARCHITECTURE.md).
 python3 scripts/import_loops.py --self-test
 python3 scripts/import_loops.py
+stage "import check"
 # The nbdkit plugin behind `ssdlab serve` is a library nothing links: built for its tests.
 cargo build --profile ci-test -p ssdlab-nbd
-cargo test --profile ci-test --workspace
+cargo test --profile ci-test --workspace --no-run
+stage "Rust build"
+cargo test --profile ci-test --workspace 2>&1 | tee "$RUSTLOG"
+stage "Rust tests"
 # The fuzz targets of snapshot loading and output paths, with libFuzzer for a bounded time each
 # (scripts/fuzz.sh; FUZZ_SECONDS sets it, 45 s by default; FUZZ_SECONDS=0 skips them).
 [ "${FUZZ_SECONDS:-45}" = 0 ] || scripts/fuzz.sh
+stage "fuzz"
 PY=${PYTHON:-python3}
 # The Python side runs in a virtual environment of its own (target/py-venv): it sees the
 # packages the system already has and installs only the missing ones into itself.
@@ -59,4 +85,7 @@ fi
 rm -rf target/wheels
 (cd python && "$VENV/bin/maturin" build --quiet --out ../target/wheels)
 "$VPY" -m pip install --quiet --force-reinstall --no-deps target/wheels/ssdlab-*.whl
-PATH="$VENV/bin:$PATH" SSDLAB_CLI="$PWD/target/ci-test/ssdlab" "$VPY" -m pytest -q -rs -p no:cacheprovider python/tests
+stage "Python venv and wheel"
+PATH="$VENV/bin:$PATH" SSDLAB_CLI="$PWD/target/ci-test/ssdlab" "$VPY" -m pytest -q -rs -p no:cacheprovider \
+  --durations=10 python/tests 2>&1 | tee "$PYLOG"
+stage "Python tests"
