@@ -23,17 +23,28 @@ for t in "${targets[@]}"; do bins+=(--bin "$t"); done
 # fuzz/ is a crate of its own (not a workspace member), with its own lock file.
 (cd fuzz && cargo build --locked --release --target "$triple" "${bins[@]}")
 root="$PWD/target/fuzz"
+# The targets run at once, one process each (libFuzzer uses one core): the bound is the
+# time, so the step takes FUZZ_SECONDS however many targets there are (on as many cores).
+pids=()
 for t in "${targets[@]}"; do
   # A fresh corpus each time: the bound is the time, the start the same.
   rm -rf "$root/$t"
   mkdir -p "$root/$t/corpus" "$root/$t/artifacts"
   echo "fuzz.sh: $t for ${seconds} s" >&2
   # -seed fixes the generator's start; with a time bound the number of runs still varies.
-  if ! "fuzz/target/$triple/release/$t" "$root/$t/corpus" -seed=1 -max_total_time="$seconds" \
-    -rss_limit_mb=4096 -timeout=60 -artifact_prefix="$root/$t/artifacts/" > "$root/$t/log" 2>&1; then
+  "fuzz/target/$triple/release/$t" "$root/$t/corpus" -seed=1 -max_total_time="$seconds" \
+    -rss_limit_mb=4096 -timeout=60 -artifact_prefix="$root/$t/artifacts/" > "$root/$t/log" 2>&1 &
+  pids+=($!)
+done
+failed=0
+for i in "${!targets[@]}"; do
+  t=${targets[$i]}
+  if ! wait "${pids[$i]}"; then
     tail -n 40 "$root/$t/log" >&2
     echo "fuzz.sh: $t failed; the input is in $root/$t/artifacts/, the log in $root/$t/log" >&2
-    exit 1
+    failed=1
+    continue
   fi
   grep -E '^Done' "$root/$t/log" | sed "s/^/fuzz.sh: $t: /" >&2
 done
+exit $failed

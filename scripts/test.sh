@@ -1,9 +1,21 @@
 #!/usr/bin/env bash
 # The test suite: the layers' import check, the Rust tests (with the nbdkit plugin they serve
-# through), then the Python wheel built from this tree, installed and tested against the
-# `ssdlab` command the Rust tests built, in a virtual environment of its own.
+# through), the fuzz targets for a bounded time, then the Python wheel built from this tree,
+# installed and tested against the `ssdlab` command the Rust tests built, in a virtual
+# environment of its own. Every stage is timed; the table is printed when the suite ends.
+#
+#   scripts/test.sh           the whole suite (what .ci/run runs)
+#   scripts/test.sh --fast    the inner loop: formatting, the import check and the Rust tests
+#                             of the crates with uncommitted changes, their slowest modules
+#                             left to the whole suite (docs/testing.md)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+FAST=0
+case "${1:-}" in
+  "") ;;
+  --fast) FAST=1 ;;
+  *) echo "test.sh: $1: unknown option; expected no option or --fast" >&2; exit 2 ;;
+esac
 # Tests that need what this machine lacks fail under CI and are skipped elsewhere; each skip
 # is recorded here (ssdlab_core::skip) and listed when the suite ends, with what would run it.
 mkdir -p target
@@ -28,10 +40,10 @@ report() {
 # Each stage's wall time, and where the Rust tests' and Python tests' minutes went, are printed
 # when the suite ends (pass or fail), so every CI log shows them (docs/testing.md keeps figures).
 TIMES="$PWD/target/stage-times.txt"
-: > "$TIMES"
 RUSTLOG="$PWD/target/rust-tests.log"
 PYLOG="$PWD/target/python-tests.log"
-: > "$RUSTLOG"; : > "$PYLOG"
+BINARIES="$PWD/target/test-binaries.json"
+: > "$TIMES"; : > "$RUSTLOG"; : > "$PYLOG"; : > "$BINARIES"
 stage_start=$(date +%s)
 suite_start=$stage_start
 # .ci/run passes the time it started, so its toolchain and system-package step is counted too.
@@ -44,42 +56,89 @@ stage() { # stage NAME: the time since the previous stage ended is NAME's
   stage_start=$now
 }
 timings() {
-  python3 scripts/test_times.py "$TIMES" "$RUSTLOG" "$PYLOG" "${SSDLAB_CI_START:-$suite_start}" >&2 || true
+  python3 scripts/test_times.py "$TIMES" "$RUSTLOG" "$PYLOG" "${SSDLAB_CI_START:-$suite_start}" "$BINARIES" >&2 || true
 }
 trap 'timings; report' EXIT
+
+if [ "$FAST" = 1 ]; then
+  cargo fmt --all -- --check
+  python3 scripts/import_loops.py
+  stage "formatting and import check"
+  # The crates a change touches: uncommitted changes (tracked or new) under crates/NAME/.
+  crates=$( (git diff --name-only HEAD; git ls-files --others --exclude-standard) \
+    | sed -n 's|^crates/\([^/]*\)/.*|\1|p' | sort -u)
+  if [ -z "$crates" ]; then
+    echo "test.sh --fast: no crate has uncommitted changes; formatting and imports checked" >&2
+    exit 0
+  fi
+  for c in $crates; do
+    # The slowest modules (minutes each) are the whole suite's: validation's simulations,
+    # the experiments' quick runs, every command of the docs.
+    case "$c" in
+      ssdlab-core) skip=(--skip validation:: --skip separation:: --skip gc_progress::) ;;
+      ssdlab-lab) skip=(--skip experiment_split:: --skip rodi_presets::) ;;
+      ssdlab) skip=(--skip docs:: --skip experiment:: --skip serve::) ;;
+      ssdlab-nbd|ssdlab-py|ssdlab-buildhash) echo "test.sh --fast: $c has no Rust tests of its own; building it" >&2
+        cargo build --profile ci-test -p "$c"; continue ;;
+      *) skip=() ;;
+    esac
+    echo "test.sh --fast: cargo test -p $c -- ${skip[*]}" >&2
+    cargo test --profile ci-test -p "$c" -- "${skip[@]}" 2>&1 | tee -a "$RUSTLOG"
+  done
+  stage "Rust tests of the changed crates"
+  exit 0
+fi
+
+# The Python packages the tests need are installed while Rust builds (network, not CPU): the
+# virtual environment (target/py-venv) sees the packages the system already has and installs
+# only the missing ones into itself.
+PY=${PYTHON:-python3}
+VENV="$PWD/target/py-venv"
+VPY="$VENV/bin/python"
+py_setup() {
+  [ -x "$VPY" ] || "$PY" -m venv --system-site-packages "$VENV"
+  local missing=() m
+  for m in pytest:pytest pandas:pandas numpy:numpy matplotlib:matplotlib ray:ray tqdm:tqdm fio_plot:fio-plot==1.1.21; do
+    "$VPY" -c "import ${m%%:*}" 2>/dev/null || missing+=("${m##*:}")
+  done
+  # maturin runs as a program: the venv's own, installed there even when the system has one.
+  [ -x "$VENV/bin/maturin" ] || missing+=("maturin>=1.5,<2")
+  if [ ${#missing[@]} -gt 0 ]; then
+    echo "test.sh: installing ${missing[*]} with pip into $VENV"
+    # --no-warn-conflicts: the system's own packages (seen through --system-site-packages) may
+    # pin versions of what is installed here for the venv alone; pip would print an ERROR line
+    # about a conflict that is not the venv's.
+    "$VPY" -m pip install --quiet --no-warn-conflicts --ignore-installed "${missing[@]}"
+  fi
+}
+py_setup > target/py-setup.log 2>&1 &
+py_setup_pid=$!
+
 # The layers: no crate's modules import each other in a loop (ARCHITECTURE.md).
 python3 scripts/import_loops.py --self-test
 python3 scripts/import_loops.py
 stage "import check"
 # The nbdkit plugin behind `ssdlab serve` is a library nothing links: built for its tests.
 cargo build --profile ci-test -p ssdlab-nbd
-cargo test --profile ci-test --workspace --no-run
+# The test binaries, listed (as cargo's JSON) so the timing table can name each one's crate.
+cargo test --profile ci-test --workspace --no-run --message-format=json-render-diagnostics > "$BINARIES"
 stage "Rust build"
+# The experiments' quick runs the tests share (tests/integration/common.rs, python/tests/
+# conftest.py): run once, into a fresh folder, by the first test that reads one.
+export SSDLAB_QUICK_DIR="$PWD/target/tmp/quick"
+rm -rf "$SSDLAB_QUICK_DIR"
 cargo test --profile ci-test --workspace 2>&1 | tee "$RUSTLOG"
 stage "Rust tests"
 # The fuzz targets of snapshot loading and output paths, with libFuzzer for a bounded time each
 # (scripts/fuzz.sh; FUZZ_SECONDS sets it, 45 s by default; FUZZ_SECONDS=0 skips them).
 [ "${FUZZ_SECONDS:-45}" = 0 ] || scripts/fuzz.sh
 stage "fuzz"
-PY=${PYTHON:-python3}
-# The Python side runs in a virtual environment of its own (target/py-venv): it sees the
-# packages the system already has and installs only the missing ones into itself.
-VENV="$PWD/target/py-venv"
-[ -x "$VENV/bin/python" ] || "$PY" -m venv --system-site-packages "$VENV"
-VPY="$VENV/bin/python"
-missing=()
-for m in pytest:pytest pandas:pandas numpy:numpy matplotlib:matplotlib ray:ray tqdm:tqdm fio_plot:fio-plot==1.1.21; do
-  "$VPY" -c "import ${m%%:*}" 2>/dev/null || missing+=("${m##*:}")
-done
-# maturin runs as a program: the venv's own, installed there even when the system has one.
-[ -x "$VENV/bin/maturin" ] || missing+=("maturin>=1.5,<2")
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "test.sh: installing ${missing[*]} with pip into $VENV" >&2
-  # --no-warn-conflicts: the system's own packages (seen through --system-site-packages) may
-  # pin versions of what is installed here for the venv alone; pip would print an ERROR line
-  # about a conflict that is not the venv's.
-  "$VPY" -m pip install --quiet --no-warn-conflicts --ignore-installed "${missing[@]}"
+if ! wait "$py_setup_pid"; then
+  cat target/py-setup.log >&2
+  echo "test.sh: installing the Python test packages failed" >&2
+  exit 1
 fi
+cat target/py-setup.log >&2
 # The wheel a user installs without Rust (abi3, the release build without debug information,
 # stripped; python/pyproject.toml), built into target/wheels and installed from there.
 rm -rf target/wheels

@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
 """Where the test suite's minutes went: printed by scripts/test.sh when it ends.
 
-    test_times.py STAGES RUST_LOG PYTHON_LOG START
+    test_times.py STAGES RUST_LOG PYTHON_LOG START [BINARIES]
 
 STAGES has a line `NAME<TAB>SECONDS` per stage that ran; RUST_LOG is `cargo test`'s output
 (each test binary's `Running` line and its `test result: ... finished in Xs`), PYTHON_LOG is
-pytest's (with `--durations`); START is the suite's start in seconds since the epoch.
+pytest's (with `--durations`); START is the suite's start in seconds since the epoch;
+BINARIES, cargo's JSON messages of the test build, names each test binary's crate.
 Prints the stage table, the total, the test counts and the ten slowest of each kind.
 """
 
+import json
+import os
 import re
 import sys
 import time
@@ -30,8 +33,30 @@ RESULT = re.compile(
 )
 
 
-def rust(path):
+def crates(path):
+    """{binary file name: "crate target"} from cargo's JSON messages (compiler-artifact)."""
+    names = {}
+    try:
+        with open(path, errors="replace") as f:
+            for line in f:
+                try:
+                    m = json.loads(line)
+                except ValueError:
+                    continue
+                exe = m.get("executable") if isinstance(m, dict) else None
+                if m.get("reason") == "compiler-artifact" and exe:
+                    # `path+file:///…/crates/NAME#VERSION` or `registry+…#NAME@VERSION`
+                    url, _, tail = m["package_id"].partition("#")
+                    pkg = tail.split("@")[0] if "@" in tail else url.rstrip("/").rsplit("/", 1)[-1]
+                    names[os.path.basename(exe)] = f"{pkg} {m['target']['name']}"
+    except OSError:
+        pass
+    return names
+
+
+def rust(path, names=None):
     """[(binary, passed, failed, ignored, seconds)] in the order cargo ran them."""
+    names = names or {}
     out, current = [], None
     with open(path, errors="replace") as f:
         for line in f:
@@ -42,7 +67,8 @@ def rust(path):
                 else:
                     # `unittests src/lib.rs (target/ci-test/deps/ssdlab_core-HASH)`: the crate
                     # from the binary's name; an integration test's path names itself.
-                    binary = re.sub(r"-[0-9a-f]+$", "", (m.group(3) or "").rsplit("/", 1)[-1])
+                    exe = (m.group(3) or "").rsplit("/", 1)[-1]
+                    binary = names.get(exe) or re.sub(r"-[0-9a-f]+$", "", exe)
                     current = m.group(2) + (f" [{binary}]" if binary else "")
                 continue
             m = RESULT.match(line)
@@ -86,7 +112,7 @@ def main(argv):
         print(f"| {name} | {secs} | {fmt(secs)} |")
     total = int(time.time()) - start
     print(f"| total (to the end of the suite) | {total} | {fmt(total)} |")
-    bins = rust(rust_log)
+    bins = rust(rust_log, crates(argv[5]) if len(argv) > 5 else None)
     if bins:
         passed = sum(b[1] for b in bins)
         failed = sum(b[2] for b in bins)

@@ -102,7 +102,9 @@ def experiment(
     ``backend="local"`` runs the points on this machine's cores (``threads``, 0 for one per
     core); ``"ray"`` submits one Ray task per point to the cluster ``ray.init()`` joins (start
     it yourself for a remote cluster). Both give the CLI's result, byte for byte except its
-    wall-clock fields. ``out`` writes there what the command writes (see :meth:`Experiment.write`).
+    wall-clock fields. ``out`` writes there what the command writes (see :meth:`Experiment.write`);
+    with the local backend it also keeps each finished point in ``out/points`` and takes the
+    points already there, as the command does, so an interrupted experiment resumes.
     """
     name = _args.string("name", name, "an experiment's name (see ssdlab.experiments())")
     quick = _args.flag("quick", quick)
@@ -111,7 +113,10 @@ def experiment(
     out = _args.optional_path("out", out)
     progress = _args.optional_flag("progress", progress)
     if backend == "local":
-        output = _native.experiment_run(name, quick, threads, seeds)
+        # With `out`, finished points are kept in out/points and taken from there, as the
+        # command keeps them: an interrupted experiment resumes where it stopped.
+        points = None if out is None else os.path.join(os.fspath(out), "points")
+        output = _native.experiment_run(name, quick, threads, seeds, points)
     elif backend == "ray":
         start = time.monotonic()
         n = len(_native.experiment_points(name, quick, seeds))

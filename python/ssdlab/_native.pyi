@@ -1,6 +1,7 @@
 """Types of the native module (built from crates/ssdlab-py): the engine's calls, each taking
 and giving what the ``ssdlab`` command reads and writes (config text, fio-shaped JSON)."""
 
+import os
 from typing import Callable
 
 BUILD_ID: str
@@ -49,7 +50,9 @@ class ExperimentOutput:
 def experiment_assemble(
     name: str, quick: bool, outcomes: list[bytes], wall_time_s: float, seeds: int | None = None
 ) -> ExperimentOutput: ...
-def experiment_run(name: str, quick: bool = False, threads: int = 0, seeds: int | None = None) -> ExperimentOutput: ...
+def experiment_run(
+    name: str, quick: bool = False, threads: int = 0, seeds: int | None = None, points: str | os.PathLike | None = None
+) -> ExperimentOutput: ...
 class SharedPreconditioning:
     def __enter__(self) -> SharedPreconditioning: ...
     def __exit__(self, *args: object) -> bool: ...

@@ -1,8 +1,10 @@
 """Fixtures of the Python tests: the `ssdlab` command to compare with, small configs, Ray."""
 
+import fcntl
 import os
 import pathlib
 import shutil
+import subprocess
 
 import pytest
 
@@ -65,6 +67,29 @@ def shared_traces():
     if _in_ci():
         pytest.fail(msg + " and CI is set")
     pytest.skip(msg)
+
+
+@pytest.fixture(scope="session")
+def quick(cli, tmp_path_factory):
+    """The suite's one quick run of an experiment: `quick(NAME)` is the folder of
+    `ssdlab experiment NAME --quick --out DIR/NAME -q`. DIR is $SSDLAB_QUICK_DIR, which
+    scripts/test.sh points at the folder the Rust tests ran them into (their point files
+    are taken as the command resumes, so a run costs its assembly only), else a folder of
+    this session. Processes take turns on a folder (a lock file beside it)."""
+    base = pathlib.Path(os.environ.get("SSDLAB_QUICK_DIR") or tmp_path_factory.mktemp("quick"))
+    base.mkdir(parents=True, exist_ok=True)
+
+    def run(name):
+        out = base / name
+        with open(base / f"{name}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            r = subprocess.run(
+                [cli, "experiment", name, "--quick", "--out", str(out), "-q"], capture_output=True, text=True
+            )
+        assert r.returncode == 0, r.stderr
+        return out
+
+    return run
 
 
 @pytest.fixture

@@ -106,7 +106,7 @@ def test_a_snapshot_that_cannot_be_read_is_a_config_error_not_a_trace_error(here
 def test_experiment_checks_its_arguments_before_any_point_runs(here, monkeypatch):
     reached = []
 
-    def engine(name, quick, threads, seeds):
+    def engine(name, quick, threads, seeds, points=None):
         # What reaches the engine has the types it takes: no conversion fails there.
         assert type(name) is str and type(quick) is bool and type(threads) is int
         assert seeds is None or (type(seeds) is int and 1 <= seeds <= 64)

@@ -10,19 +10,14 @@ sys.path.insert(0, str(ROOT / "scripts"))
 from claims_table import num  # noqa: E402
 
 
-def quick(cli, tmp_path, name, seeds):
-    """Run experiment `name --quick` into tmp_path/name: its folder and its result."""
-    out = tmp_path / name
-    run = subprocess.run(
-        [cli, "experiment", name, "--quick", "--seeds", str(seeds), "-q", "--out", str(out)],
-        capture_output=True, text=True,
-    )
-    assert run.returncode == 0, run.stderr
+def quick_result(quick, name):
+    """The suite's quick run of experiment `name` (conftest's `quick`): its folder and its result."""
+    out = quick(name)
     return out, json.loads((out / "result.json").read_text())
 
 
-def test_every_claim_is_a_row_with_its_failing_condition(cli, tmp_path):
-    out, result = quick(cli, tmp_path, "openssd", 2)
+def test_every_claim_is_a_row_with_its_failing_condition(quick):
+    out, result = quick_result(quick, "openssd")
     table = subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "claims_table.py"), str(out / "result.json")],
         capture_output=True, text=True, check=True,
@@ -55,13 +50,11 @@ def test_no_file_is_one_line_of_usage():
     assert r.returncode == 1 and r.stderr.strip().startswith("Print the Markdown table")
 
 
-def test_totals_count_each_result_s_summary_and_sum_them(cli, tmp_path):
-    results = []
-    for name in ("openssd", "friendly"):
-        results.append(quick(cli, tmp_path, name, 1)[1])
+def test_totals_count_each_result_s_summary_and_sum_them(quick):
+    results = [quick_result(quick, name)[1] for name in ("openssd", "friendly")]
     table = subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "claims_table.py"), "--totals"]
-        + [str(tmp_path / n / "result.json") for n in ("openssd", "friendly")],
+        + [str(quick(n) / "result.json") for n in ("openssd", "friendly")],
         capture_output=True, text=True, check=True,
     ).stdout.splitlines()
     assert len(table) == 2 + 2 + 1
@@ -77,7 +70,9 @@ def test_totals_count_each_result_s_summary_and_sum_them(cli, tmp_path):
             f"{s['checks_holding']} of {s['checks']}",
             f"{s['derived']}, {s['alternatives']}",
         ]
-        assert row[7] == f"{r['scale']['points']} × 1"
+        # Every point of these two enters a claim, so all ran under each of the run's seeds.
+        assert r["scale"]["claim_points"] == r["scale"]["points"]
+        assert row[7] == f"{r['scale']['points']} × {r['scale']['seeds']}"
     sums = [sum(r["summary"][k] for r in results) for k in ("seed_reproduced", "seed_claims")]
     assert rows[2][0] == "all" and rows[2][1] == f"{sums[0]} of {sums[1]}"
 
@@ -103,8 +98,8 @@ def test_totals_say_which_points_ran_under_every_seed(tmp_path):
     assert last == ["128 (40 × 3, 88 × 1)", "246 × 3", "36 × 3", "128 × 1"]
 
 
-def test_a_record_keeps_the_claims_and_the_points_figures_without_wall_time(cli, tmp_path):
-    out, result = quick(cli, tmp_path, "openssd", 2)
+def test_a_record_keeps_the_claims_and_the_points_figures_without_wall_time(quick, tmp_path):
+    out, result = quick_result(quick, "openssd")
     rec_path = tmp_path / "openssd.json"
     script = str(ROOT / "scripts" / "claims_table.py")
     subprocess.run([sys.executable, script, "--record", str(out / "result.json"), str(rec_path)], check=True)

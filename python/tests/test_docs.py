@@ -35,6 +35,6 @@ def test_python_md_examples_run_and_say_true(tmp_path, monkeypatch):
     # "print(seen[-1])   # ('run', 50000, 50000)"
     assert ns["seen"][-1] == ("run", 50000, 50000)
     # e.write writes what the command writes.
-    plan = tmp_path / "results" / "plan"
-    assert {"result.json", "table.md", "table.csv"} <= {p.name for p in plan.iterdir()}
-    assert len(list(plan.glob("*.svg"))) == len(ns["e"].json["figures"]) > 0
+    written = tmp_path / "results" / "openssd"
+    assert {"result.json", "table.md", "table.csv"} <= {p.name for p in written.iterdir()}
+    assert len(list(written.glob("*.svg"))) == len(ns["e"].json["figures"]) > 0

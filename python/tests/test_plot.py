@@ -4,6 +4,8 @@ import matplotlib
 
 matplotlib.use("Agg")
 
+import shutil  # noqa: E402
+
 import numpy as np  # noqa: E402
 
 import ssdlab  # noqa: E402
@@ -34,8 +36,12 @@ def test_run_plots_draw_the_series(tmp_path):
     assert (tmp_path / "waf.svg").stat().st_size > 1000
 
 
-def test_claims_chart_has_a_bar_per_claim():
-    e = ssdlab.experiment("plan", quick=True)
+def test_claims_chart_has_a_bar_per_claim(quick, tmp_path):
+    # plan: its claims include seed values of 0 (drawn hatched). Its points are the suite's
+    # quick run's (copied from its folder and taken as the command resumes): the chart is tested.
+    shutil.copytree(quick("plan") / "points", tmp_path / "plan" / "points")
+    e = ssdlab.experiment("plan", quick=True, out=tmp_path / "plan")
+    assert any(c["seed_value"] == 0 for c in e.json["claims"])
     ax = plot.claims(e)
     bars = ax.patches
     c = e.claims

@@ -5,7 +5,7 @@
 //!
 //! Every request can be recorded as a native trace with its simulated arrival time; replayed
 //! open-loop on the same config (`[job.trace] replay = "open"`), the trace gives the live
-//! session's flash work exactly (`tests/live.rs`).
+//! session's flash work exactly (`tests/integration/live.rs`).
 
 use crate::array::volume::Volume;
 use crate::request::{Op, Request};

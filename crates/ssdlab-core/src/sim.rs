@@ -212,7 +212,7 @@ pub use crate::units::HORIZON_NS;
 /// allocated: what it allocates ([`allocation_estimate`]), the jobs' part times
 /// [`JOB_RESIDENT_PER_ALLOCATED`], each device's [`DEVICE_PAGE_ROUNDING`], and
 /// [`PROGRAM_MEMORY`]. `--max-memory` refuses a run above its limit; a run accepted peaks
-/// below it (tests/nothing_lost.rs measures a matrix of runs).
+/// below it (tests/integration/nothing_lost.rs measures a matrix of runs).
 pub fn memory_estimate(cfg: &Config) -> Result<u64> {
     let (devices, simulated, jobs) = memory_parts(cfg)?;
     let (num, den) = JOB_RESIDENT_PER_ALLOCATED;
@@ -289,7 +289,7 @@ pub const ESTIMATED_MAX_LATENCY_NS: u64 = 1_000_000_000;
 /// histogram of more than 128 KiB in pages of its own, rounded up, and keeps freed memory for
 /// reuse; the result is built and written at the end. Measured on 4,000 randrw jobs of 50
 /// I/Os on slc-sata: 1.92 GiB resident (`/usr/bin/time`) against 1.63 GiB allocated (a
-/// counting allocator), 1.18; counted as 1.25. The matrix of `tests/nothing_lost.rs` checks
+/// counting allocator), 1.18; counted as 1.25. The matrix of `tests/integration/nothing_lost.rs` checks
 /// that every run it accepts peaks below its estimate.
 pub const JOB_RESIDENT_PER_ALLOCATED: (u64, u64) = (5, 4);
 

@@ -572,20 +572,30 @@ fn experiment_assemble(
 }
 
 /// Run an experiment here as `ssdlab experiment NAME` does, on `threads` threads (0: one per
-/// core).
+/// core). With `points`, its finished points are kept in that folder and the ones already
+/// there taken from it, as the command does with `--out DIR/points` (the folder held for the
+/// run: another run writing it is an error).
 #[pyfunction]
-#[pyo3(signature = (name, quick=false, threads=0, seeds=None))]
+#[pyo3(signature = (name, quick=false, threads=0, seeds=None, points=None))]
 fn experiment_run(
     py: Python<'_>,
     name: &str,
     quick: bool,
     threads: usize,
     seeds: Option<usize>,
+    points: Option<std::path::PathBuf>,
 ) -> PyResult<ExperimentOutput> {
     let exp = find(name)?;
     let seeds = seeds_of(quick, seeds);
     let r = interruptible(py, move || {
-        experiment::run(exp, scale(quick), seeds, threads, &|_, _| {})
+        let Some(dir) = points else {
+            return experiment::run(exp, scale(quick), seeds, threads, &|_, _| {});
+        };
+        ssdlab_core::output::check_dir(&dir, true)
+            .map_err(|why| ssdlab_core::Error::Invalid(format!("out: {why}; expected a writable directory")))?;
+        let cache = experiment::cache::PointCache::new(dir, false);
+        let _held = cache.lock(false)?;
+        experiment::run_cached(exp, scale(quick), seeds, threads, Some(&cache), &|_, _| {})
     })?;
     r.map(|res| ExperimentOutput { res })
         .map_err(|e| to_py(e, &Inputs::default()))

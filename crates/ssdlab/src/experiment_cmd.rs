@@ -96,6 +96,9 @@ pub fn run(a: ExperimentArgs) -> Result<()> {
     ssdlab_core::output::check_dir(&points_dir, true)
         .map_err(|why| Error::Invalid(format!("--out: {why}; expected a writable directory")))?;
     let cache = PointCache::new(&points_dir, a.fresh);
+    // One run writes a folder at a time (held until the folder is written): a second run
+    // into it is refused rather than mixing its files with the first's.
+    let _held = cache.lock(false)?;
     crate::interrupt::keeps(format!(
         "experiment {} stopped; its finished points are kept in {} (the same command resumes)",
         exp.name(),

@@ -23,6 +23,9 @@ pub const LAB_HASH: &str = env!("SSDLAB_LAB_HASH");
 /// The first bytes of a point file.
 const MAGIC: &[u8] = b"ssdlab point 2\n";
 
+/// A run's hold on its points folder ([`PointCache::lock`]); released when dropped.
+pub struct FolderLock(#[allow(dead_code)] std::fs::File);
+
 /// A folder of finished points, and what this run did with it.
 pub struct PointCache {
     dir: PathBuf,
@@ -110,6 +113,37 @@ impl PointCache {
         crate::output::write(self.path(key), bytes)?;
         self.stored.fetch_add(1, Ordering::Relaxed);
         Ok(())
+    }
+
+    /// Hold the folder for this run: one run writes a folder's points at a time, so two runs
+    /// into one `--out` never mix their files. The hold is an exclusive lock on the points
+    /// folder itself (created if missing; no file is added to it), released when the returned
+    /// value is dropped or the process ends, however it ends. Held by another run: an error
+    /// naming the folder, or, with `wait`, waiting for it.
+    pub fn lock(&self, wait: bool) -> Result<FolderLock> {
+        use rustix::fs::{flock, FlockOperation};
+        let io = |e: std::io::Error| crate::Error::io(self.dir.display().to_string(), e);
+        std::fs::create_dir_all(&self.dir).map_err(io)?;
+        let dir = std::fs::File::open(&self.dir).map_err(io)?;
+        let op = if wait {
+            FlockOperation::LockExclusive
+        } else {
+            FlockOperation::NonBlockingLockExclusive
+        };
+        loop {
+            match flock(&dir, op) {
+                Ok(()) => return Ok(FolderLock(dir)),
+                Err(rustix::io::Errno::INTR) => continue,
+                Err(rustix::io::Errno::WOULDBLOCK) => {
+                    return Err(crate::Error::Invalid(format!(
+                        "--out: {} is being written by another run (it holds {}); expected a folder no other run is writing",
+                        self.dir.parent().unwrap_or(&self.dir).display(),
+                        self.dir.display()
+                    )))
+                }
+                Err(e) => return Err(io(e.into())),
+            }
+        }
     }
 
     /// Points taken from the folder whole.

@@ -667,7 +667,7 @@ impl Experiment for HotR {
     /// back ends, the four compared schemes (and HotR under the lists' other lengths, the
     /// other readings) only: the read-priority back end, the variants of HotR and Rails, the
     /// budget and popularity sweeps and the other traces are in figures
-    /// (`tests/experiment_split.rs` holds the claims to that).
+    /// (`tests/integration/experiment_split.rs` holds the claims to that).
     fn in_claims(&self, point: &Point) -> bool {
         // workload/scheme/back end/cell, as `point` names it.
         let id: Vec<&str> = point.id.split('/').collect();

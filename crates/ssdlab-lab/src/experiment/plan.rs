@@ -146,7 +146,7 @@ pub fn think_time(job: &crate::workload::job::JobConfig, capacity: u64) -> Resul
 /// its own, and which the seed does not say it did; and deleted files trimmed at once (the
 /// seed's FEMU was customised to support TRIM, which only matters if the file system issues
 /// it during the run). In FEMU's order, a stream mixing data of many lifetimes costs more
-/// the wider its superblock (`tests/separation.rs`): that is what makes the seed's baseline
+/// the wider its superblock (`tests/integration/separation.rs`): that is what makes the seed's baseline
 /// pay for its full-width lines.
 pub const CLAIMS: Condition = Condition {
     separate_gc: false,
@@ -780,7 +780,7 @@ impl Experiment for Plan {
         Ok(points)
     }
     /// The claims read the points under the claims' condition only; the other conditions are
-    /// shown in figures (`tests/experiment_split.rs` holds the claims to that).
+    /// shown in figures (`tests/integration/experiment_split.rs` holds the claims to that).
     fn in_claims(&self, point: &Point) -> bool {
         WORKLOADS.iter().any(|w| {
             POLICIES.iter().any(|p| {

@@ -7,8 +7,6 @@
 //! tPROG 200 us, tBERS 1.5 ms), 8 KiB pages mapped whole, 100 MB/s channel (81,920 ns per
 //! page), SATA link at 600 MB/s plus 5 us per command (18,654 ns per 8 KiB), no write buffer.
 
-mod common;
-
 use ssdlab_core::config::parse_config;
 use ssdlab_core::{Device, Op, Request};
 use std::collections::HashMap;
@@ -34,7 +32,7 @@ page_size = "8KiB"
 mapping_unit = "8KiB"
 overprovisioning = 1.0
 "#
-    ) + common::SLC_TIMING
+    ) + crate::common::SLC_TIMING
         + &format!(
             r#"[device.scheduler]
 {scheduler}

@@ -39,7 +39,7 @@ iodepth = 4
 number_ios = 2000
 "#;
 
-// The default run's printed summary is checked line by line by tests/docs.rs (README.md).
+// The default run's printed summary is checked line by line by tests/integration/docs.rs (README.md).
 
 #[test]
 fn precondition_line_says_what_was_done() {
@@ -450,7 +450,7 @@ fn the_plots_page_shows_what_its_command_draws() {
         .map(|s| &s[..s.find(')').unwrap()])
         .collect();
     assert_eq!(shown.len(), 7, "{shown:?}");
-    // The experiment's figures are files the openssd experiment writes (tests/experiment.rs
+    // The experiment's figures are files the openssd experiment writes (tests/integration/experiment.rs
     // checks its quick run draws them), kept in docs/plots.
     for name in shown.iter().filter(|n| n.starts_with("figure")) {
         assert!(root.join("docs/plots").join(name).is_file(), "{name} not in docs/plots");

@@ -6,8 +6,6 @@
 //! 81,920 ns, SATA link with 5 us per command: 8 KiB in 18,654 ns), one channel, one plane,
 //! 8 KiB pages mapped whole, no write buffer.
 
-mod common;
-
 use ssdlab_core::config::parse_config;
 use ssdlab_core::{Device, Op, Request};
 use std::path::Path;
@@ -33,7 +31,7 @@ mapping_unit = "8KiB"
 overprovisioning = 1.0
 "#
     .to_string()
-        + common::SLC_TIMING
+        + crate::common::SLC_TIMING
         + extra
 }
 

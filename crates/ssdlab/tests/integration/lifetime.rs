@@ -1,8 +1,7 @@
 //! `ssdlab lifetime`: the article's two examples, units, inputs from a real run, overrides,
 //! a run without writes, bad input.
 
-mod common;
-use common::{ok, refused};
+use crate::common::{ok, refused};
 
 /// `lifetime` with every input as a flag: 1 TB at 100 MB/s, `pe` cycles, WAF `waf`.
 fn seed(pe: &'static str, waf: &'static str) -> [&'static str; 9] {

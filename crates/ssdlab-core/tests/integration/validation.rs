@@ -5,8 +5,6 @@
 //! `io_size = "1000TiB"` beside `number_ios`: that many requests, over the range as often as they
 //! take (fio's `number_ios` alone stops at one pass).
 
-mod common;
-
 use ssdlab_core::config::parse_config;
 use ssdlab_core::host::xfer_ns;
 use ssdlab_core::{run_config, Config, Device, Op, Request, Simulation};
@@ -171,7 +169,7 @@ overprovisioning = 0.25
 "#;
 
 fn exact() -> String {
-    format!("{EXACT_GEOMETRY}{}", common::SLC_TIMING)
+    format!("{EXACT_GEOMETRY}{}", crate::common::SLC_TIMING)
 }
 
 #[test]

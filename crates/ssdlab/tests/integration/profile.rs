@@ -1,8 +1,7 @@
 //! `ssdlab profile` from the command line: a live fio sweep on a file, fio missing, bad
 //! paths and options (one line, status 2), and the block-device guard's detection.
 
-mod common;
-use common::{refused, ssdlab};
+use crate::common::{refused, ssdlab};
 use ssdlab_core::array::profile::{disk_signature, DeviceProfile, Pattern, SIGNATURE_BYTES};
 use std::process::Command;
 

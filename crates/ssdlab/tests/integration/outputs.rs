@@ -3,9 +3,7 @@
 //! status 130 or 143 and no partial file; experiments resuming from their finished points to
 //! the same bytes; a full disk (a tiny tmpfs, where this machine lets the test mount one).
 
-mod common;
-
-use common::ssdlab;
+use crate::common::ssdlab;
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -36,7 +34,7 @@ fn no_temporaries(dir: &Path) {
 fn spawn(args: &[&str]) -> Child {
     Command::new(env!("CARGO_BIN_EXE_ssdlab"))
         .args(args)
-        .current_dir(common::root())
+        .current_dir(crate::common::root())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -176,13 +174,13 @@ fn unwritable_outputs_are_refused_before_anything_is_simulated() {
     fn with<'a>(long: &[&'a str], extra: &[&'a str]) -> Vec<&'a str> {
         [long, extra].concat()
     }
-    common::refused(&with(&long, &["-o", &under("out.json")]), "--output: ");
-    common::refused(&with(&long, &["--plot", &under("plots")]), "--plot: ");
-    common::refused(
+    crate::common::refused(&with(&long, &["-o", &under("out.json")]), "--output: ");
+    crate::common::refused(&with(&long, &["--plot", &under("plots")]), "--plot: ");
+    crate::common::refused(
         &["experiment", "friendly", "--quick", "--out", &under("exp")],
         "--out: ",
     );
-    common::refused(
+    crate::common::refused(
         &["characterize", "slc-sata", "--quick", "-o", &under("p.json")],
         "--output: ",
     );
@@ -376,6 +374,57 @@ fn an_interrupted_experiment_keeps_its_finished_points_and_writes_no_result() {
         )
     );
     assert_eq!(tree(&out).iter().filter(|n| !n.starts_with("points")).count(), 0);
+    no_temporaries(d.path());
+}
+
+/// One run writes an `--out` folder at a time: a second experiment started into it while the
+/// first runs is refused in one line (exit 2) and writes nothing; the first goes on as if
+/// alone (here: stopped, keeping its points).
+#[test]
+fn two_experiments_into_one_folder_at_once_refuse_the_second() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("shared");
+    let first = spawn(&[
+        "experiment",
+        "plan",
+        "--quick",
+        "--seeds",
+        "1",
+        "-q",
+        "--threads",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    wait_for(|| out.join("points").is_dir() && !points_in(&out).is_empty());
+    let before = tree(&out);
+    let second = ssdlab(&[
+        "experiment",
+        "openssd",
+        "--quick",
+        "--seeds",
+        "1",
+        "-q",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&second.stderr).into_owned();
+    assert_eq!(second.status.code(), Some(2), "{err}");
+    assert_eq!(
+        err,
+        format!(
+            "ssdlab: error: --out: {} is being written by another run (it holds {}); expected a folder no other run is writing\n",
+            out.display(),
+            out.join("points").display()
+        )
+    );
+    // Nothing of the second's: every point file is plan's (the first's, still running).
+    assert!(tree(&out).iter().all(|n| n.starts_with("points")), "{:?}", tree(&out));
+    assert!(tree(&out).len() >= before.len());
+    kill(&first, SIGINT);
+    let (code, err) = finish(first);
+    assert_eq!(code, Some(130), "{err}");
+    assert!(err.contains("experiment plan stopped; kept"), "{err}");
     no_temporaries(d.path());
 }
 

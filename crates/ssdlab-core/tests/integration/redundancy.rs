@@ -9,8 +9,6 @@
 //! (81,920 ns per page), a SATA link at 600 MB/s plus 5 us per command (18,654 ns per 8 KiB),
 //! one plane per chip, first come first served, write-through.
 
-mod common;
-
 use ssdlab_core::config::parse_config;
 use ssdlab_core::{Device, Op, Request};
 use std::path::Path;
@@ -28,10 +26,10 @@ fn device(channels: u32, scheme: &str, fill: bool) -> Device {
 
 /// [`device`] with more `[device.ftl]` keys.
 fn device_ftl(channels: u32, scheme: &str, fill: bool, ftl: &str) -> Device {
-    device_nand(channels, scheme, fill, ftl, common::SLC_TIMING)
+    device_nand(channels, scheme, fill, ftl, crate::common::SLC_TIMING)
 }
 
-/// [`device_ftl`] with another `[device.nand]` (and the rest of [`common::SLC_TIMING`]).
+/// [`device_ftl`] with another `[device.nand]` (and the rest of [`crate::common::SLC_TIMING`]).
 fn device_nand(channels: u32, scheme: &str, fill: bool, ftl: &str, nand: &str) -> Device {
     let text = format!(
         r#"
@@ -69,7 +67,7 @@ fn req(op: Op, page: u64) -> Request {
     }
 }
 
-use common::at_once as at;
+use crate::common::at_once as at;
 
 fn counter(d: &Device, name: &str) -> u64 {
     let s = d.scheme().expect("a scheme");
@@ -936,7 +934,7 @@ fn hotr_op_scratch_blocks_are_added_beside_the_over_provisioning() {
 /// the cell table's SLC time (25 us) where the data chips take 60 us.
 #[test]
 fn hotr_slc_scratch_holds_a_third_and_reads_at_slc_speed() {
-    let tlc = common::SLC_TIMING
+    let tlc = crate::common::SLC_TIMING
         .replace("cell = \"slc\"", "cell = \"tlc\"")
         .replace("read = \"25us\"", "read = \"60us\"");
     for (cell, read, erases) in [("data", 60_000, 0), ("slc", 25_000, 8)] {

@@ -4,8 +4,6 @@
 //! the hand-computable SLC device, against values worked out by hand: stonewall phases, the
 //! statistics of the run loop, interference, draining, an empty measured window.
 
-mod common;
-
 use ssdlab_core::config::parse_config;
 use ssdlab_core::workload::fio::parse_job_file;
 use ssdlab_core::workload::job::JobConfig;
@@ -528,7 +526,7 @@ page_size = "8KiB"
 mapping_unit = "8KiB"
 overprovisioning = 0.25
 {}{rest}"#,
-        common::SLC_TIMING
+        crate::common::SLC_TIMING
     )
 }
 

@@ -10,8 +10,6 @@
 //! pages, 100 MB/s channels (81,920 ns per page), SATA link at 600 MB/s plus 5 us per command
 //! (18,654 ns per 8 KiB).
 
-mod common;
-
 use ssdlab_core::config::{parse_config, Config};
 use ssdlab_core::device::DeviceCounters;
 use ssdlab_core::ftl::NONE;
@@ -44,7 +42,7 @@ page_size = "8KiB"
 mapping_unit = "{mapping_unit}"
 overprovisioning = 0.5
 "#
-    ) + common::SLC_TIMING
+    ) + crate::common::SLC_TIMING
         + ftl
         + "\n";
     parse_config(&text, "dev.toml", Path::new(".")).unwrap_or_else(|e| panic!("{e}"))
@@ -60,7 +58,7 @@ fn req(op: Op, offset: u64, len: u64) -> Request {
     }
 }
 
-use common::at_once;
+use crate::common::at_once;
 
 #[test]
 fn buffered_writes_complete_in_dram_and_wait_when_it_is_full() {

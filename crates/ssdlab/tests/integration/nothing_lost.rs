@@ -3,8 +3,6 @@
 //! regular files are read where regular files are expected (a FIFO, a device or a directory is
 //! refused), and an experiment's point cache reuses only its own points.
 
-mod common;
-
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
@@ -373,25 +371,33 @@ fn keys_that_do_nothing_where_given_are_errors_naming_them() {
 }
 
 /// Run `ssdlab ARGS` in `dir` to its end: its status and its peak resident memory in bytes
-/// (the kernel's count, from wait4).
+/// (the kernel's count). Started by a small python3 that reports its child's: a process
+/// forked from this test binary starts its count at this binary's own resident size (Linux
+/// keeps a forked child's high-water mark through exec), and this binary, running many tests
+/// at once, is larger than some limits measured here.
 fn peak_rss(dir: &Path, args: &[String]) -> (std::process::ExitStatus, u64) {
-    let child = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+    const REPORT: &str = "import resource, subprocess, sys\n\
+r = subprocess.run(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n\
+print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n";
+    let o = Command::new("python3")
+        .arg("-c")
+        .arg(REPORT)
+        .arg(env!("CARGO_BIN_EXE_ssdlab"))
         .args(args)
         .current_dir(dir)
         .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut status = 0;
-    // SAFETY: a zeroed rusage is valid; wait4 on our own child's pid, waited for once.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
-    assert_eq!(pid, child.id() as i32);
+        .output()
+        .expect("python3 runs (the suite needs it)");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout);
+    let (code, kib) = out.trim().split_once(' ').expect("status and peak");
+    let code: i32 = code.parse().unwrap();
     use std::os::unix::process::ExitStatusExt;
+    // A negative code is the signal that ended it (subprocess's convention).
+    let raw = if code >= 0 { code << 8 } else { -code };
     (
-        std::process::ExitStatus::from_raw(status),
-        usage.ru_maxrss as u64 * 1024,
+        std::process::ExitStatus::from_raw(raw),
+        kib.parse::<u64>().unwrap() * 1024,
     )
 }
 

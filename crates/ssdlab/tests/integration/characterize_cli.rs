@@ -1,8 +1,7 @@
 //! `ssdlab characterize` from the command line: the quick sweep of a preset, its table, the
 //! read-only gain table, the JSON profile and the plots, and bad input (one line, status 2).
 
-mod common;
-use common::{ok, refused};
+use crate::common::{ok, refused};
 
 #[test]
 fn quick_sweep_of_a_preset_prints_tables_and_writes_the_profile_and_plots() {

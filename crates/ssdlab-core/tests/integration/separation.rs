@@ -18,8 +18,6 @@
 //! each WAF within 3 % and the gain from separation within 2.5 points (measured: within 2.3 %
 //! and 2.0 points). The model itself matches the mean-field greedy WAF on uniform writes.
 
-mod common;
-
 use ssdlab_core::config::Config;
 use ssdlab_core::sim::Simulation;
 
@@ -269,7 +267,7 @@ fn model_waf(
 fn drive(channels: u32, ways: u32, blocks: u32, pages: u32, op: f64, placement: &str, streams: u32) -> String {
     format!(
         "[device]\nname = \"separation\"\n[device.geometry]\nchannels = {channels}\nways = {ways}\nblocks_per_plane = {blocks}\npages_per_block = {pages}\npage_size = \"4KiB\"\noverprovisioning = {op}\n{}gc_policy = \"greedy\"\ngc_frontier = \"separate\"\nstreams = {streams}\n[device.placement]\npolicy = \"{placement}\"\nopen_superblocks = 4\n",
-        common::SLC_TIMING
+        crate::common::SLC_TIMING
     )
 }
 
@@ -486,7 +484,7 @@ fn plain(channels: usize, ways: usize, blocks: usize, pages: usize) -> Drive {
 #[test]
 fn the_model_matches_the_mean_field_greedy_waf_on_uniform_writes() {
     // The model itself against an independent reference (Van Houdt's mean field, which the
-    // engine matches within 3 % in tests/validation.rs): uniform random overwrites, per-block
+    // engine matches within 3 % in tests/integration/validation.rs): uniform random overwrites, per-block
     // GC, and superblocks of 2 × 2 blocks collected whole (for WAF, one block of 4 × 32 pages).
     for (d, size) in [
         (plain(1, 1, 1024, 32), 1),

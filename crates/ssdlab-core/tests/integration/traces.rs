@@ -1242,7 +1242,7 @@ fn explicit_format_wins_and_unknown_content_is_reported() {
 }
 
 /// Parse speed of files listed in `SSDLAB_BENCH_FILES` (`path:format,...`). Run with
-/// `cargo test --release -p ssdlab-core --test traces parse_speed_report -- --ignored --nocapture`.
+/// `cargo test --release -p ssdlab-core --test integration traces:: parse_speed_report -- --ignored --nocapture`.
 #[test]
 #[ignore]
 fn parse_speed_report() {

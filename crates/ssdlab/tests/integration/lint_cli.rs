@@ -1,9 +1,8 @@
 //! `ssdlab lint` from the command line: real traces (figures checked against the trace
 //! recomputed here), text and JSON, a run file's jobs, and bad input (one line, status 2).
 
+use crate::common::{refused, shared, ssdlab};
 use std::collections::HashMap;
-mod common;
-use common::{refused, shared, ssdlab};
 
 /// A smaller mlc-sata: 64 planes of 64 blocks (8 GiB), with the spare blocks for a second
 /// write stream.

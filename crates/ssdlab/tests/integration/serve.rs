@@ -4,8 +4,6 @@
 //! (where `.ci/run` installs them), except mkfs through FUSE, which needs a machine that lets
 //! the test mount.
 
-mod common;
-
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -91,9 +89,9 @@ impl Server {
     /// The statistics so far, from the control socket.
     fn stats_now(&self) -> serde_json::Value {
         let sock = self.path("control.sock");
-        let out = common::ok(&["serve", "--stats", sock.to_str().unwrap(), "--output-format", "json"]);
+        let out = crate::common::ok(&["serve", "--stats", sock.to_str().unwrap(), "--output-format", "json"]);
         // Without --output-format, the text `ssdlab run` prints.
-        let text = common::ok(&["serve", "--stats", sock.to_str().unwrap()]);
+        let text = crate::common::ok(&["serve", "--stats", sock.to_str().unwrap()]);
         assert!(text.starts_with("nbd: (groupid=0, jobs=1)"), "{text}");
         serde_json::from_str(&out).unwrap()
     }
@@ -176,7 +174,7 @@ fn nbdcopy_round_trip_and_the_session_replays_from_its_recording() {
         ),
     )
     .unwrap();
-    let out = common::ok(&["run", run_file.to_str().unwrap(), "--output-format", "json", "-q"]);
+    let out = crate::common::ok(&["run", run_file.to_str().unwrap(), "--output-format", "json", "-q"]);
     let replay: serde_json::Value = serde_json::from_str(&out).unwrap();
     for key in ["flash", "gc", "host", "waf"] {
         assert_eq!(replay["ssd"][key], stats["ssd"][key], "{key}");
@@ -428,14 +426,14 @@ fn without_nbdkit_serve_says_how_to_get_it() {
 
 #[test]
 fn a_bad_config_is_refused_before_nbdkit_starts() {
-    let out = common::ssdlab(&["serve", "slc-sata", "--set", "device.geometry.channels=0"]);
+    let out = crate::common::ssdlab(&["serve", "slc-sata", "--set", "device.geometry.channels=0"]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(
         err.trim(),
         "ssdlab: error: --set device.geometry.channels=0: device.geometry.channels: got 0; expected at least 1"
     );
-    let out = common::ssdlab(&["serve", "--stats", "/nonexistent/control.sock"]);
+    let out = crate::common::ssdlab(&["serve", "--stats", "/nonexistent/control.sock"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("expected the --control socket of a running ssdlab serve"));
     assert!(Path::new(env!("CARGO_BIN_EXE_ssdlab")).exists());
@@ -590,13 +588,13 @@ fn a_data_file_of_the_device_size_is_served_and_kept_and_another_is_refused_unto
         &["--data", &img_s, "--socket", "/nonexistent/nbd.sock"],
     ]
     .concat();
-    common::refused(
+    crate::common::refused(
         &args,
         &format!("--data: {img_s}: 9 bytes, the device has {SMALL_BYTES}; expected a file of the device's size, or --data-resize to resize it"),
     );
     assert_eq!(std::fs::read(&img).unwrap(), b"precious\n");
     let d = dir.path().display().to_string();
-    common::refused(
+    crate::common::refused(
         &[&["serve"], SMALL, &["--data", &d]].concat(),
         &format!("--data: {d}: a directory; expected a regular file or a block device"),
     );
@@ -605,7 +603,7 @@ fn a_data_file_of_the_device_size_is_served_and_kept_and_another_is_refused_unto
     let link = dir.path().join("link.img");
     std::os::unix::fs::symlink("nowhere.img", &link).unwrap();
     let link_s = link.display().to_string();
-    common::refused(
+    crate::common::refused(
         &[&["serve"], SMALL, &["--data", &link_s]].concat(),
         &format!("--data: {link_s}: a link to nowhere.img, which does not exist; expected a data file, or a path for a new one"),
     );
@@ -641,11 +639,11 @@ fn a_data_file_of_the_device_size_is_served_and_kept_and_another_is_refused_unto
 
 #[test]
 fn an_address_that_is_not_one_is_refused_before_nbdkit_starts() {
-    common::refused(
+    crate::common::refused(
         &["serve", "slc-sata", "--bind", "not-an-address"],
         "--bind: 'not-an-address': ",
     );
-    let o = common::ssdlab(&["serve", "slc-sata", "--bind", "not-an-address"]);
+    let o = crate::common::ssdlab(&["serve", "slc-sata", "--bind", "not-an-address"]);
     assert!(!String::from_utf8_lossy(&o.stderr).contains("ssdlab: serving"));
 }
 
@@ -655,7 +653,7 @@ fn a_recording_never_replaces_a_file_and_a_failed_session_leaves_none() {
     let rec = dir.path().join("session.trace");
     std::fs::write(&rec, b"someone's file\n").unwrap();
     let rec_s = rec.display().to_string();
-    common::refused(
+    crate::common::refused(
         &["serve", "slc-sata", "--record", &rec_s],
         &format!("--record: {rec_s}: exists; expected a new file"),
     );
@@ -666,7 +664,7 @@ fn a_recording_never_replaces_a_file_and_a_failed_session_leaves_none() {
     std::fs::remove_file(&rec).unwrap();
     let not_a_plugin = tempfile::NamedTempFile::new().unwrap();
     let sock = dir.path().join("nbd.sock").display().to_string();
-    let o = common::ssdlab(&[
+    let o = crate::common::ssdlab(&[
         "serve",
         "slc-sata",
         "--record",
@@ -779,7 +777,7 @@ fn the_plugin_is_found_where_the_install_puts_it_and_the_advice_fits_the_binary(
 #[test]
 fn the_readmes_install_command_installs_a_serve_that_works() {
     // The command the README's Install section shows.
-    let readme = std::fs::read_to_string(common::root().join("README.md")).unwrap();
+    let readme = std::fs::read_to_string(crate::common::root().join("README.md")).unwrap();
     let section = &readme[readme.find("## Install").unwrap()..];
     let block = &section[section.find("```sh\n").unwrap() + 6..];
     let line = block[..block.find("```").unwrap()].lines().next().unwrap();
@@ -816,7 +814,7 @@ fn the_readmes_install_command_installs_a_serve_that_works() {
     )
     .unwrap();
     // Run from elsewhere with a relative root: the root is the caller's directory's.
-    let out = run(Command::new(common::root().join(command))
+    let out = run(Command::new(crate::common::root().join(command))
         .args(["--root", "inst"])
         .current_dir(t.path())
         .env("PATH", path)

@@ -47,3 +47,26 @@ pub fn refused(args: &[&str], prefix: &str) {
     );
     assert!(msg.contains("; expected"), "{msg}");
 }
+
+/// The suite's one quick run of experiment `name` (`ssdlab experiment NAME --quick --out
+/// DIR/NAME -q`, DIR being `$CARGO_TARGET_TMPDIR/quick`, which `scripts/test.sh` hands the
+/// Python tests as `SSDLAB_QUICK_DIR`): the first test to ask runs it, the others take its
+/// finished points from the folder's point files, as the command resumes, and get the same
+/// folder and output (the tests of `outputs` show a resumed run gives the uninterrupted
+/// run's bytes). Test processes take turns on the folder (a lock file beside it). Its folder
+/// and standard output.
+pub fn quick_experiment(name: &str) -> (PathBuf, String) {
+    let base = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("quick");
+    std::fs::create_dir_all(&base).unwrap();
+    let lock = std::fs::File::create(base.join(format!("{name}.lock"))).unwrap();
+    // SAFETY: flock on a file this function owns; released when `lock` is dropped.
+    assert_eq!(
+        unsafe { libc::flock(std::os::fd::AsRawFd::as_raw_fd(&lock), libc::LOCK_EX) },
+        0
+    );
+    let out = base.join(name);
+    let o = ssdlab(&["experiment", name, "--quick", "--out", out.to_str().unwrap(), "-q"]);
+    drop(lock);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    (out, String::from_utf8_lossy(&o.stdout).into_owned())
+}

@@ -359,16 +359,14 @@ fn quoted_from_the_seed(c: &Value, seed: Option<&str>) {
     }
 }
 
-/// Run experiment `name --quick` into `dir/name`; check it wrote `files`; its folder and
-/// standard output.
-fn run_quick(dir: &std::path::Path, name: &str, files: &[&str]) -> (std::path::PathBuf, String) {
-    let out = dir.join(name);
-    let o = ssdlab(&["experiment", name, "--quick", "--out", out.to_str().unwrap(), "-q"]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+/// The suite's quick run of `name` (`crate::common::quick_experiment`: run once, shared by
+/// the tests that read it); check it wrote `files`; its folder and standard output.
+fn run_quick(name: &str, files: &[&str]) -> (std::path::PathBuf, String) {
+    let (out, stdout) = crate::common::quick_experiment(name);
     for f in files {
         assert!(out.join(f).is_file(), "{f} written");
     }
-    (out, String::from_utf8_lossy(&o.stdout).to_string())
+    (out, stdout)
 }
 
 #[test]
@@ -394,9 +392,7 @@ fn experiments_are_listed() {
 
 #[test]
 fn friendly_quick_reproduces_the_seed_s_measurements() {
-    let dir = tempfile::Builder::new().prefix("ssdlab-exp-").tempdir().unwrap();
     let (out, stdout) = run_quick(
-        dir.path(),
         "friendly",
         &[
             "result.json",
@@ -550,9 +546,7 @@ fn friendly_quick_reproduces_the_seed_s_measurements() {
 
 #[test]
 fn openssd_quick_reproduces_the_seed_s_comparisons() {
-    let dir = tempfile::Builder::new().prefix("ssdlab-exp-").tempdir().unwrap();
     let (out, stdout) = run_quick(
-        dir.path(),
         "openssd",
         &[
             "result.json",
@@ -761,7 +755,6 @@ fn openssd_quick_reproduces_the_seed_s_comparisons() {
 
 #[test]
 fn plan_quick_runs_every_policy_on_every_workload() {
-    let dir = tempfile::Builder::new().prefix("ssdlab-exp-").tempdir().unwrap();
     let workloads = ["fio", "tpcc", "ycsb", "fileserver", "gcc"];
     let mut files = vec![
         "result.json",
@@ -794,7 +787,7 @@ fn plan_quick_runs_every_policy_on_every_workload() {
         "erases-fileserver-64k.svg",
         "bandwidth-fileserver-64k.svg",
     ]);
-    let (out, stdout) = run_quick(dir.path(), "plan", &files);
+    let (out, stdout) = run_quick("plan", &files);
     let r: Value = serde_json::from_str(&std::fs::read_to_string(out.join("result.json")).unwrap()).unwrap();
     assert_eq!(r["experiment"], "plan");
     let runs = r["runs"].as_array().unwrap();
@@ -1003,7 +996,6 @@ fn hotr_quick_runs_every_scheme_back_end_and_cell() {
     if ssdlab_core::trace::catalogue::for_test(&names).is_none() {
         return;
     }
-    let dir = tempfile::Builder::new().prefix("ssdlab-exp-").tempdir().unwrap();
     let files = [
         "result.json",
         "table.md",
@@ -1026,7 +1018,7 @@ fn hotr_quick_runs_every_scheme_back_end_and_cell() {
         "fig9-cells-reads.svg",
         "backend-reads.svg",
     ];
-    let (out, stdout) = run_quick(dir.path(), "hotr", &files);
+    let (out, stdout) = run_quick("hotr", &files);
     let r: Value = serde_json::from_str(&std::fs::read_to_string(out.join("result.json")).unwrap()).unwrap();
     let runs = r["runs"].as_array().unwrap();
     // 3 workloads × (2 back ends × 9 schemes + the ideal baseline + 3 more copy budgets + 2
@@ -1141,7 +1133,6 @@ fn hotr_quick_runs_every_scheme_back_end_and_cell() {
 
 #[test]
 fn rodi_quick_characterizes_the_drives_and_sets_rodi_against_raid0() {
-    let dir = tempfile::Builder::new().prefix("ssdlab-exp-").tempdir().unwrap();
     let files = [
         "result.json",
         "table.md",
@@ -1149,7 +1140,7 @@ fn rodi_quick_characterizes_the_drives_and_sets_rodi_against_raid0() {
         "fig7-seq-2MiB.svg",
         "fig1-4-seq-8MiB-d2.svg",
     ];
-    let (out, stdout) = run_quick(dir.path(), "rodi", &files);
+    let (out, stdout) = run_quick("rodi", &files);
     let r: Value = serde_json::from_str(&std::fs::read_to_string(out.join("result.json")).unwrap()).unwrap();
     let runs = r["runs"].as_array().unwrap();
     // 4 characterizations and the fresh OCZ's; RAID 0 and RODI-1 at 35, 85, 100 %; two RODI-2 at 70, 85, 100 %;
@@ -1227,7 +1218,6 @@ fn rodi_quick_characterizes_the_drives_and_sets_rodi_against_raid0() {
 
 #[test]
 fn fdp_quick_runs_cachelib_and_warp_with_and_without_placement() {
-    let dir = tempfile::Builder::new().prefix("ssdlab-exp-").tempdir().unwrap();
     let files = [
         "result.json",
         "table.md",
@@ -1236,7 +1226,7 @@ fn fdp_quick_runs_cachelib_and_warp_with_and_without_placement() {
         "warp-handles.svg",
         "plan-waf.svg",
     ];
-    let (out, stdout) = run_quick(dir.path(), "fdp", &files);
+    let (out, stdout) = run_quick("fdp", &files);
     let r: Value = serde_json::from_str(&std::fs::read_to_string(out.join("result.json")).unwrap()).unwrap();
     assert_eq!(r["seed_document"], "docs/experiments/fdp-sources.md");
     let runs = r["runs"].as_array().unwrap();
