@@ -21,7 +21,10 @@ export RUSTFLAGS="-Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4
 bins=()
 for t in "${targets[@]}"; do bins+=(--bin "$t"); done
 # fuzz/ is a crate of its own (not a workspace member), with its own lock file.
-(cd fuzz && cargo build --locked --release --target "$triple" "${bins[@]}")
+# FUZZ_BUILD_ONLY=1 builds and stops; FUZZ_RUN_ONLY=1 runs what is built (scripts/test.sh
+# builds while other tests run).
+[ -n "${FUZZ_RUN_ONLY:-}" ] || (cd fuzz && cargo build --locked --release --target "$triple" "${bins[@]}")
+[ -z "${FUZZ_BUILD_ONLY:-}" ] || exit 0
 root="$PWD/target/fuzz"
 # The targets run at once, one process each (libFuzzer uses one core): the bound is the
 # time, so the step takes FUZZ_SECONDS however many targets there are (on as many cores).

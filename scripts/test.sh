@@ -89,9 +89,11 @@ if [ "$FAST" = 1 ]; then
   exit 0
 fi
 
-# The Python packages the tests need are installed while Rust builds (network, not CPU): the
-# virtual environment (target/py-venv) sees the packages the system already has and installs
-# only the missing ones into itself.
+# The Python side: a virtual environment of its own (target/py-venv) that sees the packages
+# the system already has and installs only the missing ones into itself, and the wheel a user
+# installs without Rust (abi3, the release build without debug information, stripped;
+# python/pyproject.toml), built into target/wheels. Both are made while the Rust tests run
+# (the tests leave a core idle at times; this work fills it), with the fuzz targets' build.
 PY=${PYTHON:-python3}
 VENV="$PWD/target/py-venv"
 VPY="$VENV/bin/python"
@@ -110,41 +112,52 @@ py_setup() {
     # about a conflict that is not the venv's.
     "$VPY" -m pip install --quiet --no-warn-conflicts --ignore-installed "${missing[@]}"
   fi
+  rm -rf target/wheels
+  (cd python && "$VENV/bin/maturin" build --quiet --out ../target/wheels)
 }
-py_setup > target/py-setup.log 2>&1 &
-py_setup_pid=$!
+# The fuzz targets of snapshot loading and output paths (scripts/fuzz.sh: FUZZ_SECONDS, 45 s
+# by default, each at once; FUZZ_SECONDS=0 leaves them out).
+FUZZ=$([ "${FUZZ_SECONDS:-45}" = 0 ] && echo 0 || echo 1)
+beside_tests() {
+  local t0; t0=$(date +%s)
+  py_setup
+  echo "Python venv and wheel (beside the Rust tests)	$(( $(date +%s) - t0 ))" >> "$TIMES"
+  if [ "$FUZZ" = 1 ]; then
+    t0=$(date +%s)
+    FUZZ_BUILD_ONLY=1 scripts/fuzz.sh
+    echo "fuzz targets' build (beside the Rust tests)	$(( $(date +%s) - t0 ))" >> "$TIMES"
+  fi
+}
 
 # The layers: no crate's modules import each other in a loop (ARCHITECTURE.md).
 python3 scripts/import_loops.py --self-test
 python3 scripts/import_loops.py
 stage "import check"
-# The nbdkit plugin behind `ssdlab serve` is a library nothing links: built for its tests.
-cargo build --profile ci-test -p ssdlab-nbd
-# The test binaries, listed (as cargo's JSON) so the timing table can name each one's crate.
-cargo test --profile ci-test --workspace --no-run --message-format=json-render-diagnostics > "$BINARIES"
+# Every test binary and the nbdkit plugin behind `ssdlab serve` (a library nothing links,
+# built for its tests) in one build, so they share one build of the engine; listed as cargo's
+# JSON so the timing table can name each binary's crate.
+cargo build --profile ci-test --workspace --exclude ssdlab-py --all-targets \
+  --message-format=json-render-diagnostics > "$BINARIES"
 stage "Rust build"
+beside_tests > target/beside-tests.log 2>&1 &
+beside_pid=$!
 # The experiments' quick runs the tests share (tests/integration/common.rs, python/tests/
 # conftest.py): run once, into a fresh folder, by the first test that reads one.
 export SSDLAB_QUICK_DIR="$PWD/target/tmp/quick"
 rm -rf "$SSDLAB_QUICK_DIR"
 cargo test --profile ci-test --workspace 2>&1 | tee "$RUSTLOG"
 stage "Rust tests"
-# The fuzz targets of snapshot loading and output paths, with libFuzzer for a bounded time each
-# (scripts/fuzz.sh; FUZZ_SECONDS sets it, 45 s by default; FUZZ_SECONDS=0 skips them).
-[ "${FUZZ_SECONDS:-45}" = 0 ] || scripts/fuzz.sh
-stage "fuzz"
-if ! wait "$py_setup_pid"; then
-  cat target/py-setup.log >&2
-  echo "test.sh: installing the Python test packages failed" >&2
+if ! wait "$beside_pid"; then
+  cat target/beside-tests.log >&2
+  echo "test.sh: the Python setup, the wheel or the fuzz targets' build failed (its log is above)" >&2
   exit 1
 fi
-cat target/py-setup.log >&2
-# The wheel a user installs without Rust (abi3, the release build without debug information,
-# stripped; python/pyproject.toml), built into target/wheels and installed from there.
-rm -rf target/wheels
-(cd python && "$VENV/bin/maturin" build --quiet --out ../target/wheels)
+cat target/beside-tests.log >&2
+stage "waiting for the wheel and the fuzz build"
+[ "$FUZZ" = 0 ] || FUZZ_RUN_ONLY=1 scripts/fuzz.sh
+stage "fuzz"
 "$VPY" -m pip install --quiet --force-reinstall --no-deps target/wheels/ssdlab-*.whl
-stage "Python venv and wheel"
+stage "wheel installed"
 PATH="$VENV/bin:$PATH" SSDLAB_CLI="$PWD/target/ci-test/ssdlab" "$VPY" -m pytest -q -rs -p no:cacheprovider \
   --durations=10 python/tests 2>&1 | tee "$PYLOG"
 stage "Python tests"

@@ -623,6 +623,9 @@ fn check_job(job: &JobConfig, i: usize, capacity: u64) -> Result<()> {
     if job.stonewall {
         return refuse("stonewall", "jobs on the hard disk all start at 0");
     }
+    if job.startdelay.is_some() {
+        return refuse("startdelay", "jobs on the hard disk all start at 0");
+    }
     if job.thinktime.is_some() {
         return refuse("thinktime", "think time is not modelled on the hard disk");
     }
@@ -652,7 +655,11 @@ pub fn run_jobs(cfg: &HddConfig, jobs: &[JobConfig], seed: u64) -> Result<HddRes
             streams.push(Stream {
                 job: i,
                 unit: unit_of[streams.len()],
-                source: crate::workload::generated_source(job, cap, job.clone_seed(seed, i, c))?,
+                source: crate::workload::generated_source(
+                    &job.for_clone(c, cap).map_err(Error::Invalid)?,
+                    cap,
+                    job.clone_seed(seed, i, c),
+                )?,
                 inflight: 0,
                 logs: CloneLogs::create(job, streams.len() + 1)?,
             });
@@ -727,6 +734,9 @@ pub fn run_jobs(cfg: &HddConfig, jobs: &[JobConfig], seed: u64) -> Result<HddRes
                 if issued >= from {
                     let lat = t - issued;
                     st.ops[op.index()].record(len, lat);
+                    if let Some(m) = &mut st.mixed {
+                        m.record(len, lat);
+                    }
                     st.last_done = st.last_done.max(t);
                     st.sample(job, t, Some((op.index(), len, lat)));
                     if let (Some(l), Some(origin)) = (&mut s.logs, st.first_issue) {
@@ -811,12 +821,16 @@ fn job_results(jobs: &[JobConfig], units: &[crate::sim::Unit], stats: &[JobStats
             let mut buckets = st.ops[0].buckets.clone();
             buckets.add(&st.ops[1].buckets);
             buckets.add(&st.ops[2].buckets);
-            JobResult::new(
+            let pct = job
+                .percentile_list
+                .clone()
+                .unwrap_or_else(|| crate::metrics::PERCENTILES.to_vec());
+            let mut jr = JobResult::new(
                 job.name.clone(),
                 g,
                 st.last_any,
                 jobs[unit.last_job].fio_job_options(),
-                [0, 1, 2].map(|d| st.ops[d].result(runtime(st), group_kib_s(g, d))),
+                [0, 1, 2].map(|d| st.ops[d].result(runtime(st), group_kib_s(g, d), &pct)),
                 &buckets,
                 &st.depths,
                 runtime(st),
@@ -833,8 +847,14 @@ fn job_results(jobs: &[JobConfig], units: &[crate::sim::Unit], stats: &[JobStats
                     },
                     open_loop: None,
                     trace: None,
+                    ignored_options: crate::sim::ignored_options(&jobs[unit.first_job..=unit.last_job]),
                 },
-            )
+            );
+            if let Some(m) = &st.mixed {
+                let all = (0..3).map(|d| group_kib_s(g, d)).sum();
+                jr.unify(m.result(runtime(st), all, &pct), &job.unified_rw_reporting);
+            }
+            jr
         })
         .collect()
 }

@@ -63,7 +63,7 @@ impl OpStats {
     }
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct LatStats {
     pub min: u64,
     pub max: u64,
@@ -138,7 +138,7 @@ impl<V: Serialize> Serialize for Ordered<V> {
     }
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct OpResult {
     pub io_bytes: u64,
     pub io_kbytes: u64,
@@ -174,6 +174,17 @@ pub struct OpResult {
     pub iops_mean: f64,
     pub iops_stddev: f64,
     pub iops_samples: u64,
+    /// Left out of the JSON: a direction fio's `unified_rw_reporting=mixed` reports only in
+    /// the job's `mixed` section.
+    #[serde(skip)]
+    pub hidden: bool,
+}
+
+impl OpResult {
+    /// Whether the JSON leaves this direction out ([`OpResult::hidden`]).
+    pub fn is_hidden(&self) -> bool {
+        self.hidden
+    }
 }
 
 impl OpStats {
@@ -207,14 +218,15 @@ impl OpStats {
     }
 
     /// The direction's result over `runtime_ns`; `group_kib_s` is the bandwidth of the job's
-    /// reporting group in this direction (for `bw_agg`).
-    pub fn result(&self, runtime_ns: u64, group_kib_s: u64) -> OpResult {
+    /// reporting group in this direction (for `bw_agg`); its completion latencies at the
+    /// percentiles `pct` (fio's `percentile_list`, [`PERCENTILES`] by default).
+    pub fn result(&self, runtime_ns: u64, group_kib_s: u64, pct: &[f64]) -> OpResult {
         let n = self.count;
         let mean = self.mean();
         let sd = self.spread.stddev();
         let mut percentile = Percentiles::default();
         if n > 0 {
-            for p in PERCENTILES {
+            for &p in pct {
                 // The histogram answers with its bucket's upper value (3 significant digits):
                 // clamp to the exact extremes so that min <= every percentile <= max.
                 let v = self.hist.value_at_quantile(p / 100.0).clamp(self.min, self.max);
@@ -272,6 +284,7 @@ impl OpStats {
                 round6(self.iops_samples.stddev())
             },
             iops_samples: if n == 0 { 0 } else { self.iops_samples.n },
+            hidden: false,
         }
     }
 }
@@ -317,9 +330,16 @@ pub struct JobResult {
     pub elapsed: u64,
     #[serde(rename = "job options")]
     pub job_options: Ordered<String>,
+    #[serde(default, skip_serializing_if = "OpResult::is_hidden")]
     pub read: OpResult,
+    #[serde(default, skip_serializing_if = "OpResult::is_hidden")]
     pub write: OpResult,
+    #[serde(default, skip_serializing_if = "OpResult::is_hidden")]
     pub trim: OpResult,
+    /// fio's `unified_rw_reporting`: every direction's I/O in one section (with `mixed`, the
+    /// only one; with `both`, beside the others).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mixed: Option<OpResult>,
     pub sync: SyncResult,
     /// Milliseconds.
     pub job_runtime: u64,
@@ -388,6 +408,17 @@ pub const DEPTH_NAMES: [&str; 7] = ["1", "2", "4", "8", "16", "32", ">=64"];
 pub const SUBMIT_NAMES: [&str; 7] = ["0", "4", "8", "16", "32", "64", ">=64"];
 
 impl JobResult {
+    /// fio's `unified_rw_reporting`: `mixed`, every direction's I/O as one section, reported
+    /// alone (`mode` "mixed") or beside the directions' own ("both").
+    pub fn unify(&mut self, mixed: OpResult, mode: &str) {
+        if mode == "mixed" {
+            for d in [&mut self.read, &mut self.write, &mut self.trim] {
+                d.hidden = true;
+            }
+        }
+        self.mixed = Some(mixed);
+    }
+
     /// The job-level fields that follow from its directions' statistics.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
@@ -421,6 +452,7 @@ impl JobResult {
             read,
             write,
             trim,
+            mixed: None,
             sync: SyncResult {
                 total_ios: 0,
                 lat_ns: LatStats::zeros(0),
@@ -462,6 +494,10 @@ pub struct JobExtra {
     pub open_loop: Option<OpenLoopReport>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trace: Option<serde_json::Value>,
+    /// Options of the job file accepted with no effect on a simulated drive (fio's option
+    /// table: host CPU placement, priorities, clocks, buffers, logging of the host).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ignored_options: Vec<String>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -796,7 +832,7 @@ mod tests {
         for v in 1..=10_000u64 {
             s.record(4096, v * 1000);
         }
-        let r = s.result(1_000_000_000, 0);
+        let r = s.result(1_000_000_000, 0, &PERCENTILES);
         let p = |k: &str| r.clat_ns.percentile.0.iter().find(|(q, _)| q == k).unwrap().1 as f64;
         assert!((p("50.000000") / 5_000_000.0 - 1.0).abs() < 0.002);
         assert!((p("99.000000") / 9_900_000.0 - 1.0).abs() < 0.002);
@@ -825,7 +861,7 @@ mod tests {
         for v in [1000, 3000, 2000] {
             s.bw_samples.add(v);
         }
-        let r = s.result(1_500_000_000, 4000);
+        let r = s.result(1_500_000_000, 4000, &PERCENTILES);
         assert_eq!((r.bw_min, r.bw_max, r.bw_samples), (1000, 3000, 3));
         assert_eq!(r.bw_mean, 2000.0);
         assert_eq!(r.bw_dev, 1000.0);
@@ -834,16 +870,16 @@ mod tests {
         // A direction without I/O reports no samples.
         let mut t = OpStats::default();
         t.bw_samples.add(0);
-        assert_eq!(t.result(1_000_000_000, 4000).bw_samples, 0);
+        assert_eq!(t.result(1_000_000_000, 4000, &PERCENTILES).bw_samples, 0);
         // IOPS samples likewise: 250, 750, 500 have mean 500 and sample deviation 250.
         for v in [250, 750, 500] {
             s.iops_samples.add(v);
         }
-        let r = s.result(1_500_000_000, 4000);
+        let r = s.result(1_500_000_000, 4000, &PERCENTILES);
         assert_eq!((r.iops_min, r.iops_max, r.iops_samples), (250, 750, 3));
         assert_eq!((r.iops_mean, r.iops_stddev), (500.0, 250.0));
         t.iops_samples.add(7);
-        let r = t.result(1_000_000_000, 4000);
+        let r = t.result(1_000_000_000, 4000, &PERCENTILES);
         assert_eq!((r.iops_min, r.iops_max, r.iops_samples, r.iops_mean), (0, 0, 0, 0.0));
         // fio's iodepth_level buckets: up to 1, 2-3, 4-7, 8-15, 16-31, 32-63, >=64.
         for (bucket, lo, hi) in [

@@ -42,7 +42,10 @@ struct Stream {
     job: usize,
     /// Its reporting unit: the `jobs[]` entry its I/Os count in ([`reporting_units`]).
     unit: usize,
-    /// Its job's start plus `ramp_time`: the I/Os it issues from then on are measured.
+    /// When it starts: its phase's start plus its job's `startdelay`; its source counts time
+    /// from then.
+    start: u64,
+    /// Its start plus `ramp_time`: the I/Os it issues from then on are measured.
     measure_from: u64,
     source: Box<dyn RequestSource>,
     open: bool,
@@ -95,6 +98,9 @@ impl Stream {
 #[derive(Default)]
 pub(crate) struct JobStats {
     pub(crate) ops: [OpStats; 3],
+    /// fio's `unified_rw_reporting`: every direction's I/O in one more set of statistics
+    /// (its `mixed` section); None without it.
+    pub(crate) mixed: Option<OpStats>,
     /// First issue at or after the job's ramp time.
     pub(crate) first_issue: Option<u64>,
     pub(crate) last_done: u64,
@@ -119,6 +125,7 @@ pub(crate) struct JobStats {
 fn feed_windows(
     win: &mut Windows,
     ops: &mut [OpStats; 3],
+    mut mixed: Option<&mut OpStats>,
     t: u64,
     io: Option<(usize, u64, u64)>,
     value: fn(&crate::sampling::Window, u64) -> u64,
@@ -126,6 +133,15 @@ fn feed_windows(
 ) {
     let width = win.width;
     let mut sample = |_, w: &[crate::sampling::Window; 3], count: u64| {
+        if let Some(m) = mixed.as_deref_mut() {
+            // A window of every direction's I/O: fio's mixed samples.
+            let all = crate::sampling::Window {
+                ios: w.iter().map(|x| x.ios).sum(),
+                bytes: w.iter().map(|x| x.bytes).sum(),
+                lat_sum: w.iter().map(|x| x.lat_sum).sum(),
+            };
+            samples(m).add_n(value(&all, width), count);
+        }
         for (w, o) in w.iter().zip(ops.iter_mut()) {
             samples(o).add_n(value(w, width), count);
         }
@@ -156,6 +172,8 @@ impl JobStats {
                     OpStats::default()
                 }
             }),
+            mixed: (jobs[u.first_job].unified_rw_reporting != "none")
+                .then(|| OpStats::for_latencies_up_to(ESTIMATED_MAX_LATENCY_NS)),
             ..JobStats::default()
         }
     }
@@ -173,6 +191,7 @@ impl JobStats {
         feed_windows(
             bw,
             &mut self.ops,
+            self.mixed.as_mut(),
             t,
             io,
             |w, width| w.kib_per_s(width),
@@ -184,12 +203,24 @@ impl JobStats {
         feed_windows(
             iops,
             &mut self.ops,
+            self.mixed.as_mut(),
             t,
             io,
             |w, width| w.iops(width),
             |o| &mut o.iops_samples,
         );
     }
+}
+
+/// The options of `jobs`' job file accepted with no effect, each once, in the order given.
+pub fn ignored_options(jobs: &[crate::workload::job::JobConfig]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for o in jobs.iter().flat_map(|j| &j.ignored_options) {
+        if !out.contains(o) {
+            out.push(o.clone());
+        }
+    }
+    out
 }
 
 /// A request handed to the device and not yet complete.
@@ -274,7 +305,8 @@ fn memory_parts(cfg: &Config) -> Result<(u64, u64, u64)> {
                 * (3 * j.write_lat_log.is_some() as u64
                     + j.write_bw_log.is_some() as u64
                     + j.write_iops_log.is_some() as u64);
-            j.numjobs as u64 * (256 + 64 * j.iodepth as u64 + fs + logs) + units * job_stats_memory(j.ops())
+            j.numjobs as u64 * (256 + 64 * j.iodepth as u64 + fs + logs)
+                + units * job_stats_memory(j.ops(), j.unified_rw_reporting != "none")
         })
         .sum();
     Ok((devices, simulated, jobs))
@@ -300,14 +332,15 @@ pub const JOB_RESIDENT_PER_ALLOCATED: (u64, u64) = (5, 4);
 /// first and last `WINDOW` latencies (two buffers of the next power of two of 8-byte
 /// values) and its result: the fio-shaped record (options, percentiles and buckets of three
 /// operations, about 8 KiB) and its JSON text (about 8 KiB more).
-pub fn job_stats_memory(ops: [bool; 3]) -> u64 {
+pub fn job_stats_memory(ops: [bool; 3], mixed: bool) -> u64 {
     let hist = |max: u64| {
         let h = hdrhistogram::Histogram::<u64>::new_with_bounds(1, max, 3).expect("valid bounds");
         8 * h.distinct_values() as u64
     };
     let (used, idle) = (hist(ESTIMATED_MAX_LATENCY_NS), hist(2));
-    let hists: u64 = ops.iter().map(|&o| if o { used } else { idle }).sum();
-    let plat = 3 * 8 * crate::fiohist::PLAT_NR as u64;
+    // fio's unified_rw_reporting: one more operation's statistics, every direction's I/O.
+    let hists: u64 = ops.iter().map(|&o| if o { used } else { idle }).sum::<u64>() + mixed as u64 * used;
+    let plat = (3 + mixed as u64) * 8 * crate::fiohist::PLAT_NR as u64;
     let windows = 2 * 8 * WINDOW.next_power_of_two() as u64;
     hists + plat + windows + 16 * 1024
 }
@@ -747,7 +780,11 @@ impl Simulation {
                         (Box::new(src), job.replay.as_deref() != Some("closed"))
                     }
                     (None, None) => {
-                        let src = crate::workload::generated_source(job, cap, job.clone_seed(seed, i, c))?;
+                        let src = crate::workload::generated_source(
+                            &job.for_clone(c, cap).map_err(Error::Invalid)?,
+                            cap,
+                            job.clone_seed(seed, i, c),
+                        )?;
                         expected = match (expected, job.expected_ios(cap), job.runtime) {
                             (Some(e), Some(n), None) => Some(e + n),
                             _ => None,
@@ -759,6 +796,7 @@ impl Simulation {
                 streams.push(Stream {
                     job: i,
                     unit: unit_of[streams.len()],
+                    start: 0,
                     measure_from: 0,
                     source,
                     open,
@@ -812,13 +850,12 @@ impl Simulation {
         &self.pre
     }
 
-    /// Start of the measured window: the longest `ramp_time` of the jobs.
+    /// Start of the measured window: the longest `startdelay` + `ramp_time` of the jobs.
     fn window_start(&self) -> u64 {
         self.cfg
             .job
             .iter()
-            .filter_map(|j| j.ramp_time)
-            .map(|d| d.0)
+            .map(|j| j.startdelay.map_or(0, |d| d.0) + j.ramp_time.map_or(0, |d| d.0))
             .max()
             .unwrap_or(0)
     }
@@ -835,18 +872,22 @@ impl Simulation {
         seq: &mut u64,
         live: &mut [u64],
     ) -> Result<()> {
+        let delay: Vec<u64> = self.cfg.job.iter().map(|j| j.startdelay.map_or(0, |d| d.0)).collect();
         // A unit's jobs share a reporting group, so a phase.
         for (u, st) in self.units.iter().zip(self.stats.iter_mut()) {
             if phase_of[u.first_job] == phase {
                 st.start = t;
-                st.measure_from = t + ramp[u.first_job];
+                st.measure_from = t + delay[u.first_job] + ramp[u.first_job];
             }
         }
         for (si, s) in self.streams.iter_mut().enumerate() {
             if phase_of[s.job] != phase {
                 continue;
             }
-            s.measure_from = t + ramp[s.job];
+            // fio's startdelay: the clone starts that much after its phase.
+            s.start = t + delay[s.job];
+            s.measure_from = s.start + ramp[s.job];
+            let t = s.start;
             if s.open {
                 if let Some(mut r) = s.source.next_request(0)? {
                     r.time_ns = check_time(r.time_ns.saturating_add(t), "a request's arrival")?;
@@ -952,11 +993,10 @@ impl Simulation {
             } else {
                 let Reverse((t, _, si)) = host.pop().expect("a host event");
                 let s = &mut self.streams[si as usize];
-                let js = &mut self.stats[s.unit];
                 let ph = phase_of[s.job];
                 live[ph] -= 1;
-                // Sources count time from their job's start.
-                let rel = t - js.start;
+                // Sources count time from their clone's start.
+                let rel = t - s.start;
                 let req = if s.open {
                     match s.pending.take() {
                         Some(r) => r,
@@ -1020,7 +1060,7 @@ impl Simulation {
                     js.outstanding += 1;
                     js.max_outstanding = js.max_outstanding.max(js.outstanding);
                     if let Some(mut r) = s.source.next_request(rel)? {
-                        r.time_ns = check_time(r.time_ns.saturating_add(js.start).max(t), "a request's arrival")?;
+                        r.time_ns = check_time(r.time_ns.saturating_add(s.start).max(t), "a request's arrival")?;
                         host.push(Reverse((r.time_ns, seq, si)));
                         seq += 1;
                         live[ph] += 1;
@@ -1069,6 +1109,9 @@ impl Simulation {
                 if is.time >= s.measure_from {
                     let dir = is.op.index();
                     js.ops[dir].record(is.len, lat);
+                    if let Some(m) = &mut js.mixed {
+                        m.record(is.len, lat);
+                    }
                     js.last_done = js.last_done.max(c);
                     js.sample(job, c, Some((dir, is.len, lat)));
                     self.lat_acc.0 += lat as u128;
@@ -1603,12 +1646,16 @@ impl Simulation {
                 buckets.add(&st.ops[1].buckets);
                 buckets.add(&st.ops[2].buckets);
                 let g = groups[i];
-                JobResult::new(
+                let pct = job
+                    .percentile_list
+                    .clone()
+                    .unwrap_or_else(|| crate::metrics::PERCENTILES.to_vec());
+                let mut jr = JobResult::new(
                     job.name.clone(),
                     g,
                     st.last_any.saturating_sub(st.start),
                     self.cfg.job[unit.last_job].fio_job_options(),
-                    [0, 1, 2].map(|d| st.ops[d].result(runtime, group_kib_s(g, d))),
+                    [0, 1, 2].map(|d| st.ops[d].result(runtime, group_kib_s(g, d), &pct)),
                     &buckets,
                     &st.depths,
                     runtime,
@@ -1626,6 +1673,7 @@ impl Simulation {
                             (None, None) => format!("{:?}", job.rw).to_lowercase(),
                         },
                         open_loop,
+                        ignored_options: ignored_options(&self.cfg.job[unit.first_job..=unit.last_job]),
                         trace: {
                             let reports: Vec<serde_json::Value> = self
                                 .streams
@@ -1640,7 +1688,12 @@ impl Simulation {
                             }
                         },
                     },
-                )
+                );
+                if let Some(m) = &st.mixed {
+                    let all = (0..3).map(|d| group_kib_s(g, d)).sum();
+                    jr.unify(m.result(runtime, all, &pct), &job.unified_rw_reporting);
+                }
+                jr
             })
             .collect();
         let end = self.volume.last_activity().max(m.last_host_done).max(m.from);

@@ -142,6 +142,9 @@ enum ConfigCmd {
     Show { name: String },
     /// List the presets.
     List,
+    /// Print every option of fio's job files and what a simulated drive does with it
+    /// (implemented, ignored or refused, and why), as the Markdown table of docs/fio.md.
+    FioOptions,
 }
 
 fn main() -> ExitCode {
@@ -268,6 +271,7 @@ fn config_cmd(c: ConfigCmd) -> Result<()> {
             }
             out!("{text}")
         }
+        ConfigCmd::FioOptions => out!("{}", ssdlab_core::workload::fio_options::markdown()),
     }
 }
 
@@ -505,6 +509,14 @@ fn run(
         let text = std::fs::read_to_string(&j)
             .map_err(|e| Error::Config(format!("{j}: cannot read it ({e}); expected a fio job file")))?;
         cfg.set_jobs_from_fio(&j, &text)?;
+        // Never silently: the job file's options that change nothing here, once.
+        let ignored = ssdlab_core::sim::ignored_options(&cfg.job);
+        if !ignored.is_empty() {
+            eprintln!(
+                "ssdlab: ignored (no effect on a simulated drive): {}",
+                ignored.join(", ")
+            );
+        }
     }
     if let Some(limit) = max_memory.or_else(default_memory_limit) {
         ssdlab_core::sim::check_memory(&cfg, limit).map_err(|e| cfg.locate(e))?;

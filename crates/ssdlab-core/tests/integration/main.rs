@@ -11,6 +11,7 @@ mod counters;
 mod device;
 mod fdp;
 mod fill_runs;
+mod fio_vocabulary;
 mod fs_workloads;
 mod gc_progress;
 mod horizon;

@@ -11,7 +11,7 @@ fn latency_summary_of_known_samples() {
     }
     // 1 + 2 + ... + 10 µs.
     assert_eq!(s.lat_sum(), 55_000);
-    let r = s.result(2_000_000_000, 0);
+    let r = s.result(2_000_000_000, 0, &ssdlab_core::metrics::PERCENTILES);
     // Sample standard deviation of 1..10 µs: sqrt(82.5 / 9) µs = 3,027.650 ns.
     assert_eq!(r.clat_ns.stddev, 3027.65);
     assert_eq!(
@@ -28,15 +28,18 @@ fn latency_summary_of_known_samples() {
     let mut two = OpStats::default();
     two.record(512, 1000);
     two.record(512, 3000);
-    assert_eq!(two.result(1, 0).clat_ns.stddev, 1414.214);
+    assert_eq!(
+        two.result(1, 0, &ssdlab_core::metrics::PERCENTILES).clat_ns.stddev,
+        1414.214
+    );
     let mut one = OpStats::default();
     one.record(512, 7);
-    let r = one.result(0, 0);
+    let r = one.result(0, 0, &ssdlab_core::metrics::PERCENTILES);
     assert_eq!(
         (r.clat_ns.stddev, r.clat_ns.mean, r.bw_bytes, r.iops),
         (0.0, 7.0, 0, 0.0)
     );
-    let r = OpStats::default().result(1_000, 0);
+    let r = OpStats::default().result(1_000, 0, &ssdlab_core::metrics::PERCENTILES);
     assert_eq!((r.clat_ns.min, r.clat_ns.max, r.clat_ns.n), (0, 0, 0));
     assert!(r.clat_ns.percentile.0.is_empty());
 }

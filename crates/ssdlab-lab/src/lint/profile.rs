@@ -185,7 +185,7 @@ impl Records {
                     }
                     for c in 0..job.numjobs {
                         sources.push(crate::workload::generated_source(
-                            job,
+                            &job.for_clone(c, cap).map_err(Error::Invalid)?,
                             cap,
                             job.clone_seed(cfg.precondition.seed, i, c),
                         )?);

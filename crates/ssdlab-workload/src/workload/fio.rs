@@ -1,40 +1,17 @@
-//! A reader for small fio job files (INI): `[global]` plus one section per job, with the common
-//! keys. Keys fio has but that do not change a simulation (ioengine, direct, filename, ...)
-//! are accepted and ignored; any other key is an error naming the file and line.
+//! A reader of fio job files (INI): `[global]` plus one section per job. Every key is looked
+//! up in fio's option table ([`super::fio_options`]): an implemented option sets the job, an
+//! option with no effect on a simulated drive is accepted and listed (the job's
+//! `ignored_options`), any other is refused in one line naming the file, the line and what is
+//! not modelled.
 
+use super::fio_options::{self, Class};
 use super::job::{parse_bssplit, parse_dist, JobConfig, Rw, SizeOrShare};
 use crate::units::{parse_duration_ns, Duration, Size};
 use crate::{Error, Result};
 
-/// Keys accepted without effect on the simulated device.
-const IGNORED: &[&str] = &[
-    "ioengine",
-    "direct",
-    "buffered",
-    "filename",
-    "directory",
-    "thread",
-    "norandommap",
-    "randrepeat",
-    "invalidate",
-    "description",
-    "iodepth_batch",
-    "iodepth_batch_submit",
-    "iodepth_batch_complete",
-    "iodepth_low",
-    "lat_percentiles",
-    "clat_percentiles",
-    "percentile_list",
-    "unified_rw_reporting",
-    // io_uring / io_uring_cmd engine options (FDP job files use the passthrough engine).
-    "cmd_type",
-    "fixedbufs",
-    "registerfiles",
-    "sqthread_poll",
-    "hipri",
-    "nonvectored",
-    "force_async",
-];
+/// Keys of ssdlab's own in a job file, beside fio's: `readonly` (fio's command-line option,
+/// here per job) and `stream` (the job's write stream for placement schemes).
+const OWN_KEYS: &[&str] = &["readonly", "stream"];
 
 /// A size in a job file as fio reads it. With fio's default `kb_base=1024`, SI-looking
 /// prefixes are binary (`4k`, `4K`, `4KB` = 4096) and IEC ones decimal (`4KiB` = 4000), for
@@ -124,8 +101,10 @@ fn apply_reporting(job: &mut JobConfig, key: &str, val: &str) -> std::result::Re
         "new_group" => job.new_group = fio_bool(val)?,
         "group_reporting" => job.group_reporting = fio_bool(val)?,
         "readonly" => job.readonly = fio_bool(val)?,
-        "bw_avg_time" => job.bw_avg_time = fio_msec(val)?,
-        "iops_avg_time" => job.iops_avg_time = fio_msec(val)?,
+        "bwavgtime" | "bw_avg_time" => job.bw_avg_time = fio_msec(val)?,
+        "iopsavgtime" | "iops_avg_time" => job.iops_avg_time = fio_msec(val)?,
+        "percentile_list" => job.percentile_list = Some(parse_percentile_list(val)?),
+        "unified_rw_reporting" => job.unified_rw_reporting = parse_unified(val)?.to_string(),
         "log_avg_msec" => job.log_avg_msec = fio_msec(val)?,
         "log_offset" => job.log_offset = fio_bool(val)?,
         "write_lat_log" => job.write_lat_log = Some(val.to_string()),
@@ -139,6 +118,8 @@ fn apply_reporting(job: &mut JobConfig, key: &str, val: &str) -> std::result::Re
 /// Boolean options that may be given without a value.
 const FLAGS: &[&str] = &[
     "time_based",
+    "fill_device",
+    "fill_fs",
     "fdp",
     "stonewall",
     "wait_for_previous",
@@ -162,7 +143,11 @@ fn apply(job: &mut JobConfig, key: &str, val: &str, kb_base: u64) -> std::result
     match key {
         "name" => job.name = val.to_string(),
         "rw" | "readwrite" => {
-            // fio allows "randwrite:8" (offset modifier); not supported.
+            if val.contains(':') {
+                return Err(format!(
+                    "got '{val}': the rw=...:N offset modifier is not modelled; expected rw without one"
+                ));
+            }
             job.rw = Rw::parse(val).ok_or_else(|| {
                 format!("got '{val}'; expected read, write, trim, randread, randwrite, randtrim, rw or randrw")
             })?
@@ -175,20 +160,57 @@ fn apply(job: &mut JobConfig, key: &str, val: &str, kb_base: u64) -> std::result
             }
             job.rwmixread = 100 - w
         }
-        "bs" | "blocksize" => job.bs = Size(fio_size(val, kb_base)?),
+        "bs" | "blocksize" => {
+            if val.contains(',') {
+                return Err(format!(
+                    "got '{val}': block sizes by direction are not modelled; expected one size for every direction"
+                ));
+            }
+            job.bs = Size(fio_size(val, kb_base)?)
+        }
         "bssplit" => {
+            if val.contains(',') {
+                return Err(format!(
+                    "got '{val}': block size splits by direction are not modelled; expected one split for every direction"
+                ));
+            }
             parse_bssplit(val)?;
             job.bssplit = Some(val.to_string())
         }
         "iodepth" => job.iodepth = num32(val)?,
         "numjobs" => job.numjobs = num32(val)?,
-        "offset" => job.offset = Some(size_or_share(val, kb_base)?),
-        "size" | "filesize" => job.size = Some(size_or_share(val, kb_base)?),
+        "offset" | "fileoffset" => job.offset = Some(size_or_share(val, kb_base)?),
+        "size" => job.size = Some(size_or_share(val, kb_base)?),
+        "filesize" => {
+            if val.contains('-') || val.contains(':') {
+                return Err(format!(
+                    "got '{val}': files of several sizes are not modelled; expected one size (one file)"
+                ));
+            }
+            job.size = Some(size_or_share(val, kb_base)?)
+        }
+        "offset_increment" => job.offset_increment = Some(size_or_share(val, kb_base)?),
+        "loops" => {
+            let n = num32(val)?;
+            if n == 0 {
+                return Err("got 0; expected at least 1 (the times the job runs over its range)".into());
+            }
+            job.loops = n
+        }
+        "fill_device" | "fill_fs" => job.fill_device = fio_bool(val)?,
         "io_size" | "io_limit" => job.io_size = Some(Size(fio_size(val, kb_base)?)),
         "number_ios" => job.number_ios = Some(num(val)?),
         // fio's runtime and ramp_time default to seconds, its thinktime to microseconds.
-        "runtime" => job.runtime = Some(fio_time(val, 1_000_000_000, "s")?),
+        "runtime" | "timeout" => job.runtime = Some(fio_time(val, 1_000_000_000, "s")?),
         "ramp_time" => job.ramp_time = Some(fio_time(val, 1_000_000_000, "s")?),
+        "startdelay" => {
+            if val.contains('-') || val.contains(':') {
+                return Err(format!(
+                    "got '{val}': a random delay from a range is not modelled; expected one duration"
+                ));
+            }
+            job.startdelay = Some(fio_time(val, 1_000_000_000, "s")?)
+        }
         "time_based" => {
             job.time_based = match val.trim() {
                 "" | "1" => true,
@@ -201,24 +223,61 @@ fn apply(job: &mut JobConfig, key: &str, val: &str, kb_base: u64) -> std::result
             job.random_distribution = val.to_string()
         }
         "randseed" | "seed" => job.seed = Some(num(val)?),
-        "rate_iops" => job.rate_iops = Some(num(val)?),
+        "rate_iops" => {
+            if val.contains(',') {
+                return Err(format!(
+                    "got '{val}': rates by direction are not modelled; expected one rate"
+                ));
+            }
+            job.rate_iops = Some(num(val)?)
+        }
         "thinktime" => job.thinktime = Some(fio_time(val, 1_000, "us")?),
         "stream" => job.stream = num32(val)?,
         // fio's data placement (FDP, streams): `fdp=1` is `dataplacement=fdp`.
         "fdp" => {
             job.dataplacement = if fio_bool(val)? { "fdp" } else { "none" }.to_string();
         }
-        "dataplacement" => job.dataplacement = val.to_string(),
+        "dataplacement" | "data_placement" => job.dataplacement = val.to_string(),
         "plids" | "fdp_pli" => job.plids = Some(val.to_string()),
         "plid_select" | "fdp_pli_select" => job.plid_select = val.to_string(),
-        _ if IGNORED.contains(&key) => {}
+        // Its synchronous engines (depth 1) are found where the file is read.
+        "ioengine" => fio_options::engine(val.trim())?,
         _ => {
-            return Err(
-                "unknown or unsupported fio option; expected one of the options docs/config.md lists".to_string(),
-            )
+            return Err(format!(
+                "implemented in fio's table but not read here; expected {key} read (a bug)"
+            ))
         }
     }
     Ok(())
+}
+
+/// fio's `percentile_list`: percentiles separated by `:` (at most 20, each in (0, 100]).
+fn parse_percentile_list(val: &str) -> std::result::Result<Vec<f64>, String> {
+    let mut out = Vec::new();
+    for part in val.split(':') {
+        let p: f64 = part.trim().parse().map_err(|_| {
+            format!("'{part}' is not a percentile; expected numbers separated by ':' (e.g. 50:99:99.9)")
+        })?;
+        if !(p > 0.0 && p <= 100.0) {
+            return Err(format!("got {p}; expected percentiles above 0 and at most 100"));
+        }
+        out.push(p);
+    }
+    // fio's FIO_IO_U_LIST_MAX_LEN.
+    if out.len() > 20 {
+        return Err(format!("{} percentiles; expected at most 20 (as fio)", out.len()));
+    }
+    Ok(out)
+}
+
+/// fio's `unified_rw_reporting`: none (0), mixed (1) or both (2).
+fn parse_unified(val: &str) -> std::result::Result<&'static str, String> {
+    match val.trim() {
+        "0" | "none" => Ok("none"),
+        "" | "1" | "mixed" => Ok("mixed"),
+        "2" | "both" => Ok("both"),
+        v => Err(format!("got '{v}'; expected none (0), mixed (1) or both (2)")),
+    }
 }
 
 /// The fio spellings of a job key (`bs` is also `blocksize`, `rwmixread` is set by
@@ -451,10 +510,33 @@ pub fn parse_job_file_with(
                 line.split('=').next().unwrap_or("").trim()
             )));
         }
+        // As fio: a `;` or `#` ends the option (a comment after its value).
+        let line = line.split(['#', ';']).next().unwrap_or("").trim();
         let (k, v) = match line.split_once('=') {
             Some((k, v)) => (k.trim(), v.trim()),
             None => (line, ""),
         };
+        // fio's table says what the option is here: set, ignored (listed) or refused.
+        let class = if OWN_KEYS.contains(&k) {
+            Class::Implemented
+        } else {
+            match fio_options::find(k) {
+                Some(o) => o.class,
+                None => {
+                    return Err(err(format!(
+                        "{k}: not an option of fio's; expected one of fio's job options (docs/fio.md lists every one and what ssdlab does with it)"
+                    )))
+                }
+            }
+        };
+        if let Class::Refused(why) = class {
+            let expected = if why.contains("expected") {
+                ""
+            } else {
+                "; expected a job without it"
+            };
+            return Err(err(format!("{k}: {why}{expected}")));
+        }
         let expanded = expand_env(v, env).map_err(|m| err(format!("{k}: {m}")))?;
         let v = expanded.as_str();
         if k == "ioengine" {
@@ -470,7 +552,7 @@ pub fn parse_job_file_with(
         } else {
             &mut jobs.last_mut().expect("a job section").0
         };
-        if v.is_empty() && !IGNORED.contains(&k) && !FLAGS.contains(&k) {
+        if v.is_empty() && class == Class::Implemented && !FLAGS.contains(&k) {
             return Err(err(format!("{k}: no value; expected {k}=VALUE")));
         }
         // fio's `job options` and `global options`: those given with a value (bare flags such
@@ -492,6 +574,13 @@ pub fn parse_job_file_with(
             };
             if in_global {
                 global_kb = kb;
+            }
+            continue;
+        }
+        if let Class::Ignored(_) = class {
+            let name = fio_options::find(k).map_or(k, |o| o.names[0]);
+            if !target.ignored_options.iter().any(|n| n == name) {
+                target.ignored_options.push(name.to_string());
             }
             continue;
         }

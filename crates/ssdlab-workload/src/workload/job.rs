@@ -121,8 +121,20 @@ pub struct JobConfig {
     pub iodepth: u32,
     #[serde(default = "one")]
     pub numjobs: u32,
+    /// fio's `loops`: the job runs this many times over (its bytes and `number_ios` times
+    /// this, as fio counts them).
+    #[serde(default = "one")]
+    pub loops: u32,
     #[serde(default)]
     pub offset: Option<SizeOrShare>,
+    /// fio's `offset_increment`: clone N (from 0) starts at `offset` + N × this, each on a
+    /// range of `size` of its own.
+    #[serde(default)]
+    pub offset_increment: Option<SizeOrShare>,
+    /// fio's `fill_device`: the range runs from `offset` to the end of the device, whatever
+    /// `size` says (fio writes until the device is full).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub fill_device: bool,
     /// Region the job works on (default: from offset to the end of the device).
     #[serde(default)]
     pub size: Option<SizeOrShare>,
@@ -142,6 +154,10 @@ pub struct JobConfig {
     /// Run this long before statistics start (fio's `ramp_time`); it adds to `runtime`.
     #[serde(default)]
     pub ramp_time: Option<Duration>,
+    /// fio's `startdelay`: the job's clones start this long after the job's phase (its
+    /// `ramp_time` and `runtime` count from then).
+    #[serde(default)]
+    pub startdelay: Option<Duration>,
     /// random, zipf:θ, pareto:h, normal[:σ%], zoned:A/R:...
     #[serde(default = "default_dist")]
     pub random_distribution: String,
@@ -230,6 +246,18 @@ pub struct JobConfig {
     /// Average the logs over windows of this many ms (0: a line per I/O).
     #[serde(default)]
     pub log_avg_msec: u64,
+    /// fio's `percentile_list`: the completion-latency percentiles reported (fio's 17 by
+    /// default).
+    #[serde(default)]
+    pub percentile_list: Option<Vec<f64>>,
+    /// fio's `unified_rw_reporting`: "none" (a section per direction), "mixed" (one `mixed`
+    /// section for every direction) or "both".
+    #[serde(default = "default_unified")]
+    pub unified_rw_reporting: String,
+    /// Options of the fio job file that cannot change a simulation, accepted and listed
+    /// (fio's option table, `fio_options`); empty for jobs of a run file.
+    #[serde(skip)]
+    pub ignored_options: Vec<String>,
     /// Log each I/O's offset (an extra column).
     #[serde(default)]
     pub log_offset: bool,
@@ -271,6 +299,10 @@ fn default_dataplacement() -> String {
 
 fn default_plid_select() -> String {
     "roundrobin".into()
+}
+
+fn default_unified() -> String {
+    "none".into()
 }
 
 impl Default for JobConfig {
@@ -407,17 +439,37 @@ impl JobConfig {
         }
     }
 
-    /// Resolved region [offset, offset + size) on a device of `capacity` bytes.
+    /// Resolved region [offset, offset + size) on a device of `capacity` bytes (the first
+    /// clone's; see [`JobConfig::for_clone`]).
     pub fn region(&self, capacity: u64) -> std::result::Result<(u64, u64), String> {
         let off = match &self.offset {
             Some(o) => o.resolve(capacity)?,
             None => 0,
         };
         let size = match &self.size {
-            Some(s) => s.resolve(capacity)?,
-            None => capacity.saturating_sub(off),
+            Some(s) if !self.fill_device => s.resolve(capacity)?,
+            _ => capacity.saturating_sub(off),
         };
         Ok((off, size))
+    }
+
+    /// The job as its clone `clone` (from 0) runs it: fio's `offset_increment` moves its
+    /// offset by `clone` increments.
+    pub fn for_clone(&self, clone: u32, capacity: u64) -> std::result::Result<JobConfig, String> {
+        let mut j = self.clone();
+        if let Some(inc) = &self.offset_increment {
+            let step = inc.resolve(capacity)?;
+            let off = match &self.offset {
+                Some(o) => o.resolve(capacity)?,
+                None => 0,
+            };
+            let moved = step
+                .checked_mul(clone as u64)
+                .and_then(|m| m.checked_add(off))
+                .ok_or_else(|| format!("clone {clone}'s offset passes 2^64 bytes"))?;
+            j.offset = Some(SizeOrShare::Bytes(Size(moved)));
+        }
+        Ok(j)
     }
 
     pub fn block_sizes(&self) -> std::result::Result<Vec<(u64, u32)>, String> {
@@ -570,6 +622,40 @@ impl JobConfig {
                 format!("the range ({size} bytes) is smaller than the block size; expected at least {max_bs} bytes"),
             ));
         }
+        if self.loops == 0 {
+            return Err(e("loops", "got 0; expected at least 1".into()));
+        }
+        if let Some(inc) = &self.offset_increment {
+            inc.resolve(capacity).map_err(|m| e("offset_increment", m))?;
+            let last = self.numjobs.saturating_sub(1);
+            let (off, size) = self
+                .for_clone(last, capacity)
+                .and_then(|j| j.region(capacity))
+                .map_err(|m| e("offset_increment", m))?;
+            if off.checked_add(size).is_none_or(|end| end > capacity) {
+                return Err(e(
+                    "offset_increment",
+                    format!("clone {last}'s range (offset {off} + size {size} bytes) passes the end of the device; expected offset + {last} × offset_increment + size at most the logical capacity of {capacity} bytes"),
+                ));
+            }
+        }
+        if let Some(list) = &self.percentile_list {
+            if list.is_empty() || list.len() > 20 || list.iter().any(|p| !(*p > 0.0 && *p <= 100.0)) {
+                return Err(e(
+                    "percentile_list",
+                    format!("got {list:?}; expected 1 to 20 percentiles, each above 0 and at most 100"),
+                ));
+            }
+        }
+        if !["none", "mixed", "both"].contains(&self.unified_rw_reporting.as_str()) {
+            return Err(e(
+                "unified_rw_reporting",
+                format!(
+                    "got \"{}\"; expected \"none\", \"mixed\" or \"both\"",
+                    self.unified_rw_reporting
+                ),
+            ));
+        }
         if self.rate_iops == Some(0) {
             return Err(e("rate_iops", "got 0; expected a positive rate".into()));
         }
@@ -585,7 +671,11 @@ impl JobConfig {
         if self.runtime == Some(Duration(0)) {
             return Err(e("runtime", "got 0; expected a positive duration".into()));
         }
-        for (k, d) in [("runtime", self.runtime), ("ramp_time", self.ramp_time)] {
+        for (k, d) in [
+            ("runtime", self.runtime),
+            ("ramp_time", self.ramp_time),
+            ("startdelay", self.startdelay),
+        ] {
             if d.is_some_and(|d| d.0 > crate::units::HORIZON_NS / 4) {
                 return Err(e(
                     k,
@@ -750,9 +840,11 @@ impl Limits {
 
     fn with_bytes(job: &JobConfig, max_bytes: Option<u64>) -> Limits {
         let ramp = job.ramp_time.map_or(0, |d| d.0);
+        // fio's `loops`: its byte and I/O-count limits times the loops.
+        let loops = job.loops.max(1) as u64;
         Limits {
-            max_ios: job.number_ios,
-            max_bytes,
+            max_ios: job.number_ios.map(|n| n.saturating_mul(loops)),
+            max_bytes: max_bytes.map(|b| b.saturating_mul(loops)),
             runtime_ns: job.runtime.map(|d| d.0.saturating_add(ramp)),
             issued: 0,
             bytes: 0,

@@ -1,6 +1,7 @@
 //! Workloads: fio-style synthetic jobs, fio job files, applications on a file system
 //! (`fs/`), an HPC-like generator (`hpc.rs`), and (through `crate::trace`) trace replay.
 pub mod fio;
+pub mod fio_options;
 pub mod fs;
 pub mod hpc;
 pub mod job;
@@ -40,11 +41,13 @@ impl JobConfig {
             }
             _ => None,
         };
+        let loops = self.loops.max(1) as u64;
         match (self.number_ios, by_bytes) {
             (Some(n), Some(b)) => Some(n.min(b)),
             (n, None) => n,
             (None, b) => b,
         }
+        .map(|n| n.saturating_mul(loops))
     }
 
     /// Check what serde cannot, the job at `key` of `file` on a region of `capacity` bytes:

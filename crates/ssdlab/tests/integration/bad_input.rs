@@ -402,7 +402,7 @@ fn fio_job_files_are_reported_at_their_line() {
         ),
         (
             "[a]\nfrobnicate=1\n",
-            "j.fio:2: frobnicate: unknown or unsupported fio option; expected",
+            "j.fio:2: frobnicate: not an option of fio's; expected",
         ),
         (
             "rw=read\n",

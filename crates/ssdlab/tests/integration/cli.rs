@@ -462,3 +462,28 @@ fn the_plots_page_shows_what_its_command_draws() {
     let drawn = std::fs::read_dir(dir.path()).unwrap().count();
     assert_eq!(drawn, 5, "the page shows every plot the command draws");
 }
+
+/// docs/fio.md's table of every fio option is what `ssdlab config fio-options` prints (the
+/// code's own table), between its markers.
+#[test]
+fn fio_md_lists_every_option_as_the_code_does() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let page = std::fs::read_to_string(root.join("docs/fio.md")).unwrap();
+    let start = page.find("<!-- fio-options").expect("the table's start marker");
+    let start = start + page[start..].find('\n').unwrap() + 1;
+    let end = page.find("<!-- end fio-options -->").expect("the table's end marker");
+    let o = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+        .args(["config", "fio-options"])
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let table = String::from_utf8(o.stdout).unwrap();
+    assert_eq!(
+        table.lines().count(),
+        2 + ssdlab_core::workload::fio_options::OPTIONS.len()
+    );
+    assert!(
+        page[start..end] == table,
+        "docs/fio.md's table is not the code's; write it again: ssdlab config fio-options"
+    );
+}

@@ -1,0 +1,270 @@
+//! fio's options beyond the basic ones, each shown by its effect as fio computes it: the
+//! requests a job issues, or what its report holds. And every option of fio's either changes
+//! the job, is listed as ignored, or is refused in one line naming it.
+
+use ssdlab_core::config::parse_config;
+use ssdlab_core::workload::fio::parse_job_file;
+use ssdlab_core::workload::fio_options::{self, Class};
+use ssdlab_core::workload::job::JobSource;
+use ssdlab_core::{run_config, Op, Request, RequestSource, RunResult};
+use std::path::Path;
+
+/// Every request of clone `clone` of the first job of `fio` on a device of `cap` bytes.
+fn requests(fio: &str, clone: u32, cap: u64) -> Vec<Request> {
+    let job = &parse_job_file(fio, "t.fio").unwrap()[0];
+    let mut s = JobSource::new(&job.for_clone(clone, cap).unwrap(), cap, 5).unwrap();
+    std::iter::from_fn(|| s.next_request(0).unwrap()).collect()
+}
+
+/// A run of `fio` on a small SLC drive.
+fn run(fio: &str) -> RunResult {
+    let mut cfg = parse_config(
+        "[device]\npreset = \"slc-sata\"\n[device.geometry]\nblocks_per_plane = 128\n[precondition]\nmode = \"none\"\n",
+        "t.toml",
+        Path::new("."),
+    )
+    .unwrap();
+    cfg.set_jobs_from_fio("t.fio", fio).unwrap();
+    run_config(&cfg).unwrap()
+}
+
+fn error(fio: &str) -> String {
+    parse_job_file(fio, "t.fio").unwrap_err().to_string()
+}
+
+#[test]
+fn loops_repeat_the_bytes_and_the_ios_of_a_pass() {
+    // fio: a pass over 1 MiB in 4 KiB reads is 256 I/Os; loops=3 runs it three times.
+    let one = requests("[a]\nrw=read\nbs=4k\nsize=1m\n", 0, 1 << 30);
+    let three = requests("[a]\nrw=read\nbs=4k\nsize=1m\nloops=3\n", 0, 1 << 30);
+    assert_eq!((one.len(), three.len()), (256, 768));
+    // Each pass starts again at the range's start, as the sequential offset wraps.
+    assert_eq!((three[0].offset, three[256].offset, three[512].offset), (0, 0, 0));
+    // number_ios caps each pass (fio's number_ios × loops).
+    assert_eq!(
+        requests("[a]\nrw=read\nbs=4k\nsize=1m\nnumber_ios=10\nloops=3\n", 0, 1 << 30).len(),
+        30
+    );
+    assert!(error("[a]\nloops=0\n").starts_with("t.fio:2: loops: got 0"));
+}
+
+#[test]
+fn offset_increment_gives_each_clone_its_own_range() {
+    // The ZN540 set's files: four clones, each 100 units on from the one before.
+    let fio = "[a]\nrw=write\nbs=4k\nsize=1m\noffset=4k\noffset_increment=1m\nnumjobs=4\n";
+    for c in 0..4u64 {
+        let r = requests(fio, c as u32, 1 << 30);
+        assert_eq!(r.len(), 256);
+        assert_eq!(r[0].offset, 4096 + c * (1 << 20), "clone {c}");
+        assert_eq!(r[255].offset, 4096 + c * (1 << 20) + 255 * 4096);
+    }
+    // Whole runs: every clone writes its own megabyte, none overlapping.
+    let r = run("[a]\nrw=write\nbs=4k\nsize=1m\noffset_increment=1m\nnumjobs=3\ngroup_reporting\n");
+    assert_eq!(r.jobs[0].write.io_bytes, 3 << 20);
+    // A clone past the end of the device is refused at the option.
+    let cfg = "[device]\npreset = \"slc-sata\"\n[device.geometry]\nblocks_per_plane = 128\n";
+    let mut c = parse_config(cfg, "t.toml", Path::new(".")).unwrap();
+    let e = c
+        .set_jobs_from_fio("t.fio", "[a]\nsize=1m\noffset_increment=100g\nnumjobs=2\n")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("offset_increment") && e.contains("clone 1's range"), "{e}");
+}
+
+#[test]
+fn fill_device_runs_to_the_end_of_the_device() {
+    let cap = 64 << 20;
+    let r = requests("[a]\nrw=write\nbs=128k\nsize=1m\noffset=60m\nfill_device=1\n", 0, cap);
+    // From 60 MiB to the end (4 MiB): 32 writes of 128 KiB, whatever size says.
+    assert_eq!(r.len(), 32);
+    assert_eq!(r.last().unwrap().offset + r.last().unwrap().len, cap);
+    assert!(r.iter().all(|q| q.op == Op::Write));
+    assert_eq!(
+        requests("[a]\nrw=write\nbs=128k\noffset=60m\nfill_fs\n", 0, cap).len(),
+        32
+    );
+}
+
+#[test]
+fn percentile_list_is_the_percentiles_reported() {
+    let r = run("[a]\nrw=randread\nbs=4k\nsize=16m\nnumber_ios=2000\npercentile_list=50:99:99.9\n");
+    let keys: Vec<&str> = r.jobs[0]
+        .read
+        .clat_ns
+        .percentile
+        .0
+        .iter()
+        .map(|(k, _)| k.as_str())
+        .collect();
+    assert_eq!(keys, ["50.000000", "99.000000", "99.900000"]);
+    // fio's 17 by default.
+    let d = run("[a]\nrw=randread\nbs=4k\nsize=16m\nnumber_ios=2000\n");
+    assert_eq!(d.jobs[0].read.clat_ns.percentile.0.len(), 17);
+    // The median of the list is the default list's median, the same latency.
+    assert_eq!(
+        r.jobs[0].read.clat_ns.percentile.0[0].1,
+        d.jobs[0]
+            .read
+            .clat_ns
+            .percentile
+            .0
+            .iter()
+            .find(|(k, _)| k == "50.000000")
+            .unwrap()
+            .1
+    );
+    for bad in ["0", "101", "50:x", &vec!["1"; 21].join(":")] {
+        let e = error(&format!("[a]\npercentile_list={bad}\n"));
+        assert!(e.starts_with("t.fio:2: percentile_list:"), "{bad}: {e}");
+    }
+}
+
+#[test]
+fn unified_rw_reporting_reports_every_direction_as_one() {
+    let job = "[a]\nrw=randrw\nrwmixread=70\nbs=4k\nsize=16m\nnumber_ios=3000\n";
+    let plain = run(job);
+    let mixed = run(&format!("{job}unified_rw_reporting=mixed\n"));
+    let both = run(&format!("{job}unified_rw_reporting=2\n"));
+    // The same simulation: only the report differs.
+    assert_eq!(plain.ssd.requests, mixed.ssd.requests);
+    let (r, w) = (&plain.jobs[0].read, &plain.jobs[0].write);
+    let m = mixed.jobs[0].mixed.as_ref().expect("a mixed section");
+    assert_eq!(m.total_ios, r.total_ios + w.total_ios);
+    assert_eq!(m.io_bytes, r.io_bytes + w.io_bytes);
+    assert_eq!(m.clat_ns.min, r.clat_ns.min.min(w.clat_ns.min));
+    assert_eq!(m.clat_ns.max, r.clat_ns.max.max(w.clat_ns.max));
+    let mean = (r.clat_ns.mean * r.total_ios as f64 + w.clat_ns.mean * w.total_ios as f64) / m.total_ios as f64;
+    assert!((m.clat_ns.mean - mean).abs() < 0.01, "{} {mean}", m.clat_ns.mean);
+    // fio's JSON: `mixed` alone in place of read, write and trim; with `both`, beside them.
+    let json = |r: &RunResult| serde_json::to_value(&r.jobs[0]).unwrap();
+    let keys = |v: &serde_json::Value| {
+        ["read", "write", "trim", "mixed"]
+            .into_iter()
+            .filter(|k| v.get(*k).is_some())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(keys(&json(&plain)), ["read", "write", "trim"]);
+    assert_eq!(keys(&json(&mixed)), ["mixed"]);
+    assert_eq!(keys(&json(&both)), ["read", "write", "trim", "mixed"]);
+    assert_eq!(both.jobs[0].mixed.as_ref().unwrap().total_ios, m.total_ios);
+    assert!(error("[a]\nunified_rw_reporting=3\n").starts_with("t.fio:2: unified_rw_reporting: got '3'"));
+}
+
+#[test]
+fn options_that_change_nothing_are_listed_and_the_others_refused_in_one_line() {
+    // The ZN540 set's host options: accepted, listed once per job, in the order given.
+    let text = "[global]\nnuma_cpu_nodes=1\nnuma_mem_policy=bind:1\nfixedbufs=1\nthread=1\n[a]\nrw=read\ncpus_allowed=0-3\nfixedbufs=1\nsqthread_poll=1\n";
+    let jobs = parse_job_file(text, "t.fio").unwrap();
+    assert_eq!(
+        jobs[0].ignored_options,
+        [
+            "numa_cpu_nodes",
+            "numa_mem_policy",
+            "fixedbufs",
+            "thread",
+            "cpus_allowed",
+            "sqthread_poll"
+        ]
+    );
+    // And in the job's JSON.
+    let r = run("[a]\nrw=read\nsize=1m\nnice=5\nprio=2\n");
+    assert_eq!(r.jobs[0].ssdlab.ignored_options, ["nice", "prio"]);
+    let v = serde_json::to_value(&r.jobs[0].ssdlab).unwrap();
+    assert_eq!(v["ignored_options"], serde_json::json!(["nice", "prio"]));
+    // A refused option: what is not modelled, at its line.
+    assert_eq!(
+        error("[a]\nrw=read\nioengine=net\n"),
+        "t.fio:3: ioengine: net: a network engine has no drive to simulate; expected an engine that reaches a drive (libaio, io_uring, psync, ...)"
+    );
+    assert!(error("[a]\nramp_size=1g\n").starts_with("t.fio:2: ramp_size: a ramp ended by bytes"));
+    // A name that is no option of fio's.
+    let e = error("[a]\nfrobnicate=1\n");
+    assert!(
+        e.starts_with("t.fio:2: frobnicate: not an option of fio's; expected"),
+        "{e}"
+    );
+    // Every refused option of the table is refused with its reason and an expectation.
+    for o in fio_options::OPTIONS {
+        if let Class::Refused(why) = o.class {
+            let e = error(&format!("[a]\n{}=1\n", o.names[0]));
+            assert!(e.contains(why) && e.contains("expected"), "{}: {e}", o.names[0]);
+        }
+    }
+}
+
+#[test]
+fn a_comment_after_a_value_ends_the_option_as_in_fio() {
+    let jobs = parse_job_file(
+        "[a]\nbs=8k # the block size\niodepth=4; four deep\nrw=write#x\n",
+        "t.fio",
+    )
+    .unwrap();
+    assert_eq!((jobs[0].bs.0, jobs[0].iodepth), (8192, 4));
+    assert_eq!(format!("{:?}", jobs[0].rw), "Write");
+}
+
+#[test]
+fn every_option_the_table_calls_implemented_is_read() {
+    // A value each implemented option takes (or none for a flag): none is "not read here".
+    let sample = |n: &str| -> &str {
+        match n {
+            "name" | "description" => "x",
+            "readwrite" | "rw" => "read",
+            "random_distribution" => "zipf:1.2",
+            "bssplit" => "4k/50:8k/50",
+            "ioengine" => "libaio",
+            "dataplacement" | "data_placement" => "fdp",
+            "plid_select" | "fdp_pli_select" => "random",
+            "plids" | "fdp_pli" => "0",
+            "write_bw_log" | "write_lat_log" | "write_iops_log" => "log",
+            "percentile_list" => "50:99",
+            "unified_rw_reporting" => "mixed",
+            "kb_base" => "1000",
+            "runtime" | "timeout" | "ramp_time" => "1",
+            "thinktime" => "10",
+            _ => "1",
+        }
+    };
+    for o in fio_options::OPTIONS {
+        if o.class != Class::Implemented {
+            continue;
+        }
+        for n in o.names {
+            let text = format!("[a]\n{n}={}\n", sample(n));
+            if let Err(e) = parse_job_file(&text, "t.fio") {
+                assert!(!e.to_string().contains("not read here"), "{n}: {e}");
+            }
+        }
+    }
+}
+
+#[test]
+fn startdelay_starts_a_job_that_much_later_and_its_runtime_counts_from_then() {
+    // Two identical reads; b starts 2 s later, so its first I/O is issued at 2 s and its
+    // 1-second runtime ends at 3 s.
+    let r = run("[global]\nrw=randread\nbs=4k\nsize=16m\nruntime=1\ntime_based\niodepth=1\n[a]\n[b]\nstartdelay=2\n");
+    let (a, b) = (&r.jobs[0], &r.jobs[1]);
+    assert_eq!(a.ssdlab.start_ns, 0);
+    // The same I/O in the same time, started later: equal counts within a request or two.
+    assert!(
+        a.read.total_ios.abs_diff(b.read.total_ios) <= 2,
+        "{} {}",
+        a.read.total_ios,
+        b.read.total_ios
+    );
+    assert!(
+        b.ssdlab.last_completion_ns >= 3_000_000_000 - 1_000_000,
+        "{}",
+        b.ssdlab.last_completion_ns
+    );
+    assert!(b.ssdlab.last_completion_ns < 3_000_000_000 + 10_000_000);
+    assert!(a.ssdlab.last_completion_ns < 1_000_000_000 + 10_000_000);
+    assert_eq!(
+        parse_job_file("[a]\nstartdelay=250ms\n", "t.fio").unwrap()[0]
+            .startdelay
+            .unwrap()
+            .0,
+        250_000_000
+    );
+    assert!(error("[a]\nstartdelay=1-5\n").starts_with("t.fio:2: startdelay: got '1-5': a random delay"));
+}
