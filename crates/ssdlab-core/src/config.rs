@@ -723,7 +723,7 @@ impl Config {
     /// an error naming it, with the trace's key that does the job where there is one.
     fn refuse_unused_trace_keys(&self, i: usize, j: &crate::workload::job::JobConfig) -> Result<()> {
         let open = j.replay.as_deref() != Some("closed");
-        let keys: [(&str, bool, &str); 12] = [
+        let keys: [(&str, bool, &str); 21] = [
             (
                 "rw",
                 true,
@@ -746,6 +746,27 @@ impl Config {
             ("number_ios", true, "trace.max_requests to replay its first requests"),
             ("io_size", true, "trace.max_requests or trace.end to replay part of it"),
             ("rate_iops", true, "trace.speed to replay it faster or slower"),
+            ("rate", true, "trace.speed to replay it faster or slower"),
+            ("rate_process", true, "trace.speed to replay it faster or slower"),
+            ("bsrange", true, "no bsrange (the trace gives each request's size)"),
+            ("blockalign", true, "no blockalign (the trace gives each offset)"),
+            ("rw_modifier", true, "no rw modifier (the trace gives each offset)"),
+            (
+                "percentage_random",
+                true,
+                "no percentage_random (the trace gives each offset)",
+            ),
+            (
+                "offset_increment",
+                true,
+                "trace.address to fit the trace's offsets to the device",
+            ),
+            (
+                "fill_device",
+                true,
+                "trace.address to fit the trace's offsets to the device",
+            ),
+            ("loops", true, "a job per pass over the trace"),
             (
                 "thinktime",
                 open,

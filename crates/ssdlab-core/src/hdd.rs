@@ -611,7 +611,7 @@ fn check_job(job: &JobConfig, i: usize, capacity: u64) -> Result<()> {
     if job.trace.is_some() {
         return refuse("trace", "trace replay is not modelled on the hard disk");
     }
-    if job.rate_iops.is_some() {
+    if job.rate_iops.is_some() || job.rate.is_some() {
         return refuse("rate_iops", "open-loop jobs are not modelled on the hard disk");
     }
     if job.hpc.is_some() {

@@ -582,7 +582,8 @@ pub struct DiskUtil {
     /// Sum of all measured I/Os' latencies (the time-weighted queue length), ms.
     pub in_queue: u64,
     /// Share (0 to 1) of the measured host-visible span with at least one request outstanding.
-    /// fio prints a percentage here; every utilisation this project writes is a share.
+    /// The share of the measured window the device was busy, in percent as fio's (the
+    /// utilisations of the `ssd` section are shares of 1).
     pub util: f64,
 }
 

@@ -1730,7 +1730,8 @@ impl Simulation {
             util: if disk_span == 0 {
                 0.0
             } else {
-                crate::metrics::round6(m.busy_ns.min(disk_span) as f64 / disk_span as f64)
+                // A percentage, as fio's.
+                crate::metrics::round6(100.0 * m.busy_ns.min(disk_span) as f64 / disk_span as f64)
             },
         };
         let global_options = self

@@ -3,14 +3,30 @@ use ssdlab_core::metrics::{JobResult, LatStats, OpResult, RunResult};
 use ssdlab_core::units::fmt_size;
 use std::fmt::Write;
 
-fn lat_unit(typical_ns: u64) -> (&'static str, f64) {
-    if typical_ns >= 10_000_000 {
-        ("msec", 1e6)
-    } else if typical_ns >= 10_000 {
-        ("usec", 1e3)
-    } else {
-        ("nsec", 1.0)
+/// fio's `display_lat`: the line's unit is msec when the smallest latency is over 2 ms, the
+/// largest over 100 ms and the deviation over 1 ms (usec likewise a thousand times smaller),
+/// else nsec; min and max are whole units (truncated, as fio divides integers), avg and stdev
+/// two decimals.
+fn lat_line(out: &mut String, name: &str, l: &LatStats) {
+    let (mut min, mut max, mut mean, mut dev) = (l.min, l.max, l.mean, l.stddev);
+    let mut base = "nsec";
+    for (unit, lo, hi, d) in [
+        ("msec", 2_000_000, 99_999_999, 1_000_000.0),
+        ("usec", 2_000, 99_999, 1_000.0),
+    ] {
+        if min > lo && max > hi && dev > d {
+            let k = d as u64;
+            (min, max, mean, dev) = (min / k, max / k, mean / d, dev / d);
+            base = unit;
+            break;
+        }
     }
+    let _ = writeln!(
+        out,
+        "    {name} ({base}): min={}, max={}, avg={mean:5.2}, stdev={dev:5.2}",
+        num2str(min, 6, false, ""),
+        num2str(max, 6, false, "")
+    );
 }
 
 /// fio's `clat percentiles` block, as fio prints it: msec when the smallest percentile is over
@@ -55,31 +71,68 @@ fn percentiles(out: &mut String, l: &LatStats) {
     }
 }
 
+/// fio's `num2str`: `num` in at most `maxlen` digits (the point included), divided by 1000
+/// (or 1024 with `pow2`) as often as that takes and given the prefix (k, M, ... or Ki, Mi,
+/// ...), the remainder as decimals where there is room, rounded as fio rounds; `unit` after.
+pub fn num2str(num: u64, maxlen: usize, pow2: bool, unit: &str) -> String {
+    const SI: [&str; 7] = ["", "k", "M", "G", "T", "P", "E"];
+    const IEC: [&str; 7] = ["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"];
+    let prefix = if pow2 { IEC } else { SI };
+    let thousand: u64 = if pow2 { 1024 } else { 1000 };
+    let mut num = num;
+    let mut post = 0;
+    let mut modulo: Option<u64> = None;
+    let mut carry = false;
+    while post < SI.len() {
+        if num.to_string().len() <= maxlen {
+            break;
+        }
+        let m = num % thousand;
+        modulo = Some(m);
+        num /= thousand;
+        carry = m >= thousand / 2;
+        post += 1;
+    }
+    if post >= SI.len() {
+        post = 0;
+    }
+    let Some(m) = modulo else {
+        return format!("{num}{}{unit}", prefix[post]);
+    };
+    let digits = num.to_string().len();
+    if maxlen.saturating_sub(digits) <= 1 {
+        if carry {
+            num += 1;
+        }
+        return format!("{num}{}{unit}", prefix[post]);
+    }
+    let decimals = maxlen - digits - 1;
+    let frac = format!("{:.*}", decimals, m as f64 / thousand as f64);
+    if frac.starts_with('1') {
+        num += 1;
+    }
+    format!("{num}.{}{}{unit}", &frac[2..], prefix[post])
+}
+
 fn op(out: &mut String, name: &str, r: &OpResult) {
-    if r.total_ios == 0 {
+    if r.total_ios == 0 || r.runtime == 0 {
         return;
     }
-    let mib = r.bw_bytes as f64 / (1024.0 * 1024.0);
-    let mb = r.bw_bytes as f64 / 1e6;
+    // As fio's show_ddir_status: bytes and I/Os per second over the runtime in ms, four
+    // significant figures in fio's units (KiB/s, MiB/s, ... and kB/s, MB/s, ...).
+    let bw = 1000 * r.io_bytes / r.runtime;
+    let iops = 1000 * r.total_ios / r.runtime;
     let _ = writeln!(
         out,
-        "  {name}: IOPS={:.0}, BW={mib:.1}MiB/s ({mb:.1}MB/s)({}/{}msec)",
-        r.iops,
-        fmt_size(r.io_bytes),
+        "  {name}: IOPS={}, BW={} ({})({}/{}msec)",
+        num2str(iops, 4, false, ""),
+        num2str(bw, 4, true, "B/s"),
+        num2str(bw, 4, false, "B/s"),
+        num2str(r.io_bytes, 4, true, "B"),
         r.runtime
     );
     let l = &r.clat_ns;
-    let (u, div) = lat_unit(l.mean as u64);
-    // One precision for every figure of the line, so that min <= avg <= max reads true.
-    let prec = if div == 1.0 { 0 } else { 2 };
-    let _ = writeln!(
-        out,
-        "    clat ({u}): min={:.prec$}, max={:.prec$}, avg={:.2}, stdev={:.2}",
-        l.min as f64 / div,
-        l.max as f64 / div,
-        l.mean / div,
-        l.stddev / div
-    );
+    lat_line(out, "clat", l);
     percentiles(out, l);
     if r.bw_samples > 0 {
         let _ = writeln!(
@@ -97,15 +150,67 @@ fn op(out: &mut String, name: &str, r: &OpResult) {
     }
 }
 
+/// fio's `lat (nsec|usec|msec)` lines: the share of I/Os in each latency bucket, five to a
+/// line, the empty buckets left out.
+fn latency_buckets(out: &mut String, j: &JobResult) {
+    for (unit, buckets) in [
+        ("nsec", &j.latency_ns),
+        ("usec", &j.latency_us),
+        ("msec", &j.latency_ms),
+    ] {
+        let shown: Vec<String> = buckets
+            .0
+            .iter()
+            .filter(|(_, v)| *v > 0.0)
+            // fio's stat_calc_lat: a bucket with any I/O shows at least 0.01 %.
+            .map(|(k, v)| format!("{k}={:3.2}%", v.max(0.01)))
+            .collect();
+        for line in shown.chunks(5) {
+            let _ = writeln!(out, "  lat ({unit})   : {}", line.join(", "));
+        }
+    }
+}
+
+/// fio's `IO depths`, `submit`, `complete` and `issued rwts` lines.
+fn depths(out: &mut String, j: &JobResult) {
+    let line = |o: &ssdlab_core::metrics::Ordered<f64>| -> String {
+        o.0.iter()
+            // fio's stat_calc_dist: a level with any I/O shows at least 0.1 %.
+            .map(|(k, v)| format!("{k}={:3.1}%", if *v > 0.0 { v.max(0.1) } else { 0.0 }))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let _ = writeln!(out, "  IO depths    : {}", line(&j.iodepth_level));
+    let _ = writeln!(out, "     submit    : {}", line(&j.iodepth_submit));
+    let _ = writeln!(out, "     complete  : {}", line(&j.iodepth_complete));
+    let _ = writeln!(
+        out,
+        "     issued rwts: total={},{},{},0 short=0,0,0,0 dropped=0,0,0,0",
+        j.read.total_ios, j.write.total_ios, j.trim.total_ios
+    );
+}
+
 fn job(out: &mut String, j: &JobResult) {
     let _ = writeln!(
         out,
         "{}: (groupid={}, jobs={}): err= {}: {}",
         j.jobname, j.groupid, j.ssdlab.numjobs, j.error, j.ssdlab.source
     );
-    op(out, "read", &j.read);
-    op(out, "write", &j.write);
-    op(out, "trim", &j.trim);
+    if j.read.hidden {
+        // fio's unified_rw_reporting=mixed: one section for every direction.
+        if let Some(m) = &j.mixed {
+            op(out, "mixed", m);
+        }
+    } else {
+        op(out, "read", &j.read);
+        op(out, "write", &j.write);
+        op(out, "trim", &j.trim);
+        if let Some(m) = &j.mixed {
+            op(out, "mixed", m);
+        }
+    }
+    latency_buckets(out, j);
+    depths(out, j);
     if let Some(o) = &j.ssdlab.open_loop {
         let _ = writeln!(
             out,
@@ -122,11 +227,61 @@ fn job(out: &mut String, j: &JobResult) {
     }
 }
 
+/// fio's `Run status group N (all jobs):` block of each reporting group: per direction the
+/// group's bandwidth (its bytes over its longest runtime), its jobs' lowest and highest, its
+/// bytes and its runtimes.
+fn groups(out: &mut String, r: &RunResult) {
+    let mut ids: Vec<u32> = r.jobs.iter().map(|j| j.groupid).collect();
+    ids.dedup();
+    for g in ids {
+        let jobs: Vec<&JobResult> = r.jobs.iter().filter(|j| j.groupid == g).collect();
+        let _ = writeln!(out, "\nRun status group {g} (all jobs):");
+        let mixed = jobs.iter().all(|j| j.read.hidden);
+        let dirs: Vec<(&str, Vec<&OpResult>)> = if mixed {
+            vec![("  MIXED", jobs.iter().filter_map(|j| j.mixed.as_ref()).collect())]
+        } else {
+            vec![
+                ("   READ", jobs.iter().map(|j| &j.read).collect()),
+                ("  WRITE", jobs.iter().map(|j| &j.write).collect()),
+                ("   TRIM", jobs.iter().map(|j| &j.trim).collect()),
+            ]
+        };
+        for (name, ops) in dirs {
+            // fio keeps a runtime only for the directions a job moved bytes in, and leaves
+            // out a direction no job of the group used.
+            let ran: Vec<&&OpResult> = ops.iter().filter(|o| o.runtime > 0 && o.io_bytes > 0).collect();
+            let (Some(min_run), Some(max_run)) =
+                (ran.iter().map(|o| o.runtime).min(), ran.iter().map(|o| o.runtime).max())
+            else {
+                continue;
+            };
+            let io: u64 = ran.iter().map(|o| o.io_bytes).sum();
+            let agg = 1000 * io / max_run;
+            let bw = |o: &&&OpResult| 1000 * o.io_bytes / o.runtime;
+            let min = ran.iter().map(bw).min().unwrap_or(0);
+            let max = ran.iter().map(bw).max().unwrap_or(0);
+            let _ = writeln!(
+                out,
+                "{name}: bw={} ({}), {}-{} ({}-{}), io={} ({}), run={min_run}-{max_run}msec",
+                num2str(agg, 4, true, "B/s"),
+                num2str(agg, 4, false, "B/s"),
+                num2str(min, 4, true, "B/s"),
+                num2str(max, 4, true, "B/s"),
+                num2str(min, 4, false, "B/s"),
+                num2str(max, 4, false, "B/s"),
+                num2str(io, 4, true, "B"),
+                num2str(io, 4, false, "B"),
+            );
+        }
+    }
+}
+
 pub fn normal(r: &RunResult) -> String {
     let mut out = String::new();
     for j in &r.jobs {
         job(&mut out, j);
     }
+    groups(&mut out, r);
     let s = &r.ssd;
     let _ = writeln!(
         out,
@@ -315,4 +470,65 @@ pub fn normal(r: &RunResult) -> String {
         s.sim_requests_per_wall_s
     );
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{lat_line, num2str};
+    use ssdlab_core::metrics::LatStats;
+
+    fn lat(min: u64, max: u64, mean: f64, stddev: f64) -> String {
+        let l = LatStats {
+            min,
+            max,
+            mean,
+            stddev,
+            n: 10,
+            percentile: Default::default(),
+            bins: None,
+        };
+        let mut s = String::new();
+        lat_line(&mut s, "clat", &l);
+        s
+    }
+
+    #[test]
+    fn latency_lines_take_fio_s_unit_rule() {
+        // fio's nsec_to_usec: min over 2 us, max over 100 us and stdev over 1 us, all three.
+        assert_eq!(
+            lat(2_001, 100_000, 50_500.0, 1_500.5),
+            "    clat (usec): min=2, max=100, avg=50.50, stdev= 1.50\n"
+        );
+        // A constant latency (stdev 0) stays in nsec, large numbers in num2str's k.
+        assert_eq!(
+            lat(34_885_000, 34_885_000, 34_885_000.0, 0.0),
+            "    clat (nsec): min=34885k, max=34885k, avg=34885000.00, stdev= 0.00\n"
+        );
+        // msec: min over 2 ms, max over 100 ms, stdev over 1 ms; whole msec truncated.
+        assert_eq!(
+            lat(2_999_999, 150_000_000, 9_000_000.0, 2_000_000.0),
+            "    clat (msec): min=2, max=150, avg= 9.00, stdev= 2.00\n"
+        );
+        // min just at the boundary: not over 2 us, nsec.
+        assert_eq!(
+            lat(2_000, 100_000, 50_500.0, 1_500.5),
+            "    clat (nsec): min=2000, max=100000, avg=50500.00, stdev=1500.50\n"
+        );
+    }
+
+    #[test]
+    fn numbers_print_in_fio_s_units() {
+        // fio's num2str with its default four significant figures, worked by hand: 48,000 B/s
+        // is 46 KiB/s and 896 B/s, 0.875 → "46.9"; 103,423 I/Os is 103 k and 423 (no room for
+        // a decimal, rounded down); 8,471,000,000 B is 8,078 MiB and 588 KiB (rounded up).
+        assert_eq!(num2str(48_000, 4, true, "B/s"), "46.9KiB/s");
+        assert_eq!(num2str(48_000, 4, false, "B/s"), "48.0kB/s");
+        assert_eq!(num2str(103_423, 4, false, ""), "103k");
+        assert_eq!(num2str(4_096, 4, false, ""), "4096");
+        assert_eq!(num2str(423_600_000, 4, true, "B/s"), "404MiB/s");
+        assert_eq!(num2str(8_471_000_000, 4, true, "B"), "8079MiB");
+        assert_eq!(num2str(999, 4, true, "B"), "999B");
+        assert_eq!(num2str(1_048_575, 4, true, "B"), "1024KiB");
+        assert_eq!(num2str(0, 4, true, "B/s"), "0B/s");
+    }
 }

@@ -268,3 +268,164 @@ fn startdelay_starts_a_job_that_much_later_and_its_runtime_counts_from_then() {
     );
     assert!(error("[a]\nstartdelay=1-5\n").starts_with("t.fio:2: startdelay: got '1-5': a random delay"));
 }
+
+/// The requests of the first clone of `fio`'s first job on a 1 GiB device, with their arrival
+/// times, up to `n`.
+fn first(fio: &str, n: usize) -> Vec<Request> {
+    let mut r = requests(fio, 0, 1 << 30);
+    r.truncate(n);
+    r
+}
+
+#[test]
+fn block_sizes_by_direction_as_fio_gives_them() {
+    // bs=4k,16k: reads 4 KiB, writes (and trims) 16 KiB.
+    let r = first("[a]\nrw=randrw\nbs=4k,16k\nnumber_ios=2000\nio_size=1g\n", 2000);
+    assert!(r.iter().all(|q| q.len == if q.op == Op::Read { 4096 } else { 16384 }));
+    assert!(r.iter().any(|q| q.op == Op::Read) && r.iter().any(|q| q.op == Op::Write));
+    // A trailing comma leaves trims fio's default; an empty first one, reads'.
+    let j = &parse_job_file("[a]\nbs=8k,32k,\n", "t.fio").unwrap()[0];
+    assert_eq!(j.direction_sizes().unwrap().map(|d| d[0].0), [8192, 32768, 4096]);
+    let j = &parse_job_file("[a]\nbs=,8k\n", "t.fio").unwrap()[0];
+    assert_eq!(j.direction_sizes().unwrap().map(|d| d[0].0), [4096, 8192, 8192]);
+    // bssplit by direction: reads half 4k and half 8k, writes all 64k.
+    let r = first(
+        "[a]\nrw=randrw\nbssplit=4k/50:8k/50,64k/100\nnumber_ios=20000\nio_size=100g\n",
+        20000,
+    );
+    let reads: Vec<u64> = r.iter().filter(|q| q.op == Op::Read).map(|q| q.len).collect();
+    let small = reads.iter().filter(|&&l| l == 4096).count() as f64 / reads.len() as f64;
+    assert!((small - 0.5).abs() < 0.02, "{small}");
+    assert!(reads.iter().all(|&l| l == 4096 || l == 8192));
+    assert!(r.iter().filter(|q| q.op == Op::Write).all(|q| q.len == 65536));
+}
+
+#[test]
+fn bsrange_draws_multiples_of_the_smallest_size_uniformly() {
+    let r = first(
+        "[a]\nrw=randread\nbsrange=4k-16k\nnumber_ios=40000\nio_size=100g\n",
+        40000,
+    );
+    for size in [4096u64, 8192, 12288, 16384] {
+        let share = r.iter().filter(|q| q.len == size).count() as f64 / r.len() as f64;
+        assert!((share - 0.25).abs() < 0.01, "{size}: {share}");
+    }
+    assert!(r.iter().all(|q| q.len % 4096 == 0 && (4096..=16384).contains(&q.len)));
+    // bs_unaligned: any multiple of 512 bytes between.
+    let r = first(
+        "[a]\nrw=randread\nbsrange=1k-4k\nbs_unaligned\nnumber_ios=20000\nio_size=100g\n",
+        20000,
+    );
+    let kinds: std::collections::BTreeSet<u64> = r.iter().map(|q| q.len).collect();
+    assert_eq!(
+        kinds.into_iter().collect::<Vec<_>>(),
+        [1024, 1536, 2048, 2560, 3072, 3584, 4096]
+    );
+}
+
+#[test]
+fn blockalign_aligns_random_offsets() {
+    let r = first(
+        "[a]\nrw=randread\nbs=4k\nba=64k\nsize=64m\nnumber_ios=2000\nio_size=100g\n",
+        2000,
+    );
+    assert!(r.iter().all(|q| q.offset % 65536 == 0));
+    let plain = first(
+        "[a]\nrw=randread\nbs=4k\nsize=64m\nnumber_ios=2000\nio_size=100g\n",
+        2000,
+    );
+    assert!(plain.iter().any(|q| q.offset % 65536 != 0));
+}
+
+#[test]
+fn rw_offset_modifiers_skip_go_back_and_repeat_as_fio() {
+    // rw=write:4k: a 4 KiB hole after each 4 KiB write; one pass ends at the range's end.
+    let r = requests("[a]\nrw=write:4k\nbs=4k\nsize=1m\n", 0, 1 << 30);
+    assert_eq!(r.len(), 128);
+    assert!(r.iter().enumerate().all(|(i, q)| q.offset == 8192 * i as u64));
+    // rw=read:-8k: backwards from 8 KiB before the end, 4 KiB back each time (fio's
+    // backwards-read.fio), around again at the start.
+    let r = requests("[a]\nrw=read:-8k\nbs=4k\nsize=64k\n", 0, 1 << 30);
+    let offs: Vec<u64> = r.iter().map(|q| q.offset / 1024).collect();
+    assert_eq!(offs.len(), 16);
+    assert_eq!(offs[..15], [56, 52, 48, 44, 40, 36, 32, 28, 24, 20, 16, 12, 8, 4, 0]);
+    assert_eq!(offs[15], 56);
+    // rw=randread:4: three I/Os after the last, then one at random (fio's ddir_seq_nr).
+    let r = first(
+        "[a]\nrw=randread:4\nbs=4k\nsize=64m\nnumber_ios=400\nio_size=100g\n",
+        400,
+    );
+    assert_eq!((r[0].offset, r[1].offset, r[2].offset), (0, 4096, 8192));
+    for i in 1..r.len() {
+        if i % 4 != 3 {
+            assert_eq!(r[i].offset, r[i - 1].offset + 4096, "{i}");
+        }
+    }
+    let jumps = (3..r.len() - 1)
+        .filter(|i| i % 4 == 3)
+        .filter(|&i| r[i].offset != r[i - 1].offset + 4096)
+        .count();
+    assert!(jumps > 90, "{jumps}");
+    // rw_sequencer=identical: the same offset again between random ones.
+    let r = first(
+        "[a]\nrw=randread:4\nrw_sequencer=identical\nbs=4k\nsize=64m\nnumber_ios=40\nio_size=100g\n",
+        40,
+    );
+    for i in 1..r.len() {
+        if i % 4 != 3 {
+            assert_eq!(r[i].offset, r[i - 1].offset, "{i}");
+        }
+    }
+    assert!(error("[a]\nrw=randread:x\n").contains("a count of I/Os"));
+}
+
+#[test]
+fn percentage_random_mixes_random_and_sequential_offsets() {
+    let follows = |r: &[Request]| {
+        r.windows(2).filter(|w| w[1].offset == w[0].offset + w[0].len).count() as f64 / (r.len() - 1) as f64
+    };
+    let all_seq = first(
+        "[a]\nrw=randread\npercentage_random=0\nbs=4k\nsize=64m\nnumber_ios=2000\nio_size=100g\n",
+        2000,
+    );
+    assert_eq!(follows(&all_seq), 1.0);
+    let half = first(
+        "[a]\nrw=randread\npercentage_random=50\nbs=4k\nsize=64m\nnumber_ios=20000\nio_size=100g\n",
+        20000,
+    );
+    assert!((follows(&half) - 0.5).abs() < 0.02, "{}", follows(&half));
+    let j = &parse_job_file("[a]\npercentage_sequential=30\n", "t.fio").unwrap()[0];
+    assert_eq!(j.percentages_random(), [70; 3]);
+    let j = &parse_job_file("[a]\npercentage_random=10,90\n", "t.fio").unwrap()[0];
+    assert_eq!(j.percentages_random(), [10, 90, 90]);
+}
+
+#[test]
+fn rate_spaces_arrivals_by_bytes_and_poisson_by_exponential_gaps() {
+    // rate=1m: 4 KiB every 4096 / 2^20 s = 3.90625 ms.
+    let r = first("[a]\nrw=write\nbs=4k\nsize=1m\nrate=1m\n", 100);
+    for (k, q) in r.iter().enumerate() {
+        assert_eq!(q.time_ns, (k as u64 * 4096 * 1_000_000_000) >> 20, "{k}");
+    }
+    // By direction: a write job takes the write rate.
+    let r = first("[a]\nrw=write\nbs=4k\nsize=1m\nrate=,2m\n", 3);
+    assert_eq!(r[1].time_ns, (4096u64 * 1_000_000_000) >> 21);
+    // Poisson at 1,000 IOPS: a mean gap of 1 ms, a standard deviation as large.
+    let r = first(
+        "[a]\nrw=randread\nbs=4k\nrate_iops=1000\nrate_process=poisson\nnumber_ios=20000\nio_size=100g\n",
+        20000,
+    );
+    let gaps: Vec<f64> = r.windows(2).map(|w| (w[1].time_ns - w[0].time_ns) as f64).collect();
+    let mean = gaps.iter().sum::<f64>() / gaps.len() as f64;
+    let sd = (gaps.iter().map(|g| (g - mean).powi(2)).sum::<f64>() / gaps.len() as f64).sqrt();
+    assert!((mean / 1e6 - 1.0).abs() < 0.03, "{mean}");
+    assert!((sd / mean - 1.0).abs() < 0.05, "{sd}");
+    // Different rates for the directions of one job are refused.
+    let cfg = "[device]\npreset = \"slc-sata\"\n[device.geometry]\nblocks_per_plane = 128\n";
+    let mut c = parse_config(cfg, "t.toml", Path::new(".")).unwrap();
+    let e = c
+        .set_jobs_from_fio("t.fio", "[a]\nrw=randrw\nrate=1m,2m\n")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("rate") && e.contains("different rates"), "{e}");
+}

@@ -305,7 +305,7 @@ fn every_fio_key_lands_in_its_field() {
         (a.name.as_str(), a.rw, a.bs, a.iodepth),
         ("alpha", Rw::RandWrite, Size(16384), 4)
     );
-    assert_eq!(a.bssplit.as_deref(), Some("4k/50:8k/50"));
+    assert_eq!(a.bssplit.as_deref(), Some("4096/50:8192/50"));
     assert_eq!(a.region(1 << 30), Ok((1 << 20, 2 << 20)));
     assert_eq!((a.io_size, a.number_ios), (Some(Size(3 << 20)), Some(77)));
     assert_eq!(
@@ -581,7 +581,7 @@ stonewall = true
     // Always a request outstanding from 0 to the end; latency sums 2,404,592 ns of writes
     // and 1,004,592 ns of reads, in whole ms 2 and 1.
     let du = &r.disk_util[0];
-    assert_eq!((du.util, du.write_ticks, du.read_ticks, du.in_queue), (1.0, 2, 1, 3));
+    assert_eq!((du.util, du.write_ticks, du.read_ticks, du.in_queue), (100.0, 2, 1, 3));
     // One sample at the end: the mean of the 16 latencies, 3,409,184 / 16 = 213,074 ns, and
     // the 8 pages programmed for 8 units written.
     assert_eq!(r.ssd.latency_over_time, [(end, 213_074.0)]);

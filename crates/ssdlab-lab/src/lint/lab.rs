@@ -188,7 +188,7 @@ impl Timed {
             gc: s.gc["runs"].as_u64().unwrap_or(0),
             rmw_reads: s.flash["rmw_page_reads"].as_u64().unwrap_or(0),
             mean_outstanding: if span == 0 { 0.0 } else { lat_sum / span as f64 },
-            busy_share: r.disk_util.first().map_or(0.0, |d| d.util),
+            busy_share: r.disk_util.first().map_or(0.0, |d| d.util / 100.0),
             span_ns: span,
         }
     }

@@ -127,6 +127,8 @@ const FLAGS: &[&str] = &[
     "group_reporting",
     "log_offset",
     "readonly",
+    "bs_unaligned",
+    "blocksize_unaligned",
 ];
 
 fn apply(job: &mut JobConfig, key: &str, val: &str, kb_base: u64) -> std::result::Result<(), String> {
@@ -143,14 +145,34 @@ fn apply(job: &mut JobConfig, key: &str, val: &str, kb_base: u64) -> std::result
     match key {
         "name" => job.name = val.to_string(),
         "rw" | "readwrite" => {
-            if val.contains(':') {
-                return Err(format!(
-                    "got '{val}': the rw=...:N offset modifier is not modelled; expected rw without one"
-                ));
-            }
-            job.rw = Rw::parse(val).ok_or_else(|| {
+            // fio's offset modifier: `read:8k` (bytes after each I/O, negative to go back),
+            // `randread:8` (I/Os per random offset).
+            let (name, modifier) = match val.split_once(':') {
+                Some((n, m)) => (n.trim(), Some(m.trim())),
+                None => (val.trim(), None),
+            };
+            let rw = Rw::parse(name).ok_or_else(|| {
                 format!("got '{val}'; expected read, write, trim, randread, randwrite, randtrim, rw or randrw")
-            })?
+            })?;
+            job.rw_modifier = match modifier {
+                None => None,
+                Some(m) => {
+                    let (neg, m) = match m.strip_prefix('-') {
+                        Some(rest) => (true, rest),
+                        None => (false, m),
+                    };
+                    let v = if matches!(rw, Rw::RandRead | Rw::RandWrite | Rw::RandTrim | Rw::RandRw) {
+                        m.parse::<u64>().map_err(|_| {
+                            format!("got '{val}': a random job's modifier is a count of I/Os; expected e.g. randread:8")
+                        })?
+                    } else {
+                        fio_size(m, kb_base)?
+                    };
+                    let v = i64::try_from(v).map_err(|_| format!("got '{val}'; expected a modifier below 2^63"))?;
+                    Some(if neg { -v } else { v })
+                }
+            };
+            job.rw = rw;
         }
         "rwmixread" => job.rwmixread = num32(val)?,
         "rwmixwrite" => {
@@ -162,20 +184,78 @@ fn apply(job: &mut JobConfig, key: &str, val: &str, kb_base: u64) -> std::result
         }
         "bs" | "blocksize" => {
             if val.contains(',') {
-                return Err(format!(
-                    "got '{val}': block sizes by direction are not modelled; expected one size for every direction"
-                ));
+                // By direction: a split of one size each (fio's default 4k where none is given).
+                let dirs = super::job::by_direction(val)
+                    .map(|d| d.map_or(Ok(4096), |v| fio_size(v, kb_base)).map(|b| format!("{b}/100")));
+                let [r, w, t] = dirs;
+                job.bssplit = Some(format!("{},{},{}", r?, w?, t?));
+            } else {
+                job.bs = Size(fio_size(val, kb_base)?)
             }
-            job.bs = Size(fio_size(val, kb_base)?)
         }
         "bssplit" => {
-            if val.contains(',') {
+            // Sizes as fio reads them, written out in bytes.
+            let mut dirs = Vec::new();
+            for d in val.split(',') {
+                let mut parts = Vec::new();
+                for part in d.split(':').filter(|p| !p.trim().is_empty()) {
+                    let (bs, w) = part
+                        .split_once('/')
+                        .ok_or_else(|| format!("'{part}' is not SIZE/PERCENT; expected e.g. 4k/50:64k/50"))?;
+                    parts.push(format!("{}/{}", fio_size(bs, kb_base)?, w.trim()));
+                }
+                dirs.push(parts.join(":"));
+            }
+            let text = dirs.join(",");
+            for d in super::job::by_direction(&text).into_iter().flatten() {
+                parse_bssplit(d)?;
+            }
+            job.bssplit = Some(text)
+        }
+        "bsrange" | "blocksize_range" => {
+            let mut dirs = Vec::new();
+            for d in val.split(',') {
+                if d.trim().is_empty() {
+                    dirs.push(String::new());
+                    continue;
+                }
+                let (lo, hi) = d
+                    .split_once('-')
+                    .ok_or_else(|| format!("'{d}' is not MIN-MAX; expected e.g. 4k-16k"))?;
+                dirs.push(format!("{}-{}", fio_size(lo, kb_base)?, fio_size(hi, kb_base)?));
+            }
+            job.bsrange = Some(dirs.join(","))
+        }
+        "bs_unaligned" | "blocksize_unaligned" => job.bs_unaligned = fio_bool(val)?,
+        "blockalign" | "ba" => {
+            let vals: Vec<u64> = super::job::by_direction(val)
+                .iter()
+                .flatten()
+                .map(|v| fio_size(v, kb_base))
+                .collect::<std::result::Result<_, _>>()?;
+            if vals.windows(2).any(|w| w[0] != w[1]) {
                 return Err(format!(
-                    "got '{val}': block size splits by direction are not modelled; expected one split for every direction"
+                    "got '{val}': alignments by direction are not modelled; expected one alignment"
                 ));
             }
-            parse_bssplit(val)?;
-            job.bssplit = Some(val.to_string())
+            job.blockalign = vals.first().map(|&b| Size(b));
+        }
+        "rw_sequencer" => {
+            job.rw_sequencer = match val.trim() {
+                "sequential" | "identical" => val.trim().to_string(),
+                v => return Err(format!("got '{v}'; expected sequential or identical")),
+            }
+        }
+        "percentage_random" | "percentage_sequential" => {
+            let mut v = Vec::new();
+            for part in val.split(',') {
+                let p = num32(part)?;
+                if p > 100 {
+                    return Err(format!("got {p}; expected percentages of at most 100"));
+                }
+                v.push(if key == "percentage_sequential" { 100 - p } else { p });
+            }
+            job.percentage_random = Some(v)
         }
         "iodepth" => job.iodepth = num32(val)?,
         "numjobs" => job.numjobs = num32(val)?,
@@ -226,10 +306,30 @@ fn apply(job: &mut JobConfig, key: &str, val: &str, kb_base: u64) -> std::result
         "rate_iops" => {
             if val.contains(',') {
                 return Err(format!(
-                    "got '{val}': rates by direction are not modelled; expected one rate"
+                    "got '{val}': I/O rates by direction are not modelled; expected one rate"
                 ));
             }
             job.rate_iops = Some(num(val)?)
+        }
+        "rate" => {
+            // Bytes per second by direction, as fio reads its sizes.
+            let dirs: Vec<String> = val
+                .split(',')
+                .map(|d| {
+                    if d.trim().is_empty() {
+                        Ok(String::new())
+                    } else {
+                        fio_size(d, kb_base).map(|b| b.to_string())
+                    }
+                })
+                .collect::<std::result::Result<_, _>>()?;
+            job.rate = Some(dirs.join(","))
+        }
+        "rate_process" => {
+            job.rate_process = match val.trim() {
+                "linear" | "poisson" => val.trim().to_string(),
+                v => return Err(format!("got '{v}'; expected linear or poisson")),
+            }
         }
         "thinktime" => job.thinktime = Some(fio_time(val, 1_000, "us")?),
         "stream" => job.stream = num32(val)?,

@@ -114,9 +114,35 @@ pub struct JobConfig {
     pub rwmixread: u32,
     #[serde(default = "default_bs")]
     pub bs: Size,
-    /// `"4k/50:64k/50"`: block sizes with percentages (overrides bs).
+    /// `"4k/50:64k/50"`: block sizes with percentages (overrides bs); fio's comma-separated
+    /// lists give reads', writes' and trims' ([`by_direction`]).
     #[serde(default)]
     pub bssplit: Option<String>,
+    /// fio's `bsrange`: `"4k-16k"`, each I/O's size drawn uniformly among the multiples of
+    /// the smallest (of 512 bytes with `bs_unaligned`) from one to the other; comma-separated
+    /// by direction as `bssplit`. Overrides `bs` and `bssplit`.
+    #[serde(default)]
+    pub bsrange: Option<String>,
+    /// fio's `bs_unaligned`: `bsrange` sizes in multiples of 512 bytes.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub bs_unaligned: bool,
+    /// fio's `blockalign`: random offsets are multiples of this (default: the smallest
+    /// block size).
+    #[serde(default)]
+    pub blockalign: Option<Size>,
+    /// fio's `rw=...:N` suffix: for a sequential job, bytes skipped (negative: gone back)
+    /// after each I/O; for a random one, the I/Os from each random offset on (the others
+    /// follow it as `rw_sequencer` says).
+    #[serde(default)]
+    pub rw_modifier: Option<i64>,
+    /// fio's `rw_sequencer`: the I/Os of `rw=randread:N` between random offsets are
+    /// "sequential" (each after the one before) or "identical" (the same offset again).
+    #[serde(default = "default_sequencer")]
+    pub rw_sequencer: String,
+    /// fio's `percentage_random`: the share of a random job's I/Os (per direction: read,
+    /// write, trim) at a random offset; the others continue sequentially.
+    #[serde(default)]
+    pub percentage_random: Option<Vec<u32>>,
     #[serde(default = "one")]
     pub iodepth: u32,
     #[serde(default = "one")]
@@ -166,6 +192,15 @@ pub struct JobConfig {
     /// Open loop: issue at this rate (per clone) regardless of completions.
     #[serde(default)]
     pub rate_iops: Option<u64>,
+    /// fio's `rate`: open loop at this many bytes per second (per clone): each request
+    /// arrives when the bytes before it are due. By direction as fio's comma list; a job
+    /// whose directions would differ is refused.
+    #[serde(default)]
+    pub rate: Option<String>,
+    /// fio's `rate_process`: "linear" (evenly spaced arrivals) or "poisson" (exponential
+    /// gaps of the same mean).
+    #[serde(default = "default_rate_process")]
+    pub rate_process: String,
     /// fio's `thinktime`: once an I/O completes, its queue slot waits this long before the
     /// clone issues the next one (an application's own work between I/Os). Closed loop only.
     #[serde(default)]
@@ -303,6 +338,30 @@ fn default_plid_select() -> String {
 
 fn default_unified() -> String {
     "none".into()
+}
+
+fn default_sequencer() -> String {
+    "sequential".into()
+}
+
+fn default_rate_process() -> String {
+    "linear".into()
+}
+
+/// fio's values given by direction (`bs`, `bssplit`, `bsrange`, `rate`, ...): one value for
+/// reads, writes and trims; `a,b` reads a, writes and trims b; three for each; an empty one,
+/// or a trailing comma's, leaves that direction's default (None).
+pub fn by_direction(s: &str) -> [Option<&str>; 3] {
+    let parts: Vec<&str> = s.split(',').map(str::trim).collect();
+    fn some<'a>(p: &&'a str) -> Option<&'a str> {
+        (!p.is_empty()).then_some(*p)
+    }
+    match parts.as_slice() {
+        [a] => [some(a), some(a), some(a)],
+        [a, b] => [some(a), some(b), some(b)],
+        [a, b, c, ..] => [some(a), some(b), some(c)],
+        [] => [None; 3],
+    }
 }
 
 impl Default for JobConfig {
@@ -472,11 +531,62 @@ impl JobConfig {
         Ok(j)
     }
 
+    /// Every block size the job may issue, with its weight in its direction (the union of
+    /// [`JobConfig::direction_sizes`]; a `bsrange` gives its ends).
     pub fn block_sizes(&self) -> std::result::Result<Vec<(u64, u32)>, String> {
-        match &self.bssplit {
-            Some(s) => parse_bssplit(s),
-            None => Ok(vec![(self.bs.0, 100)]),
+        if let Some(r) = self.direction_ranges()? {
+            let mut v: Vec<(u64, u32)> = r.iter().flat_map(|&(lo, hi, _)| [(lo, 100), (hi, 100)]).collect();
+            v.sort_unstable();
+            v.dedup();
+            return Ok(v);
         }
+        let dirs = self.direction_sizes()?;
+        if dirs[0] == dirs[1] && dirs[1] == dirs[2] {
+            return Ok(dirs[0].clone());
+        }
+        let mut v: Vec<(u64, u32)> = dirs.into_iter().flatten().collect();
+        v.sort_unstable();
+        v.dedup();
+        Ok(v)
+    }
+
+    /// The block sizes of reads, writes and trims with their weights: `bssplit` (by
+    /// direction, [`by_direction`]), or `bs`.
+    pub fn direction_sizes(&self) -> std::result::Result<[Vec<(u64, u32)>; 3], String> {
+        let Some(s) = &self.bssplit else {
+            return Ok([0, 1, 2].map(|_| vec![(self.bs.0, 100)]));
+        };
+        if !s.contains(',') {
+            let v = parse_bssplit(s)?;
+            return Ok([v.clone(), v.clone(), v]);
+        }
+        let [r, w, t] = by_direction(s).map(|d| d.map_or_else(|| Ok(vec![(self.bs.0, 100)]), parse_bssplit));
+        Ok([r?, w?, t?])
+    }
+
+    /// fio's `bsrange` by direction: (smallest, largest, step) of reads, writes and trims, or
+    /// None without one.
+    pub fn direction_ranges(&self) -> std::result::Result<Option<[(u64, u64, u64); 3]>, String> {
+        let Some(s) = &self.bsrange else { return Ok(None) };
+        let one = |d: Option<&str>| -> std::result::Result<(u64, u64, u64), String> {
+            let Some(d) = d else {
+                return Ok((self.bs.0, self.bs.0, self.bs.0));
+            };
+            let (lo, hi) = d
+                .split_once('-')
+                .ok_or_else(|| format!("'{d}' is not MIN-MAX; expected e.g. 4k-16k"))?;
+            let lo = crate::units::parse_size(lo)?;
+            let hi = crate::units::parse_size(hi)?;
+            if lo == 0 || lo > hi || lo % 512 != 0 || hi % 512 != 0 {
+                return Err(format!(
+                    "'{d}': got {lo} to {hi} bytes; expected multiples of 512 above 0, the first no larger"
+                ));
+            }
+            let step = if self.bs_unaligned { 512 } else { lo };
+            Ok((lo, hi - (hi - lo) % step, step))
+        };
+        let [r, w, t] = by_direction(s).map(one);
+        Ok(Some([r?, w?, t?]))
     }
 
     /// fio's keys of the job; [`JobConfig::validate`] adds its `[job.fs]` or `[job.hpc]` table.
@@ -639,6 +749,69 @@ impl JobConfig {
                 ));
             }
         }
+        self.direction_ranges().map_err(|m| e("bsrange", m))?;
+        if self.blockalign.is_some_and(|b| b.0 == 0 || b.0 % 512 != 0) {
+            return Err(e(
+                "blockalign",
+                format!(
+                    "got {}; expected a multiple of 512 bytes above 0",
+                    self.blockalign.unwrap().0
+                ),
+            ));
+        }
+        if let Some(m) = self.rw_modifier {
+            let sizes = self.direction_sizes().map_err(|m| e("bssplit", m))?;
+            let fixed = self.bsrange.is_none() && sizes.iter().all(|d| d.len() == 1);
+            if !self.is_random() && m > 0 && !fixed {
+                return Err(e(
+                    "rw_modifier",
+                    "a sequential job's gap after each I/O with block sizes that vary is not modelled; expected one block size".into(),
+                ));
+            }
+            if self.is_random() && m <= 0 {
+                return Err(e(
+                    "rw_modifier",
+                    format!("got {m}; expected a random job's I/Os per random offset, at least 1"),
+                ));
+            }
+            if !self.is_random() && m.unsigned_abs() % 512 != 0 {
+                return Err(e(
+                    "rw_modifier",
+                    format!("got {m}; expected bytes skipped after each I/O, a multiple of 512"),
+                ));
+            }
+        }
+        if !["sequential", "identical"].contains(&self.rw_sequencer.as_str()) {
+            return Err(e(
+                "rw_sequencer",
+                format!(
+                    "got \"{}\"; expected \"sequential\" or \"identical\"",
+                    self.rw_sequencer
+                ),
+            ));
+        }
+        if let Some(p) = &self.percentage_random {
+            if p.is_empty() || p.len() > 3 || p.iter().any(|&x| x > 100) {
+                return Err(e(
+                    "percentage_random",
+                    format!("got {p:?}; expected one to three percentages (reads, writes, trims) of at most 100"),
+                ));
+            }
+        }
+        self.rate_bytes().map_err(|m| e("rate", m))?;
+        if self.rate.is_some() && self.rate_iops.is_some() {
+            return Err(e(
+                "rate",
+                "set beside rate_iops; expected one of them (a cap in bytes and one in I/Os at once is not modelled)"
+                    .into(),
+            ));
+        }
+        if !["linear", "poisson"].contains(&self.rate_process.as_str()) {
+            return Err(e(
+                "rate_process",
+                format!("got \"{}\"; expected \"linear\" or \"poisson\"", self.rate_process),
+            ));
+        }
         if let Some(list) = &self.percentile_list {
             if list.is_empty() || list.len() > 20 || list.iter().any(|p| !(*p > 0.0 && *p <= 100.0)) {
                 return Err(e(
@@ -728,17 +901,17 @@ impl JobConfig {
                     ),
                 ));
             }
-            if self.rate_iops.is_some() {
+            if self.rate_iops.is_some() || self.rate.is_some() {
                 return Err(e(
-                    "rate_iops",
+                    if self.rate.is_some() { "rate" } else { "rate_iops" },
                     "set on a file-system job; expected none (a [job.fs] job is closed loop: iodepth requests outstanding)"
                         .into(),
                 ));
             }
         }
-        if self.hpc.is_some() && self.rate_iops.is_some() {
+        if self.hpc.is_some() && (self.rate_iops.is_some() || self.rate.is_some()) {
             return Err(e(
-                "rate_iops",
+                if self.rate.is_some() { "rate" } else { "rate_iops" },
                 "set on an HPC job; expected none (a [job.hpc] job is open loop at its own hpc.rate)".into(),
             ));
         }
@@ -753,7 +926,69 @@ impl JobConfig {
     }
 
     pub fn open_loop(&self) -> bool {
-        self.rate_iops.is_some() || self.hpc.is_some()
+        self.rate_iops.is_some() || self.rate.is_some() || self.hpc.is_some()
+    }
+
+    /// The bytes per second of fio's `rate` for the directions the job issues (one value:
+    /// a job whose directions have different rates is refused).
+    pub fn rate_bytes(&self) -> std::result::Result<Option<u64>, String> {
+        let Some(r) = &self.rate else { return Ok(None) };
+        let dirs = by_direction(r);
+        let mut got: Option<u64> = None;
+        for (d, used) in dirs.iter().zip(self.ops()) {
+            let v = match d {
+                Some(t) => crate::units::parse_size(t).map_err(|m| format!("'{t}': {m}"))?,
+                None => continue,
+            };
+            if !used {
+                continue;
+            }
+            if got.is_some_and(|g| g != v) {
+                return Err(format!(
+                    "got '{r}': different rates for the directions of one job are not modelled; expected one rate"
+                ));
+            }
+            got = Some(v);
+        }
+        match got {
+            Some(0) => Err(format!("got '{r}'; expected a rate above 0")),
+            Some(v) => Ok(Some(v)),
+            None => Ok(None),
+        }
+    }
+
+    /// When requests arrive, if not as completions let them (closed loop).
+    fn pace(&self) -> std::result::Result<Option<Pace>, String> {
+        let poisson = self.rate_process == "poisson";
+        let mean = |ns: f64| Pace::Poisson {
+            mean_ns: ns,
+            next_ns: 0.0,
+        };
+        Ok(match (self.rate_iops, self.rate_bytes()?) {
+            (Some(r), _) if poisson => Some(mean(1e9 / r as f64)),
+            (Some(r), _) => Some(Pace::Iops {
+                interval_ns: (1_000_000_000 / r).max(1),
+            }),
+            (None, Some(b)) if poisson => {
+                // The mean gap of the job's mean block size.
+                let sizes = self.block_sizes()?;
+                let w: u64 = sizes.iter().map(|x| x.1 as u64).sum::<u64>().max(1);
+                let mean_bs = sizes.iter().map(|x| x.0 * x.1 as u64).sum::<u64>() as f64 / w as f64;
+                Some(mean(mean_bs * 1e9 / b as f64))
+            }
+            (None, Some(b)) => Some(Pace::Bytes { per_s: b, issued: 0 }),
+            (None, None) => None,
+        })
+    }
+
+    /// fio's `percentage_random` of reads, writes and trims (100: every I/O at random).
+    pub fn percentages_random(&self) -> [u32; 3] {
+        match self.percentage_random.as_deref() {
+            None | Some([]) => [100; 3],
+            Some([a]) => [*a; 3],
+            Some([a, b]) => [*a, *b, *b],
+            Some([a, b, c, ..]) => [*a, *b, *c],
+        }
     }
 
     /// fio's `job options` object: the options of the job file's section, or, for a job of a
@@ -879,20 +1114,47 @@ impl Limits {
 pub struct JobSource {
     rw: Rw,
     mix: u32,
-    sizes: Vec<(u64, u32)>,
-    weight_total: u32,
+    /// Block sizes and weights of reads, writes and trims, and their weights' totals.
+    sizes: [Vec<(u64, u32)>; 3],
+    weight_total: [u32; 3],
+    /// fio's `bsrange` by direction: (smallest, largest, step).
+    ranges: Option<[(u64, u64, u64); 3]>,
     align: u64,
     start: u64,
     len: u64,
     dist: Dist,
     zipf: Option<rand_distr::Zipf<f64>>,
     rng: Xoshiro256PlusPlus,
+    /// The end of the last I/O, relative to the range (fio's `last_pos`): where the next
+    /// sequential one starts.
     seq_next: u64,
+    /// The last I/O's offset, relative to the range.
+    last_off: u64,
+    /// fio's `rw=...:N` of a sequential job (`ddir_seq_add`): bytes after each I/O.
+    seq_add: i64,
+    /// fio's `rw=randread:N` (`ddir_seq_nr`): a random offset every N I/Os, and the count
+    /// left to the next; the others at `last_off` (`identical`) or after the last I/O.
+    seq_nr: u64,
+    seq_left: u64,
+    identical: bool,
+    /// fio's `percentage_random` of reads, writes and trims.
+    perc_random: [u32; 3],
     limits: Limits,
-    interval_ns: Option<u64>,
+    /// When each request arrives (open loop), if it does not follow completions.
+    pace: Option<Pace>,
     /// Requests drawn ahead of their issue (op, size, offset), in order: the same sequence,
     /// known early enough for the host model to prefetch the device's map entries.
     ahead: std::collections::VecDeque<(Op, u64, u64)>,
+}
+
+/// Arrival times of an open-loop job: `rate_iops` (fio's `rate_iops`, a request every
+/// interval) or `rate` (bytes per second: a request when the bytes before it are due), evenly
+/// spaced or, with fio's `rate_process=poisson`, at exponential gaps of the same mean.
+#[derive(Clone, Debug)]
+enum Pace {
+    Iops { interval_ns: u64 },
+    Bytes { per_s: u64, issued: u64 },
+    Poisson { mean_ns: f64, next_ns: f64 },
 }
 
 /// How many requests a synthetic job draws ahead.
@@ -900,9 +1162,14 @@ pub(crate) const AHEAD: usize = 16;
 
 impl JobSource {
     pub fn new(job: &JobConfig, capacity: u64, seed: u64) -> Result<JobSource> {
-        let sizes = job.block_sizes().map_err(Error::Invalid)?;
-        let weight_total = sizes.iter().map(|x| x.1).sum();
-        let align = sizes.iter().map(|x| x.0).min().unwrap_or(4096);
+        let sizes = job.direction_sizes().map_err(Error::Invalid)?;
+        let ranges = job.direction_ranges().map_err(Error::Invalid)?;
+        let weight_total = [0, 1, 2].map(|d| sizes[d].iter().map(|x| x.1).sum());
+        let smallest = match ranges {
+            Some(r) => r.iter().map(|x| x.0).min().unwrap_or(4096),
+            None => sizes.iter().flatten().map(|x| x.0).min().unwrap_or(4096),
+        };
+        let align = job.blockalign.map_or(smallest, |b| b.0.max(1));
         let (start, len) = job.region(capacity).map_err(Error::Invalid)?;
         let dist = parse_dist(&job.random_distribution).map_err(Error::Invalid)?;
         let slots = (len / align).max(1);
@@ -910,11 +1177,23 @@ impl JobSource {
             Dist::Zipf(t) => Some(rand_distr::Zipf::new(slots, t).map_err(|e| Error::Invalid(e.to_string()))?),
             _ => None,
         };
+        let random = job.rw.random();
+        let modifier = job.rw_modifier.unwrap_or(0);
+        let seq_add = if random { 0 } else { modifier };
+        let seq_nr = if random { modifier.max(1) as u64 } else { 1 };
+        // One pass of a sequential job that skips bytes after each I/O ends at the end of its
+        // range, as fio's: its I/Os fit with their gaps (fixed sizes only, as validation asks).
+        let pass = match (seq_add, &sizes[0][..]) {
+            (add, [(bs, _)]) if add > 0 && len >= *bs => ((len - bs) / (bs + add as u64) + 1) * bs,
+            _ => len,
+        };
+        let pace = job.pace().map_err(Error::Invalid)?;
         Ok(JobSource {
             rw: job.rw,
             mix: job.rwmixread,
             sizes,
             weight_total,
+            ranges,
             align,
             start,
             len,
@@ -922,26 +1201,38 @@ impl JobSource {
             zipf,
             rng: Xoshiro256PlusPlus::seed_from_u64(seed),
             seq_next: 0,
+            last_off: 0,
+            seq_add,
+            seq_nr,
+            seq_left: seq_nr,
+            identical: job.rw_sequencer == "identical",
+            perc_random: job.percentages_random(),
             // As fio: one pass over the range (or io_size), unless time_based; number_ios
             // stops it earlier, never later.
-            limits: Limits::fio(job, len),
-            interval_ns: job.rate_iops.map(|r| (1_000_000_000 / r).max(1)),
+            limits: Limits::fio(job, pass),
+            pace,
             ahead: std::collections::VecDeque::with_capacity(AHEAD + 1),
         })
     }
 
-    fn pick_size(&mut self) -> u64 {
-        if self.sizes.len() == 1 {
-            return self.sizes[0].0;
+    fn pick_size(&mut self, op: Op) -> u64 {
+        let d = op.index();
+        if let Some(r) = &self.ranges {
+            let (lo, hi, step) = r[d];
+            return lo + step * self.rng.gen_range(0..=(hi - lo) / step);
         }
-        let mut x = self.rng.gen_range(0..self.weight_total);
-        for &(s, w) in &self.sizes {
+        let sizes = &self.sizes[d];
+        if sizes.len() == 1 {
+            return sizes[0].0;
+        }
+        let mut x = self.rng.gen_range(0..self.weight_total[d]);
+        for &(s, w) in sizes {
             if x < w {
                 return s;
             }
             x -= w;
         }
-        self.sizes[0].0
+        sizes[0].0
     }
 
     fn pick_op(&mut self) -> Op {
@@ -999,23 +1290,88 @@ impl JobSource {
 }
 
 impl JobSource {
+    /// The next sequential offset (relative) for an I/O of `size`: after the last I/O, as
+    /// fio's `get_next_seq_offset` (with `rw=...:N`, that many bytes on, or back; a backward
+    /// job starts at the end), back at the start when it would pass the end.
+    fn sequential(&mut self, size: u64) -> u64 {
+        if self.seq_add == 0 {
+            return if self.seq_next + size > self.len {
+                0
+            } else {
+                self.seq_next
+            };
+        }
+        let len = self.len as i128;
+        let mut last = self.seq_next as i128;
+        if last == 0 && self.seq_add < 0 {
+            last = len;
+        }
+        let mut pos = last;
+        if pos != 0 {
+            pos += self.seq_add as i128;
+        }
+        if pos < 0 || pos >= len {
+            pos = if self.seq_add > 0 {
+                0
+            } else {
+                (len + self.seq_add as i128).max(0)
+            };
+        }
+        (pos as u64).min(self.len - size)
+    }
+
     /// The next request's operation, size and offset (the random streams advance in the
     /// order requests are issued, however far ahead they are drawn).
     fn draw(&mut self) -> (Op, u64, u64) {
         let op = self.pick_op();
-        let size = self.pick_size().min(self.len);
-        let offset = if self.rw.random() {
-            let slots = ((self.len - size) / self.align) + 1;
-            self.start + self.random_slot(slots) * self.align
-        } else {
-            if self.seq_next + size > self.len {
-                self.seq_next = 0;
+        let size = self.pick_size(op).min(self.len);
+        let rel = if self.rw.random() {
+            // fio's ddir_seq_nr: a random offset every seq_nr I/Os (every one by default).
+            let hit = self.seq_nr <= 1 || {
+                self.seq_left -= 1;
+                let h = self.seq_left == 0;
+                if h {
+                    self.seq_left = self.seq_nr;
+                }
+                h
+            };
+            let d = op.index();
+            if !hit {
+                if self.identical {
+                    self.last_off
+                } else {
+                    self.sequential(size)
+                }
+            } else if self.perc_random[d] >= 100 || self.rng.gen_range(0..100) < self.perc_random[d] {
+                let slots = ((self.len - size) / self.align) + 1;
+                self.random_slot(slots) * self.align
+            } else {
+                self.sequential(size)
             }
-            let o = self.start + self.seq_next;
-            self.seq_next += size;
-            o
+        } else {
+            self.sequential(size)
         };
-        (op, size, offset)
+        self.last_off = rel;
+        self.seq_next = rel + size;
+        (op, size, self.start + rel)
+    }
+
+    /// The arrival time of the next request (open loop), relative to the job's start.
+    fn arrival(&mut self, size: u64) -> Option<u64> {
+        match self.pace.as_mut()? {
+            Pace::Iops { interval_ns } => Some(self.limits.issued() * *interval_ns),
+            Pace::Bytes { per_s, issued } => {
+                let t = (*issued as u128 * 1_000_000_000 / *per_s as u128) as u64;
+                *issued += size;
+                Some(t)
+            }
+            Pace::Poisson { mean_ns, next_ns } => {
+                let t = *next_ns as u64;
+                let gap: f64 = rand_distr::Exp1.sample(&mut self.rng);
+                *next_ns += gap * *mean_ns;
+                Some(t)
+            }
+        }
     }
 }
 
@@ -1028,9 +1384,13 @@ impl RequestSource for JobSource {
         if self.limits.reached(now_ns) {
             return Ok(None);
         }
-        let time_ns = match self.interval_ns {
-            Some(iv) => {
-                let t = self.limits.issued() * iv;
+        while self.ahead.len() <= AHEAD {
+            let r = self.draw();
+            self.ahead.push_back(r);
+        }
+        let size = self.ahead[0].1;
+        let time_ns = match self.arrival(size) {
+            Some(t) => {
                 if self.limits.runtime_ns().is_some_and(|r| t >= r) {
                     return Ok(None);
                 }
@@ -1038,10 +1398,6 @@ impl RequestSource for JobSource {
             }
             None => 0,
         };
-        while self.ahead.len() <= AHEAD {
-            let r = self.draw();
-            self.ahead.push_back(r);
-        }
         let (op, size, offset) = self.ahead.pop_front().expect("drawn ahead");
         self.limits.count(size);
         Ok(Some(Request {
