@@ -199,8 +199,15 @@ macro_rules! unit_type {
         }
 
         impl serde::Serialize for $name {
+            /// With its unit where that reads back exactly; else the bare integer, so that
+            /// what is written is read back the same.
             fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                s.serialize_str(&$fmt(self.0))
+                let text = $fmt(self.0);
+                if $parse(&text) == Ok(self.0) {
+                    s.serialize_str(&text)
+                } else {
+                    s.serialize_u64(self.0)
+                }
             }
         }
     };
@@ -240,6 +247,27 @@ mod tests {
         assert!(parse_size("4 parsecs").is_err());
         assert!(parse_size("").is_err());
         assert!(parse_size("0.3B").is_err());
+    }
+
+    proptest! {
+        #[test]
+        fn what_is_written_is_read_back_the_same(b in any::<u64>()) {
+            // 4,160 B reads "4.06KiB" in a report but is written whole.
+            for v in [b, b % (1 << 20), (b % 1000) * 1024] {
+                let s = serde_json::to_string(&Size(v)).unwrap();
+                prop_assert_eq!(serde_json::from_str::<Size>(&s).unwrap(), Size(v), "{}", s);
+                let s = serde_json::to_string(&Rate(v)).unwrap();
+                prop_assert_eq!(serde_json::from_str::<Rate>(&s).unwrap(), Rate(v), "{}", s);
+                let s = serde_json::to_string(&Duration(v)).unwrap();
+                prop_assert_eq!(serde_json::from_str::<Duration>(&s).unwrap(), Duration(v), "{}", s);
+            }
+        }
+    }
+
+    #[test]
+    fn sizes_written_with_units_where_exact() {
+        assert_eq!(serde_json::to_string(&Size(4096)).unwrap(), "\"4KiB\"");
+        assert_eq!(serde_json::to_string(&Size(4160)).unwrap(), "4160");
     }
 
     #[test]

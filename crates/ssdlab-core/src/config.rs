@@ -197,6 +197,12 @@ impl Config {
     /// Replace the jobs with those of a fio job file (`name`, `text`) and check the result;
     /// errors about jobs name the job file's lines.
     pub fn set_jobs_from_fio(&mut self, name: &str, text: &str) -> Result<()> {
+        self.set_jobs_from_fio_with(name, text, &[])
+    }
+
+    /// As [`Config::set_jobs_from_fio`], with the command line's `--set job.N.KEY=VALUE`
+    /// (N a job's index, or `*` for every job) on the job file's jobs before they are checked.
+    pub fn set_jobs_from_fio_with(&mut self, name: &str, text: &str, sets: &[String]) -> Result<()> {
         // The files its `include` lines read are inputs too (an output must not be one).
         let included = std::cell::RefCell::new(Vec::new());
         let read = |p: &Path| {
@@ -206,7 +212,51 @@ impl Config {
         self.job = crate::workload::fio::parse_job_file_with(text, name, &|k| std::env::var(k).ok(), &read)?;
         self.origins.jobs_file = Some((name.to_string(), text.to_string()));
         self.origins.included = included.into_inner();
+        self.set_job_keys(sets)?;
         self.validate()
+    }
+
+    /// `--set job.N.KEY=VALUE` on the jobs (N a job's index, or `*` for every job): what a
+    /// run file's job takes; the caller checks the result.
+    fn set_job_keys(&mut self, sets: &[String]) -> Result<()> {
+        if sets.is_empty() {
+            return Ok(());
+        }
+        let as_toml = |e: String| Error::Config(format!("--set: the jobs as TOML: {e}"));
+        let mut table = toml::Table::new();
+        table.insert(
+            "job".into(),
+            toml::Value::try_from(&self.job).map_err(|e| as_toml(e.to_string()))?,
+        );
+        for o in sets {
+            let (k, v) = o
+                .split_once('=')
+                .ok_or_else(|| Error::Config(format!("--set {o}: not KEY=VALUE; expected e.g. job.*.size=1GiB")))?;
+            let k = k.trim();
+            let keys: Vec<String> = match k.strip_prefix("job.*.") {
+                Some(rest) => (0..self.job.len()).map(|i| format!("job.{i}.{rest}")).collect(),
+                None => vec![k.to_string()],
+            };
+            for key in keys {
+                set_key(&mut table, &key, v.trim())?;
+            }
+        }
+        let jobs = table.remove("job").expect("set above");
+        let mut jobs: Vec<crate::workload::job::JobConfig> = serde_path_to_error::deserialize(jobs).map_err(|e| {
+            Error::config(
+                "--set",
+                &format!("job.{}", e.path()),
+                serde_message(e.inner().message().trim()),
+            )
+        })?;
+        // What a fio job file gives beside the keys (its options as written, those ignored).
+        for (new, old) in jobs.iter_mut().zip(&self.job) {
+            new.ignored_options = old.ignored_options.clone();
+            new.job_options = old.job_options.clone();
+            new.global_options = old.global_options.clone();
+        }
+        self.job = jobs;
+        Ok(())
     }
 }
 
@@ -723,7 +773,7 @@ impl Config {
     /// an error naming it, with the trace's key that does the job where there is one.
     fn refuse_unused_trace_keys(&self, i: usize, j: &crate::workload::job::JobConfig) -> Result<()> {
         let open = j.replay.as_deref() != Some("closed");
-        let keys: [(&str, bool, &str); 21] = [
+        let keys: [(&str, bool, &str); 22] = [
             (
                 "rw",
                 true,
@@ -751,6 +801,11 @@ impl Config {
             ("bsrange", true, "no bsrange (the trace gives each request's size)"),
             ("blockalign", true, "no blockalign (the trace gives each offset)"),
             ("rw_modifier", true, "no rw modifier (the trace gives each offset)"),
+            (
+                "random_sequence_stride",
+                true,
+                "no random_sequence_stride (the trace gives each offset)",
+            ),
             (
                 "percentage_random",
                 true,

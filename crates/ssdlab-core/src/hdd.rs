@@ -632,7 +632,7 @@ fn check_job(job: &JobConfig, i: usize, capacity: u64) -> Result<()> {
     if job.host_time.is_some() {
         return refuse("host_time", "host time is not modelled on the hard disk");
     }
-    if matches!(job.rw, Rw::Trim | Rw::RandTrim) {
+    if matches!(job.rw, Rw::Trim | Rw::RandTrim | Rw::TrimWrite | Rw::RandTrimWrite) {
         return refuse("rw", "a hard disk has no trim");
     }
     Ok(())

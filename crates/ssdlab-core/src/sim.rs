@@ -63,6 +63,10 @@ struct Stream {
     placement: Option<crate::workload::placement_ids::Chooser>,
     /// Reclaim unit handle updates (`ruh_update_every`), if the job sends them.
     ruh_update: Option<RuhUpdates>,
+    /// Its source has no more requests (it ends when its last one completes).
+    done_issuing: bool,
+    /// Ended by another clone's end (fio's `exitall`): it issues nothing more.
+    stopped: bool,
 }
 
 /// A clone's reclaim unit handle updates: after every `every` bytes it writes, once the write
@@ -819,6 +823,8 @@ impl Simulation {
                         ids: 0,
                         due: Vec::new(),
                     }),
+                    done_issuing: false,
+                    stopped: false,
                 });
             }
         }
@@ -941,6 +947,25 @@ impl Simulation {
         }
     }
 
+    /// fio's `exitall`: clone `e` has ended; if its job says so, the clones of its reporting
+    /// group (`exit_what=group`, fio's default), of its phase (`stonewall`) or every clone
+    /// (`all`) issue nothing more (what they have outstanding completes).
+    fn exit_all(&mut self, e: usize, phase_of: &[usize], group_of: &[u32]) {
+        let job = &self.cfg.job[self.streams[e].job];
+        if !job.exitall {
+            return;
+        }
+        let (je, what) = (self.streams[e].job, job.exit_what.as_str());
+        for s in &mut self.streams {
+            let hit = match what {
+                "all" => true,
+                "stonewall" => phase_of[s.job] == phase_of[je],
+                _ => group_of[s.job] == group_of[je],
+            };
+            s.stopped |= hit;
+        }
+    }
+
     /// Run all jobs to completion, then let the device finish its queued work.
     pub fn run(&mut self, progress: &mut dyn FnMut(Progress)) -> Result<RunResult> {
         let wall = std::time::Instant::now();
@@ -969,7 +994,13 @@ impl Simulation {
         let mut completions: Vec<(u64, u64)> = Vec::new();
         self.volume.kick_background()?;
         self.sample_device(0);
+        // fio's exitall: the clone that just ended, whose job may end others.
+        let mut ended: Option<usize> = None;
+        let group_of = group_ids(&self.cfg.job);
         loop {
+            if let Some(e) = ended.take() {
+                self.exit_all(e, &phase_of, &group_of);
+            }
             while live[phase] == 0 && phase + 1 < n_phases {
                 phase += 1;
                 self.start_phase(phase, now, &phase_of, &ramp, &mut host, &mut seq, &mut live)?;
@@ -995,22 +1026,27 @@ impl Simulation {
                 let s = &mut self.streams[si as usize];
                 let ph = phase_of[s.job];
                 live[ph] -= 1;
+                if s.stopped {
+                    continue;
+                }
                 // Sources count time from their clone's start.
                 let rel = t - s.start;
-                let req = if s.open {
-                    match s.pending.take() {
-                        Some(r) => r,
-                        None => continue,
-                    }
+                let next = if s.open {
+                    s.pending.take()
                 } else {
-                    match s.source.next_request(rel)? {
-                        Some(r) => {
-                            // The stream's later requests: their map entries into cache.
-                            self.volume.prefetch(s.source.upcoming(15), s.source.upcoming(7));
-                            r
-                        }
-                        None => continue,
+                    let r = s.source.next_request(rel)?;
+                    if r.is_some() {
+                        // The stream's later requests: their map entries into cache.
+                        self.volume.prefetch(s.source.upcoming(15), s.source.upcoming(7));
                     }
+                    r
+                };
+                let Some(req) = next else {
+                    s.done_issuing = true;
+                    if s.inflight == 0 {
+                        ended = Some(si as usize);
+                    }
+                    continue;
                 };
                 let job = s.job;
                 // A source that places its own data (stream ids of its requests) keeps them;
@@ -1095,6 +1131,9 @@ impl Simulation {
                 last_host_done = last_host_done.max(c);
                 let s = &mut self.streams[is.stream as usize];
                 s.inflight -= 1;
+                if s.inflight == 0 && s.done_issuing {
+                    ended = Some(is.stream as usize);
+                }
                 if let Some(u) = &mut s.ruh_update {
                     if let Some(k) = u.due.iter().position(|d| d.0 == tag as u32) {
                         let (_, plids) = u.due.swap_remove(k);

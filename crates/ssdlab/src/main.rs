@@ -84,7 +84,8 @@ enum Cmd {
         #[arg(long)]
         check: bool,
         /// Set a config key on top of the file or preset, e.g.
-        /// `--set device.scheduler.policy=fcfs` or `--set job.0.iodepth=8` (repeatable).
+        /// `--set device.scheduler.policy=fcfs` or `--set job.0.iodepth=8` (repeatable; with
+        /// `--job`, `job.N.KEY` and `job.*.KEY` set the job file's jobs).
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
         /// Refuse a run whose estimated memory is above this size (default: three quarters
@@ -503,12 +504,17 @@ fn run(
     plot: Option<String>,
     from_snapshot: Option<String>,
 ) -> Result<()> {
-    let mut cfg = config::load_config_with(config.as_deref().unwrap_or(config::DEFAULT_PRESET), set)?;
+    // With a fio job file, the job keys of --set are its jobs' (job.N.KEY, job.*.KEY for all).
+    let (job_sets, sets): (Vec<String>, Vec<String>) = set
+        .iter()
+        .cloned()
+        .partition(|s| job.is_some() && s.trim_start().starts_with("job."));
+    let mut cfg = config::load_config_with(config.as_deref().unwrap_or(config::DEFAULT_PRESET), &sets)?;
     if let Some(j) = job {
         ssdlab_core::output::check_regular(&j, "a fio job file")?;
         let text = std::fs::read_to_string(&j)
             .map_err(|e| Error::Config(format!("{j}: cannot read it ({e}); expected a fio job file")))?;
-        cfg.set_jobs_from_fio(&j, &text)?;
+        cfg.set_jobs_from_fio_with(&j, &text, &job_sets)?;
         // Never silently: the job file's options that change nothing here, once.
         let ignored = ssdlab_core::sim::ignored_options(&cfg.job);
         if !ignored.is_empty() {

@@ -129,6 +129,8 @@ const FLAGS: &[&str] = &[
     "readonly",
     "bs_unaligned",
     "blocksize_unaligned",
+    "random_sequence_stride",
+    "exitall",
 ];
 
 fn apply(job: &mut JobConfig, key: &str, val: &str, kb_base: u64) -> std::result::Result<(), String> {
@@ -152,7 +154,7 @@ fn apply(job: &mut JobConfig, key: &str, val: &str, kb_base: u64) -> std::result
                 None => (val.trim(), None),
             };
             let rw = Rw::parse(name).ok_or_else(|| {
-                format!("got '{val}'; expected read, write, trim, randread, randwrite, randtrim, rw or randrw")
+                format!("got '{val}'; expected read, write, trim, randread, randwrite, randtrim, rw, randrw, trimwrite or randtrimwrite")
             })?;
             job.rw_modifier = match modifier {
                 None => None,
@@ -161,7 +163,7 @@ fn apply(job: &mut JobConfig, key: &str, val: &str, kb_base: u64) -> std::result
                         Some(rest) => (true, rest),
                         None => (false, m),
                     };
-                    let v = if matches!(rw, Rw::RandRead | Rw::RandWrite | Rw::RandTrim | Rw::RandRw) {
+                    let v = if rw.random() {
                         m.parse::<u64>().map_err(|_| {
                             format!("got '{val}': a random job's modifier is a count of I/Os; expected e.g. randread:8")
                         })?
@@ -299,8 +301,30 @@ fn apply(job: &mut JobConfig, key: &str, val: &str, kb_base: u64) -> std::result
             }
         }
         "random_distribution" => {
-            parse_dist(val)?;
-            job.random_distribution = val.to_string()
+            // zoned_abs's sizes as fio reads them (kb_base), written out in bytes.
+            let val = match val.trim().strip_prefix("zoned_abs:") {
+                Some(zones) => {
+                    let mut out = Vec::new();
+                    for z in zones.split(':').filter(|z| !z.trim().is_empty()) {
+                        out.push(match z.split_once('/') {
+                            Some((a, r)) if !r.trim().is_empty() => format!("{a}/{}", fio_size(r, kb_base)?),
+                            _ => z.to_string(),
+                        });
+                    }
+                    format!("zoned_abs:{}", out.join(":"))
+                }
+                None => val.to_string(),
+            };
+            parse_dist(&val)?;
+            job.random_distribution = val
+        }
+        "random_sequence_stride" => job.random_sequence_stride = fio_bool(val)?,
+        "exitall" => job.exitall = fio_bool(val)?,
+        "exit_what" => {
+            job.exit_what = match val.trim() {
+                v @ ("group" | "stonewall" | "all") => v.to_string(),
+                v => return Err(format!("got '{v}'; expected group, stonewall or all")),
+            }
         }
         "randseed" | "seed" => job.seed = Some(num(val)?),
         "rate_iops" => {
@@ -568,6 +592,8 @@ pub fn parse_job_file_with(
     let mut global_sync = false;
     let mut sync: Vec<Option<bool>> = Vec::new();
     let mut globals: Vec<(String, String)> = Vec::new();
+    // fio's `wait_for=NAME` of each job, and where it was given.
+    let mut waits: Vec<(usize, String, String, usize)> = Vec::new();
     for Line {
         file: from,
         no: line_no,
@@ -639,6 +665,16 @@ pub fn parse_job_file_with(
         }
         let expanded = expand_env(v, env).map_err(|m| err(format!("{k}: {m}")))?;
         let v = expanded.as_str();
+        if k == "wait_for" {
+            if in_global || v.is_empty() {
+                return Err(err(format!(
+                    "wait_for: {}; expected wait_for=NAME in a job section",
+                    if in_global { "in [global]" } else { "no job named" }
+                )));
+            }
+            waits.push((jobs.len() - 1, v.to_string(), from.clone(), line_no));
+            continue;
+        }
         if k == "ioengine" {
             let s = SYNC_ENGINES.contains(&v);
             if in_global {
@@ -692,6 +728,27 @@ pub fn parse_job_file_with(
         return Err(Error::Config(format!(
             "{file}: no job section; expected at least one [jobname]"
         )));
+    }
+    // fio's wait_for: the job starts when every clone of the named job has ended. That is a
+    // stonewall when the named job is the one just before and runs alone (the first job, or
+    // one after a stonewall); any other wait is refused.
+    for (i, name, from, line) in waits {
+        let err = |m: String| Error::Parse {
+            file: from.clone(),
+            line: line as u64,
+            msg: format!("wait_for: {m}"),
+        };
+        let Some(w) = jobs[..i].iter().rposition(|(j, _)| j.name == name) else {
+            return Err(err(format!(
+                "no job named '{name}' before this one; expected the name of an earlier job"
+            )));
+        };
+        if w + 1 != i || (w > 0 && !jobs[w].0.stonewall) {
+            return Err(err(format!(
+                "waiting for '{name}' while other jobs run is not modelled; expected the job just before, running alone (first, or after a stonewall)"
+            )));
+        }
+        jobs[i].0.stonewall = true;
     }
     Ok(jobs
         .into_iter()

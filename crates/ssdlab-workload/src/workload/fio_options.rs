@@ -128,7 +128,7 @@ pub const OPTIONS: &[FioOption] = &[
     o(&["rwmixcycle"], Ignored("deprecated in fio, where it has no effect")),
     o(&["rwmixwrite"], Implemented),
     o(&["random_distribution"], Implemented),
-    o(&["random_sequence_stride"], Refused("random_sequence_stride is not modelled")),
+    o(&["random_sequence_stride"], Implemented),
     o(&["percentage_sequential"], Implemented),
     o(&["percentage_random"], Implemented),
     o(&["norandommap"], Ignored("random offsets are drawn with repeats, as with norandommap")),
@@ -330,7 +330,7 @@ pub const OPTIONS: &[FioOption] = &[
     o(&["replay_skip"], Refused("replay_skip is not modelled")),
     // Threads, processes and job synchronization
     o(&["thread"], Ignored(HOST_CPU)),
-    o(&["wait_for"], Refused("waiting for one named job is not modelled; expected stonewall (wait for every job before it)")),
+    o(&["wait_for"], Implemented),
     o(&["comm"], Ignored(HOST_CPU)),
     o(&["nice"], Ignored(HOST_CPU)),
     o(&["prio"], Ignored("the host process's I/O priority (the drive serves every command alike)")),
@@ -349,8 +349,8 @@ pub const OPTIONS: &[FioOption] = &[
     o(&["flow_sleep"], Refused("flow control between jobs is not modelled")),
     o(&["flow_watermark"], Refused("flow control between jobs is not modelled")),
     o(&["stonewall", "wait_for_previous"], Implemented),
-    o(&["exitall"], Refused("ending every job when one ends is not modelled")),
-    o(&["exit_what"], Refused("ending every job when one ends is not modelled")),
+    o(&["exitall"], Implemented),
+    o(&["exit_what"], Implemented),
     o(&["exec_prerun"], Refused("running host commands is not modelled")),
     o(&["exec_postrun"], Refused("running host commands is not modelled")),
     o(&["uid"], Ignored(HOST_CPU)),
@@ -439,7 +439,7 @@ pub const OPTIONS: &[FioOption] = &[
     o(&["block"], Refused("fio's tiobench profile is not modelled")),
     o(&["numruns"], Refused("fio's tiobench profile is not modelled")),
     o(&["dir"], Refused("fio's tiobench profile is not modelled")),
-    o(&["threads"], Refused("fio's tiobench profile is not modelled")),
+    o(&["threads"], Ignored("an option of fio's tiobench profile, which has no effect without profile=tiobench (refused)")),
 ];
 
 /// The option called `name` (any of its names), if fio has it.

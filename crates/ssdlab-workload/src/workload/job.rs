@@ -23,6 +23,10 @@ pub enum Rw {
     #[serde(alias = "readwrite")]
     Rw,
     RandRw,
+    /// fio's `trimwrite`: each block trimmed, then written (sequentially).
+    TrimWrite,
+    /// fio's `randtrimwrite`: as `trimwrite` at random offsets.
+    RandTrimWrite,
 }
 
 impl Rw {
@@ -36,11 +40,21 @@ impl Rw {
             "randtrim" => Rw::RandTrim,
             "rw" | "readwrite" => Rw::Rw,
             "randrw" => Rw::RandRw,
+            "trimwrite" => Rw::TrimWrite,
+            "randtrimwrite" => Rw::RandTrimWrite,
             _ => return None,
         })
     }
-    fn random(self) -> bool {
-        matches!(self, Rw::RandRead | Rw::RandWrite | Rw::RandTrim | Rw::RandRw)
+    /// Whether the job's offsets are random.
+    pub fn random(self) -> bool {
+        matches!(
+            self,
+            Rw::RandRead | Rw::RandWrite | Rw::RandTrim | Rw::RandRw | Rw::RandTrimWrite
+        )
+    }
+    /// fio's `trimwrite` and `randtrimwrite`: a trim, then a write of the same block.
+    pub fn trim_then_write(self) -> bool {
+        matches!(self, Rw::TrimWrite | Rw::RandTrimWrite)
     }
 }
 
@@ -139,6 +153,19 @@ pub struct JobConfig {
     /// "sequential" (each after the one before) or "identical" (the same offset again).
     #[serde(default = "default_sequencer")]
     pub rw_sequencer: String,
+    /// fio's `random_sequence_stride`: a `sequence` distribution's indices are relative to a
+    /// group of blocks that moves on by the sequence's length after each cycle (true), or
+    /// absolute and repeated (false, the default).
+    #[serde(default)]
+    pub random_sequence_stride: bool,
+    /// fio's `exitall`: when one of the job's clones ends, the clones named by `exit_what`
+    /// issue nothing more.
+    #[serde(default)]
+    pub exitall: bool,
+    /// fio's `exit_what`: which clones `exitall` ends: "group" (its reporting group, the
+    /// default), "stonewall" (its phase) or "all".
+    #[serde(default = "default_exit_what")]
+    pub exit_what: String,
     /// fio's `percentage_random`: the share of a random job's I/Os (per direction: read,
     /// write, trim) at a random offset; the others continue sequentially.
     #[serde(default)]
@@ -344,6 +371,10 @@ fn default_sequencer() -> String {
     "sequential".into()
 }
 
+fn default_exit_what() -> String {
+    "group".into()
+}
+
 fn default_rate_process() -> String {
     "linear".into()
 }
@@ -381,6 +412,12 @@ pub enum Dist {
     /// fio's `zoned:A/R:...`: A % of the accesses fall uniformly in the next R % of the range
     /// (zones in order from the start); each pair as (A, R), in whole percent.
     Zoned(Vec<(u32, u32)>),
+    /// fio's `zoned_abs:A/SIZE:...`: A % of the accesses fall uniformly in the next SIZE
+    /// bytes; each pair as (A, bytes).
+    ZonedAbs(Vec<(u32, u64)>),
+    /// fio's `sequence:i,j,...`: these block indices in this order, over and over (with
+    /// `random_sequence_stride`, relative to a group that moves on after each cycle).
+    Sequence(Vec<u64>),
 }
 
 pub fn parse_dist(s: &str) -> std::result::Result<Dist, String> {
@@ -416,35 +453,79 @@ pub fn parse_dist(s: &str) -> std::result::Result<Dist, String> {
             }
             Ok(Dist::Normal(d / 100.0))
         }
-        "zoned" => {
+        "zoned" | "zoned_abs" => {
+            let abs = name == "zoned_abs";
             let arg = arg.unwrap_or("");
-            let mut zones = Vec::new();
+            let example = if abs { "zoned_abs:60/20g:30/100g:10/500g" } else { "zoned:60/10:30/20:10/70" };
+            // As fio's zone_split_ddir: an access share or range left empty gets an equal part
+            // of what the others leave.
+            let mut zones: Vec<(Option<u32>, Option<u64>)> = Vec::new();
             for part in arg.split(':').filter(|p| !p.trim().is_empty()) {
-                let pair = part
-                    .split_once('/')
-                    .and_then(|(a, r)| Some((a.trim().parse::<u32>().ok()?, r.trim().parse::<u32>().ok()?)));
-                let Some((a, r)) = pair.filter(|&(a, r)| a <= 100 && r <= 100) else {
-                    return Err(format!(
-                        "'{s}': zone '{part}' is not ACCESS%/RANGE% in whole percent; expected e.g. zoned:60/10:30/20:10/70"
-                    ));
+                let bad = || {
+                    format!("'{s}': zone '{part}' is not ACCESS%/RANGE{}; expected e.g. {example}", if abs { "" } else { "% in whole percent" })
                 };
-                if a > 0 && r == 0 {
-                    return Err(format!(
-                        "'{s}': zone '{part}' sends accesses to no range; expected a range above 0 %"
-                    ));
-                }
+                let (a, r) = part.split_once('/').ok_or_else(bad)?;
+                let a = match a.trim() {
+                    "" => None,
+                    a => Some(a.parse::<u32>().ok().filter(|&a| a <= 100).ok_or_else(bad)?),
+                };
+                let r = match r.trim() {
+                    "" if abs => return Err(bad()),
+                    "" => None,
+                    r if abs => Some(crate::units::parse_size(r).map_err(|_| bad())?),
+                    r => Some(r.parse::<u64>().ok().filter(|&r| r <= 100).ok_or_else(bad)?),
+                };
                 zones.push((a, r));
             }
-            let (acc, range) = zones.iter().fold((0, 0), |(x, y), &(a, r)| (x + a, y + r));
-            if acc != 100 || range > 100 {
+            if zones.len() > 256 {
+                return Err(format!("'{s}': {} zones; expected at most 256 (as fio)", zones.len()));
+            }
+            let fill = |known: u64, missing: usize| if missing == 0 { 0 } else { 100u64.saturating_sub(known) / missing as u64 };
+            let acc_known: u64 = zones.iter().filter_map(|z| z.0).map(u64::from).sum();
+            let acc_missing = zones.iter().filter(|z| z.0.is_none()).count();
+            let range_known: u64 = if abs { 0 } else { zones.iter().filter_map(|z| z.1).sum() };
+            let range_missing = zones.iter().filter(|z| z.1.is_none()).count();
+            let (a_fill, r_fill) = (fill(acc_known, acc_missing), fill(range_known, range_missing));
+            let zones: Vec<(u32, u64)> = zones
+                .into_iter()
+                .map(|(a, r)| (a.unwrap_or(a_fill as u32), r.unwrap_or(r_fill)))
+                .collect();
+            for &(a, r) in &zones {
+                if a > 0 && r == 0 {
+                    return Err(format!(
+                        "'{s}': a zone of {a} % of the accesses has no range; expected a range above 0"
+                    ));
+                }
+            }
+            let acc: u64 = zones.iter().map(|z| u64::from(z.0)).sum();
+            let range: u64 = zones.iter().map(|z| z.1).sum();
+            if acc != 100 || (!abs && range > 100) {
+                let ranges = if abs { String::new() } else { format!(" and their ranges to {range} %") };
                 return Err(format!(
-                    "'{s}': the zones' accesses add up to {acc} % and their ranges to {range} %; expected accesses of 100 % and ranges of at most 100 % (as fio)"
+                    "'{s}': the zones' accesses add up to {acc} %{ranges}; expected accesses of 100 %{} (as fio)",
+                    if abs { "" } else { " and ranges of at most 100 %" }
                 ));
             }
-            Ok(Dist::Zoned(zones))
+            Ok(if abs {
+                Dist::ZonedAbs(zones)
+            } else {
+                Dist::Zoned(zones.into_iter().map(|(a, r)| (a, r as u32)).collect())
+            })
+        }
+        "sequence" => {
+            let arg = arg.unwrap_or("");
+            let idx: Vec<u64> = arg
+                .split(',')
+                .map(|i| i.trim().parse::<u64>())
+                .collect::<std::result::Result<_, _>>()
+                .map_err(|_| format!("'{s}': not a list of block indices; expected e.g. sequence:2,0,1"))?;
+            if idx.is_empty() || idx.len() > 64 {
+                return Err(format!("'{s}': {} indices; expected 1 to 64 (as fio)", idx.len()));
+            }
+            Ok(Dist::Sequence(idx))
         }
         _ => Err(format!(
-            "unknown distribution '{s}'; expected random, zipf:θ, pareto:h, normal[:σ%] or zoned:A/R:..."
+            "unknown distribution '{s}'; expected random, zipf:θ, pareto:h, normal[:σ%], zoned:A/R:..., zoned_abs:A/SIZE:... or sequence:I,J,..."
         )),
     }
 }
@@ -495,6 +576,7 @@ impl JobConfig {
             Rw::Write | Rw::RandWrite => [false, true, false],
             Rw::Trim | Rw::RandTrim => [false, false, true],
             Rw::Rw | Rw::RandRw => [self.rwmixread > 0, self.rwmixread < 100, false],
+            Rw::TrimWrite | Rw::RandTrimWrite => [false, true, true],
         }
     }
 
@@ -787,6 +869,15 @@ impl JobConfig {
                 format!(
                     "got \"{}\"; expected \"sequential\" or \"identical\"",
                     self.rw_sequencer
+                ),
+            ));
+        }
+        if !["group", "stonewall", "all"].contains(&self.exit_what.as_str()) {
+            return Err(e(
+                "exit_what",
+                format!(
+                    "got \"{}\"; expected \"group\", \"stonewall\" or \"all\"",
+                    self.exit_what
                 ),
             ));
         }
@@ -1086,6 +1177,14 @@ impl Limits {
         }
     }
 
+    /// Twice the I/Os and bytes: fio's `trimwrite` counts its trims and its writes each up to
+    /// the limit.
+    pub fn doubled(mut self) -> Limits {
+        self.max_ios = self.max_ios.map(|m| m.saturating_mul(2));
+        self.max_bytes = self.max_bytes.map(|m| m.saturating_mul(2));
+        self
+    }
+
     /// Whether the clone has stopped, asked at simulated time `now_ns`.
     pub fn reached(&self, now_ns: u64) -> bool {
         self.max_ios.is_some_and(|m| self.issued >= m)
@@ -1139,6 +1238,11 @@ pub struct JobSource {
     identical: bool,
     /// fio's `percentage_random` of reads, writes and trims.
     perc_random: [u32; 3],
+    /// A `sequence` distribution's draws so far, and whether its group moves on.
+    seq_k: u64,
+    stride: bool,
+    /// `trimwrite`: the block just trimmed (size, relative offset), written next.
+    then_write: Option<(u64, u64)>,
     limits: Limits,
     /// When each request arrives (open loop), if it does not follow completions.
     pace: Option<Pace>,
@@ -1207,9 +1311,16 @@ impl JobSource {
             seq_left: seq_nr,
             identical: job.rw_sequencer == "identical",
             perc_random: job.percentages_random(),
+            seq_k: 0,
+            stride: job.random_sequence_stride,
+            then_write: None,
             // As fio: one pass over the range (or io_size), unless time_based; number_ios
-            // stops it earlier, never later.
-            limits: Limits::fio(job, pass),
+            // stops it earlier, never later. A trimwrite job trims that much and writes it.
+            limits: if job.rw.trim_then_write() {
+                Limits::fio(job, pass).doubled()
+            } else {
+                Limits::fio(job, pass)
+            },
             pace,
             ahead: std::collections::VecDeque::with_capacity(AHEAD + 1),
         })
@@ -1239,7 +1350,7 @@ impl JobSource {
         match self.rw {
             Rw::Read | Rw::RandRead => Op::Read,
             Rw::Write | Rw::RandWrite => Op::Write,
-            Rw::Trim | Rw::RandTrim => Op::Trim,
+            Rw::Trim | Rw::RandTrim | Rw::TrimWrite | Rw::RandTrimWrite => Op::Trim,
             Rw::Rw | Rw::RandRw => {
                 if self.rng.gen_range(0..100) < self.mix {
                     Op::Read
@@ -1285,6 +1396,27 @@ impl JobSource {
                 }
                 unreachable!("the zones' accesses add up to 100")
             }
+            Dist::ZonedAbs(ref zones) => {
+                let mut v = self.rng.gen_range(0..100u32);
+                let mut before = 0u64;
+                for &(a, bytes) in zones {
+                    if v < a {
+                        let lo = (before / self.align).min(slots - 1);
+                        let hi = ((before + bytes) / self.align).clamp(lo + 1, slots);
+                        return self.rng.gen_range(lo..hi);
+                    }
+                    v -= a;
+                    before += bytes;
+                }
+                unreachable!("the zones' accesses add up to 100")
+            }
+            Dist::Sequence(ref idx) => {
+                let k = self.seq_k;
+                self.seq_k += 1;
+                let n = idx.len() as u64;
+                let base = if self.stride { k / n * n } else { 0 };
+                (base + idx[(k % n) as usize]) % slots
+            }
         }
     }
 }
@@ -1323,6 +1455,9 @@ impl JobSource {
     /// The next request's operation, size and offset (the random streams advance in the
     /// order requests are issued, however far ahead they are drawn).
     fn draw(&mut self) -> (Op, u64, u64) {
+        if let Some((size, rel)) = self.then_write.take() {
+            return (Op::Write, size, self.start + rel);
+        }
         let op = self.pick_op();
         let size = self.pick_size(op).min(self.len);
         let rel = if self.rw.random() {
@@ -1353,6 +1488,9 @@ impl JobSource {
         };
         self.last_off = rel;
         self.seq_next = rel + size;
+        if self.rw.trim_then_write() {
+            self.then_write = Some((size, rel));
+        }
         (op, size, self.start + rel)
     }
 

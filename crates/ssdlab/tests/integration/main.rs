@@ -8,6 +8,7 @@ mod common;
 mod docs;
 mod experiment;
 mod fio_compat;
+mod fio_examples;
 mod lifetime;
 mod lint_cli;
 mod nothing_lost;
