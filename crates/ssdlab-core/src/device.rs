@@ -1386,6 +1386,11 @@ impl Device {
         at.max(self.now)
     }
 
+    /// The slots the device's own unplaced writes (preconditioning) take in turn.
+    pub fn unplaced_slots(&self) -> Vec<usize> {
+        self.placement.as_ref().map_or(vec![0], |p| p.unplaced_slots())
+    }
+
     /// The host write frontier of a write: the placement policy's slot, or its stream modulo
     /// the FTL's streams. Called once per write.
     #[inline]

@@ -36,26 +36,54 @@ pub fn lifetime_seconds(capacity_bytes: f64, pe_cycles: f64, host_write_bytes_pe
 /// "34.7 days" (under 60 days), "9.6 months" (under a year), "2.3 years"; "forever" when
 /// infinite. A month is 30 days and a year 365 days.
 pub fn human_duration(seconds: f64) -> String {
-    if seconds.is_nan() {
-        return "undefined".into();
-    }
-    if seconds.is_infinite() {
-        return "forever".into();
-    }
-    let (v, unit) = if seconds < 60.0 {
-        (seconds, "seconds")
-    } else if seconds < 3600.0 {
-        (seconds / 60.0, "minutes")
-    } else if seconds < DAY_S {
-        (seconds / 3600.0, "hours")
-    } else if seconds < 60.0 * DAY_S {
-        (seconds / DAY_S, "days")
-    } else if seconds < YEAR_S {
-        (seconds / MONTH_S, "months")
-    } else {
-        (seconds / YEAR_S, "years")
+    human_durations(&[seconds]).remove(0)
+}
+
+/// Durations shown side by side, each as [`human_duration`] says it but all in one unit: the
+/// one the smallest finite duration takes, so that "59.2 days" never stands beside "2.0
+/// months".
+pub fn human_durations(seconds: &[f64]) -> Vec<String> {
+    const UNITS: [(f64, &str); 6] = [
+        (1.0, "seconds"),
+        (60.0, "minutes"),
+        (3600.0, "hours"),
+        (DAY_S, "days"),
+        (MONTH_S, "months"),
+        (YEAR_S, "years"),
+    ];
+    let unit_of = |s: f64| {
+        if s < 60.0 {
+            0
+        } else if s < 3600.0 {
+            1
+        } else if s < DAY_S {
+            2
+        } else if s < 60.0 * DAY_S {
+            3
+        } else if s < YEAR_S {
+            4
+        } else {
+            5
+        }
     };
-    format!("{v:.1} {unit}")
+    let smallest = seconds
+        .iter()
+        .copied()
+        .filter(|s| s.is_finite())
+        .fold(f64::INFINITY, f64::min);
+    let (div, unit) = UNITS[if smallest.is_finite() { unit_of(smallest) } else { 0 }];
+    seconds
+        .iter()
+        .map(|&s| {
+            if s.is_nan() {
+                "undefined".into()
+            } else if s.is_infinite() {
+                "forever".into()
+            } else {
+                format!("{:.1} {unit}", s / div)
+            }
+        })
+        .collect()
 }
 
 /// The four inputs of the formula.
@@ -169,6 +197,19 @@ mod tests {
         ] {
             assert_eq!(human_duration(s), t, "{s}");
         }
+    }
+
+    #[test]
+    fn durations_side_by_side_share_the_smallest_ones_unit() {
+        assert_eq!(
+            human_durations(&[59.2 * DAY_S, 60.0 * DAY_S, f64::INFINITY]),
+            ["59.2 days", "60.0 days", "forever"]
+        );
+        assert_eq!(
+            human_durations(&[2.0 * YEAR_S, 90.0 * DAY_S]),
+            ["24.3 months", "3.0 months"]
+        );
+        assert_eq!(human_durations(&[f64::NAN, f64::INFINITY]), ["undefined", "forever"]);
     }
 
     #[test]

@@ -257,6 +257,14 @@ pub fn precondition(
         0
     };
     let mut f = Placement::new(dev);
+    // Unplaced writes in turn over the slots the device gives them (FDP's reclaim groups:
+    // handle 0 of each), a run or a write at a time.
+    let slots = dev.unplaced_slots();
+    let mut turn = 0usize;
+    let mut next_slot = move || {
+        turn += 1;
+        slots[(turn - 1) % slots.len()]
+    };
     let redundant = dev.scheme().is_some();
     let mut units = Vec::with_capacity(4);
     if redundant {
@@ -264,8 +272,9 @@ pub fn precondition(
             // A redundancy scheme's copies and parity are written with the data.
             units.clear();
             dev.fill_units(lpn, &mut |l| units.push(l));
+            let slot = next_slot();
             for &l in &units {
-                f.put(dev, 0, l)?;
+                f.put(dev, slot, l)?;
             }
             if lpn & 0xFFFF == 0 {
                 crate::interrupt::check_interrupt()?;
@@ -279,7 +288,7 @@ pub fn precondition(
         let mut lpn = 0;
         while lpn < n {
             let k = (n - lpn).min(0x1_0000);
-            f.put_run(dev, 0, lpn, k)?;
+            f.put_run(dev, next_slot(), lpn, k)?;
             crate::interrupt::check_interrupt()?;
             if lpn & 0xF_FFFF == 0 {
                 progress(lpn, planned);
@@ -308,7 +317,7 @@ pub fn precondition(
             ftl.prefetch_old(ring[(k + AHEAD / 2) % AHEAD]);
             ring[k] = next;
             k = (k + 1) % AHEAD;
-            (lpn, 0)
+            (lpn, next_slot())
         };
         let steady = overwrite_until_steady(dev, &mut f, m, min, max, uniform, &mut |w| progress(n + w, planned))?;
         rep.steady_waf = steady.waf;

@@ -504,6 +504,15 @@ fn run(
     plot: Option<String>,
     from_snapshot: Option<String>,
 ) -> Result<()> {
+    // A hard disk (a built-in one, or a file of the hard-disk model's keys) runs on its model.
+    if let Some(disk) = hdd_config(config.as_deref())? {
+        if !set.is_empty() || plot.is_some() || from_snapshot.is_some() || check {
+            return Err(Error::Invalid(
+                "--set, --plot, --from-snapshot and --check are for SSDs; expected a hard disk run with --job, -o, --seed and --output-format only".into(),
+            ));
+        }
+        return run_hdd(&disk, job, fmt, output, seed);
+    }
     // With a fio job file, the job keys of --set are its jobs' (job.N.KEY, job.*.KEY for all).
     let (job_sets, sets): (Vec<String>, Vec<String>) = set
         .iter()
@@ -606,6 +615,63 @@ fn run(
         })?;
     }
     Ok(())
+}
+
+/// The hard disk `arg` names: a built-in one (`hdd-7200`, ...) or a TOML file of the
+/// hard-disk model's keys (top-level `rpm`, no `[device]`), as configs/hdd-7200.toml.
+fn hdd_config(arg: Option<&str>) -> Result<Option<ssdlab_core::hdd::HddConfig>> {
+    let Some(arg) = arg else { return Ok(None) };
+    if let Some(d) = ssdlab_core::hdd::HddConfig::named(arg) {
+        return Ok(Some(d));
+    }
+    let p = std::path::Path::new(arg);
+    if !p.is_file() {
+        return Ok(None);
+    }
+    let Ok(text) = std::fs::read_to_string(p) else {
+        return Ok(None);
+    };
+    match toml::from_str::<toml::Table>(&text) {
+        Ok(t) if t.contains_key("rpm") && !t.contains_key("device") => {
+            Ok(Some(ssdlab_core::hdd::HddConfig::parse(&text, arg)?))
+        }
+        _ => Ok(None),
+    }
+}
+
+/// The job a hard disk runs without `--job`: 4 KiB random reads at queue depth 1 for 10 s,
+/// the measure a disk's datasheet gives (seek and rotation, one request at a time).
+const HDD_DEFAULT_JOB: &str = "[randread-4k]\nrw=randread\nbs=4k\niodepth=1\nruntime=10\ntime_based\n";
+
+fn run_hdd(
+    disk: &ssdlab_core::hdd::HddConfig,
+    job: Option<String>,
+    fmt: OutputFormat,
+    output: Option<String>,
+    seed: Option<u64>,
+) -> Result<()> {
+    let jobs = match &job {
+        Some(j) => {
+            ssdlab_core::output::check_regular(j, "a fio job file")?;
+            let text = std::fs::read_to_string(j)
+                .map_err(|e| Error::Config(format!("{j}: cannot read it ({e}); expected a fio job file")))?;
+            ssdlab_core::workload::fio::parse_job_file(&text, j)?
+        }
+        None => ssdlab_core::workload::fio::parse_job_file(HDD_DEFAULT_JOB, "the hard disk's default job")?,
+    };
+    if let Some(o) = &output {
+        let inputs: Vec<String> = job.iter().cloned().collect();
+        crate::check_output(o, &inputs)?;
+    }
+    let r = ssdlab_core::hdd::run_jobs(disk, &jobs, seed.unwrap_or(1))?;
+    let text = match fmt {
+        OutputFormat::Json | OutputFormat::JsonPlus => serde_json::to_string_pretty(&r).expect("serialisable") + "\n",
+        OutputFormat::Normal => report::hdd(&r),
+    };
+    match output {
+        Some(path) => ssdlab_core::output::write(&path, text),
+        None => ssdlab_core::output::print(text),
+    }
 }
 
 /// A line per generated job (fio's header as it starts a job) with its sizes resolved to

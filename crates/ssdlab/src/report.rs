@@ -276,6 +276,33 @@ fn groups(out: &mut String, r: &RunResult) {
     }
 }
 
+/// A hard disk's run: fio's job sections, then the disk and where its head time went.
+pub fn hdd(r: &ssdlab_core::hdd::HddResult) -> String {
+    let mut out = String::new();
+    for j in &r.jobs {
+        job(&mut out, j);
+    }
+    let h = &r.hdd;
+    let share = |x: u64| 100.0 * x as f64 / h.busy_ns.max(1) as f64;
+    let _ = writeln!(
+        out,
+        "\nhdd: {} ({}, {} rpm, write cache {})",
+        h.device,
+        fmt_size(h.capacity_bytes),
+        h.rpm,
+        if h.write_cache { "on" } else { "off" }
+    );
+    let _ = writeln!(
+        out,
+        "  head time of {} requests: seek {:.1} %, rotation {:.1} %, transfer {:.1} %",
+        h.requests,
+        share(h.seek_ns),
+        share(h.rotation_ns),
+        share(h.transfer_ns)
+    );
+    out
+}
+
 pub fn normal(r: &RunResult) -> String {
     let mut out = String::new();
     for j in &r.jobs {

@@ -21,7 +21,8 @@ pub enum TracesCmd {
         /// cache folder).
         #[arg(long, value_name = "DIR")]
         traces: Option<PathBuf>,
-        /// Download from this base URL instead of each trace's repository: URL/NAME.
+        /// Fetch from this base instead of each trace's repository: URL/NAME, where URL is
+        /// http(s)://..., file:///FOLDER or a local folder (traces downloaded elsewhere).
         #[arg(long, value_name = "URL")]
         mirror: Option<String>,
         /// No progress bars.
@@ -34,6 +35,10 @@ pub enum TracesCmd {
         /// The traces folder (as for `fetch`).
         #[arg(long, value_name = "DIR")]
         traces: Option<PathBuf>,
+        /// Each trace's name and the URL it is published at, a line each (to download them
+        /// on another machine and `fetch --mirror FOLDER` here).
+        #[arg(long)]
+        urls: bool,
     },
 }
 
@@ -51,7 +56,11 @@ pub fn run(cmd: TracesCmd) -> Result<()> {
             }
             fetch(&wanted, &catalogue::dir()?, mirror.as_deref(), quiet)
         }
-        TracesCmd::List { traces } => {
+        TracesCmd::List { urls: true, .. } => {
+            let out: String = TRACES.iter().map(|t| format!("{} {}\n", t.name, t.url)).collect();
+            ssdlab_core::output::print(out)
+        }
+        TracesCmd::List { traces, .. } => {
             if let Some(d) = traces {
                 catalogue::set_dir(d);
             }
@@ -168,12 +177,21 @@ fn fetch(wanted: &[&'static PublicTrace], dir: &Path, mirror: Option<&str>, quie
             Some(m) => format!("{}/{}", m.trim_end_matches('/'), t.name),
             None => t.url.to_string(),
         };
+        // A mirror on this machine: a folder, or a file:// URL of one.
+        let local = match mirror {
+            Some(m) if m.starts_with("file://") => Some(PathBuf::from(&m["file://".len()..]).join(t.name)),
+            Some(m) if !m.contains("://") => Some(Path::new(m).join(t.name)),
+            _ => None,
+        };
         crate::interrupt::keeps(format!(
             "traces fetch stopped; {} fetched, {kept} already there, nothing of {} kept",
             fetched.len(),
             t.name
         ));
-        download(t, &url, &dest, quiet)?;
+        match &local {
+            Some(src) => copy(t, src, &dest, quiet)?,
+            None => download(t, &url, &dest, quiet)?,
+        }
         eprintln!("traces fetch: {} ({} bytes) from {url}", t.name, t.bytes);
         fetched.push(t.name);
     }
@@ -193,23 +211,49 @@ fn download(t: &PublicTrace, url: &str, _dest: &Path, _quiet: bool) -> Result<()
     )))
 }
 
-/// Download `url` into `dest` whole: streamed through a temporary beside it, hashed as it
-/// comes, renamed over `dest` only when its size and SHA-256 are the catalogue's.
+/// Copy a trace from a mirror folder on this machine into `dest`, checked as a download is.
+fn copy(t: &PublicTrace, src: &Path, dest: &Path, quiet: bool) -> Result<()> {
+    let from = src.display().to_string();
+    let file = std::fs::File::open(src).map_err(|e| {
+        Error::Invalid(format!(
+            "traces fetch: {}: {from}: cannot read it ({e}); expected the published file in the mirror folder",
+            t.name
+        ))
+    })?;
+    receive(t, &from, file, dest, quiet)
+}
+
+#[cfg(not(feature = "fetch"))]
+fn download(t: &PublicTrace, url: &str, _dest: &Path, _quiet: bool) -> Result<()> {
+    Err(Error::Invalid(format!(
+        "traces fetch: {}: this ssdlab was built without the `fetch` feature; expected a build with it, `--mirror FOLDER` with the file in it, or {url} copied into the traces folder",
+        t.name
+    )))
+}
+
+/// Download `url` into `dest` whole (see [`receive`]).
 #[cfg(feature = "fetch")]
 fn download(t: &PublicTrace, url: &str, dest: &Path, quiet: bool) -> Result<()> {
-    use std::io::{Read, Write};
-    let failed = |what: String| Error::Invalid(format!("traces fetch: {}: {what}", t.name));
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .timeout_connect(Some(std::time::Duration::from_secs(30)))
         .timeout_recv_body(Some(std::time::Duration::from_secs(60)))
         .build()
         .into();
     let response = agent.get(url).call().map_err(|e| {
-        failed(format!(
-            "{url}: {e}; expected the file served (no network here? `--mirror URL` fetches from elsewhere)"
+        Error::Invalid(format!(
+            "traces fetch: {}: {url}: {e}; expected the file served (no network here? `--mirror URL` fetches from elsewhere)",
+            t.name
         ))
     })?;
-    let mut body = response.into_body().into_reader();
+    receive(t, url, response.into_body().into_reader(), dest, quiet)
+}
+
+/// Stream `body` (from `from`) into `dest` whole: through a temporary beside it, hashed as
+/// it comes, renamed over `dest` only when its size and SHA-256 are the catalogue's.
+fn receive(t: &PublicTrace, from: &str, mut body: impl std::io::Read, dest: &Path, quiet: bool) -> Result<()> {
+    use std::io::Write;
+    let url = from;
+    let failed = |what: String| Error::Invalid(format!("traces fetch: {}: {what}", t.name));
     let mut out = ssdlab_core::output::AtomicFile::create(dest)?;
     let bar = if quiet {
         indicatif::ProgressBar::hidden()

@@ -556,7 +556,30 @@ impl Ftl {
         let (valid, cap, b) = self
             .superblock_victim(plane, |_, _| ())
             .ok_or_else(|| Error::Invalid(format!("plane {plane}: no block to garbage-collect (device over-full)")))?;
+        if valid >= cap && !background {
+            // Collecting a wholly valid superblock copies as much as it frees: GC here can
+            // never make room, and would go on copying (and recording) without end.
+            return Err(self.no_room(plane));
+        }
         self.collect_superblock(valid, cap, b, background)
+    }
+
+    /// Foreground GC in `plane` finds only wholly valid superblocks: the data written to its
+    /// reclaim group fills the group's flash.
+    fn no_room(&self, plane: usize) -> Error {
+        let sb = self.sb.as_deref().expect("superblocks");
+        let groups = sb.reclaim_groups();
+        if groups > 1 {
+            let way = (plane / self.geo.channels) % self.geo.ways;
+            let g = way / sb.group_ways.max(1);
+            Error::Invalid(format!(
+                "device.placement.reclaim_groups: garbage collection in reclaim group {g} (plane {plane}) finds only wholly valid superblocks: the data written to that group fills its 1/{groups} of the flash; expected writes whose placement identifiers spread over the groups, or fewer reclaim groups"
+            ))
+        } else {
+            Error::Invalid(format!(
+                "garbage collection in plane {plane} finds only wholly valid superblocks: the data written fills the flash; expected more device.geometry.overprovisioning or less data written"
+            ))
+        }
     }
 
     /// Whole-superblock GC's victim for `plane`: among the full superblocks (all members

@@ -57,6 +57,11 @@ pub trait Placement: Send {
     fn counters(&self) -> Vec<(&'static str, u64)> {
         Vec::new()
     }
+    /// The slots the controller's own writes without a placement (preconditioning) take in
+    /// turn: slot 0, or with FDP's reclaim groups handle 0 of each group.
+    fn unplaced_slots(&self) -> Vec<usize> {
+        vec![0]
+    }
 }
 
 /// The superblocks a policy asks the FTL for.

@@ -479,7 +479,12 @@ fn scenario_table(sc: &[Scenario]) -> String {
     }
     out = out.trim_end().to_string() + "\n";
     for (name, f) in rows.iter() {
-        let cells: Vec<Option<String>> = sc.iter().map(f).collect();
+        let mut cells: Vec<Option<String>> = sc.iter().map(f).collect();
+        if *name == "lifetime" {
+            // Side by side in one unit.
+            let secs: Vec<f64> = sc.iter().map(|s| s.lifetime_s.unwrap_or(f64::INFINITY)).collect();
+            cells = crate::lifetime::human_durations(&secs).into_iter().map(Some).collect();
+        }
         if cells.iter().all(Option::is_none) {
             continue;
         }

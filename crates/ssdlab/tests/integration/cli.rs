@@ -487,3 +487,39 @@ fn fio_md_lists_every_option_as_the_code_does() {
         "docs/fio.md's table is not the code's; write it again: ssdlab config fio-options"
     );
 }
+
+#[test]
+fn a_hard_disk_runs_by_its_name_or_its_file() {
+    // 4 KiB random reads at queue depth 1 for 10 s on the 7200 rpm disk: an average seek
+    // (12 ms), half a revolution (4.17 ms), the command overhead (0.3 ms) and a transfer
+    // (0.07 ms) make about 16.5 ms a read, 60 reads a second; the short seeks of a random
+    // offset's distance distribution are the model's (hdd.rs), so the band is wide.
+    let by_name = ssdlab(&["run", "hdd-7200", "--output-format", "json"]);
+    assert!(by_name.status.success(), "{}", String::from_utf8_lossy(&by_name.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&by_name.stdout).unwrap();
+    let iops = v["jobs"][0]["read"]["iops"].as_f64().unwrap();
+    assert!((45.0..80.0).contains(&iops), "{iops}");
+    assert_eq!(v["hdd"]["rpm"], 7200);
+    // The same disk as a file: the same bytes out.
+    let by_file = ssdlab(&["run", "configs/hdd-7200.toml", "--output-format", "json"]);
+    assert_eq!(by_file.stdout, by_name.stdout);
+    let enterprise = ssdlab(&["run", "configs/hdd-7200-enterprise.toml"]);
+    let text = String::from_utf8(enterprise.stdout).unwrap();
+    assert!(
+        text.contains("  read: IOPS=") && text.contains("\nhdd: hdd-7200-enterprise ("),
+        "{text}"
+    );
+    // A job file runs on it too; what only an SSD has is refused in one line.
+    let dir = tmp_dir();
+    let job = tmp(&dir, "w.fio", "[w]\nrw=write\nbs=64k\nsize=64m\n");
+    let o = ssdlab(&["run", "hdd-7200", "--job", &job, "--output-format", "json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["jobs"][0]["write"]["io_bytes"], 64 << 20);
+    let o = ssdlab(&["run", "hdd-7200", "--set", "job.0.bs=8k"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.starts_with("ssdlab: error: --set") && err.lines().count() == 1,
+        "{err}"
+    );
+}

@@ -210,3 +210,59 @@ fn an_unknown_trace_is_refused_with_the_catalogue() {
     assert!(err.contains("fin1, tpcc-small.trace"), "{err}");
     refused(&ssdlab(&["trace", "stats", "@nope"], tmp.path()), "not a public trace");
 }
+
+#[test]
+fn a_mirror_on_this_machine_is_a_folder_or_a_file_url_and_list_urls_names_the_sources() {
+    // Traces downloaded elsewhere, in a folder here: fetched from it as from a server,
+    // checked the same way.
+    let Some(src) = ssdlab_core::trace::catalogue::for_test(&["fin1"]) else {
+        return;
+    };
+    let good = std::fs::read(src.join("fin1")).unwrap();
+    let mirror = tempfile::tempdir().unwrap();
+    std::fs::write(mirror.path().join("fin1"), &good).unwrap();
+    let bad = tempfile::tempdir().unwrap();
+    let mut altered = good.clone();
+    altered[10] ^= 1;
+    std::fs::write(bad.path().join("fin1"), &altered).unwrap();
+    for from in [
+        mirror.path().display().to_string(),
+        format!("file://{}", mirror.path().display()),
+    ] {
+        let tmp = tempfile::tempdir().unwrap();
+        let d = tmp.path().to_str().unwrap();
+        let o = ssdlab(
+            &["traces", "fetch", "fin1", "--traces", d, "--mirror", &from, "-q"],
+            tmp.path(),
+        );
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(std::fs::read(tmp.path().join("fin1")).unwrap(), good);
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path().to_str().unwrap();
+    let b = bad.path().to_str().unwrap();
+    refused(
+        &ssdlab(
+            &["traces", "fetch", "fin1", "--traces", d, "--mirror", b, "-q"],
+            tmp.path(),
+        ),
+        "SHA-256",
+    );
+    refused(
+        &ssdlab(
+            &["traces", "fetch", "fin1", "--traces", d, "--mirror", d, "-q"],
+            tmp.path(),
+        ),
+        "cannot read it",
+    );
+    assert!(files(tmp.path()).is_empty(), "{:?}", files(tmp.path()));
+    // list --urls: every trace of the catalogue with its published URL, a line each.
+    let o = ssdlab(&["traces", "list", "--urls"], tmp.path());
+    let out = String::from_utf8(o.stdout).unwrap();
+    let want: String = ssdlab_core::trace::catalogue::TRACES
+        .iter()
+        .map(|t| format!("{} {}\n", t.name, t.url))
+        .collect();
+    assert_eq!(out, want);
+    assert!(out.lines().all(|l| l.contains(" https://")), "{out}");
+}
