@@ -279,3 +279,23 @@ fn the_experiments_figures_are_this_builds_drawing_of_their_records() {
     assert!(err.contains("experiment hotr's result; expected plan's"), "{err}");
     assert!(!tmp.path().join("x").exists());
 }
+
+#[test]
+fn the_readme_reads_quick_start_install_a_first_run_then_where_to_go_next() {
+    // A new user's first hour: the two commands, how to install, one run explained, and
+    // where to go from there, before any topic's detail (experiments, lint, serve, Python).
+    let text = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let heads: Vec<&str> = text.lines().filter_map(|l| l.strip_prefix("## ")).collect();
+    assert_eq!(
+        heads[..4],
+        ["Quick start", "Install", "A first run", "Where to go next"],
+        "{heads:?}"
+    );
+    // The cold build's time is stated before the first run.
+    let quick = &text[..text.find("## Install").unwrap()];
+    assert!(quick.contains("minutes cold on 2 cores"), "{quick}");
+    // Experiment detail lives with the experiments; the README keeps a short section.
+    let exp = text.split("\n## Experiments\n").nth(1).unwrap();
+    let exp = &exp[..exp.find("\n## ").unwrap_or(exp.len())];
+    assert!(exp.lines().count() < 50, "{} lines", exp.lines().count());
+}

@@ -193,6 +193,8 @@ fn a_fetched_trace_lands_whole_and_a_bad_one_leaves_nothing() {
     std::fs::write(dir.join("fin1"), &altered).unwrap();
     let out = String::from_utf8_lossy(&ssdlab(&["traces", "list"], &dir).stdout).into_owned();
     assert!(out.contains("not the published file (SHA-256"), "{out}");
+    // Of the published size, it is still not read as the trace (bbcad2e read it silently).
+    refused(&ssdlab(&["trace", "stats", "@fin1"], &dir), "SHA-256");
     refused(&fetch(&dir, "bad"), "SHA-256");
     assert_eq!(
         std::fs::read(dir.join("fin1")).unwrap(),
