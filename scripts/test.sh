@@ -109,10 +109,8 @@ py_setup() {
     echo "test.sh: installing ${missing[*]} with pip into $VENV"
     # --no-warn-conflicts: the system's own packages (seen through --system-site-packages) may
     # pin versions of what is installed here for the venv alone; pip would print an ERROR line
-    # about a conflict that is not the venv's. --no-compile: the packages' thousands of
-    # modules are not byte-compiled up front (CPU the Rust tests beside it need); Python
-    # compiles the few the tests import when they import them.
-    "$VPY" -m pip install --quiet --no-warn-conflicts --no-compile --ignore-installed "${missing[@]}"
+    # about a conflict that is not the venv's.
+    "$VPY" -m pip install --quiet --no-warn-conflicts --ignore-installed "${missing[@]}"
   fi
   rm -rf target/wheels
   (cd python && "$VENV/bin/maturin" build --quiet --out ../target/wheels)
