@@ -193,7 +193,7 @@ pub fn path(name: &str) -> Result<PathBuf> {
     }
 }
 
-/// `p` (of the right size) when its bytes are the published ones: its SHA-256 is computed once
+/// `p` (of the right size) when its bytes are the published ones: its SHA-256 is streamed once
 /// per process for a given size and modification time (every public trace is a few MB), so
 /// a damaged copy of the right size is refused rather than read.
 fn verified(p: &Path, m: &std::fs::Metadata, t: &PublicTrace, name: &str) -> Result<PathBuf> {
@@ -204,8 +204,19 @@ fn verified(p: &Path, m: &std::fs::Metadata, t: &PublicTrace, name: &str) -> Res
     if SEEN.lock().map(|s| s.contains(&key)).unwrap_or(false) {
         return Ok(p.to_path_buf());
     }
-    let bytes = std::fs::read(p).map_err(|e| Error::io(&p.display().to_string(), e))?;
-    let got = hex::encode(Sha256::digest(&bytes));
+    // Streamed through the hash, never read whole.
+    let mut h = Sha256::new();
+    let read_err = |e| Error::io(p.display().to_string(), e);
+    let mut f = std::fs::File::open(p).map_err(read_err)?;
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        let n = std::io::Read::read(&mut f, &mut buf).map_err(read_err)?;
+        if n == 0 {
+            break;
+        }
+        h.update(&buf[..n]);
+    }
+    let got = hex::encode(h.finalize());
     if got != t.sha256 {
         return Err(Error::Invalid(format!(
             "{}: SHA-256 {got}, not the public trace's {}; expected it fetched again: `{FETCH} {name}`",
