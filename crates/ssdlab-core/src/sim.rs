@@ -36,6 +36,19 @@ pub struct Progress {
     pub sim_time_ns: u64,
     /// Requests the run will issue, when known.
     pub expected: Option<u64>,
+    /// The simulated time by which the run ends at the latest, when every job is bounded by
+    /// its `runtime` (each phase lasts its longest `startdelay` + `ramp_time` + `runtime`).
+    pub horizon_ns: Option<u64>,
+}
+
+/// [`Progress::horizon_ns`] of `jobs` run in the phases `phase_of`.
+fn time_horizon(jobs: &[crate::workload::job::JobConfig], phase_of: &[usize]) -> Option<u64> {
+    let mut per_phase = vec![0u64; phase_of.last().map_or(0, |p| p + 1)];
+    for (j, &p) in jobs.iter().zip(phase_of) {
+        let t = j.startdelay.map_or(0, |d| d.0) + j.ramp_time.map_or(0, |d| d.0) + j.runtime?.0;
+        per_phase[p] = per_phase[p].max(t);
+    }
+    Some(per_phase.iter().sum())
 }
 
 struct Stream {
@@ -977,6 +990,7 @@ impl Simulation {
         // outstanding, and the next phase starts when it reaches 0.
         let phase_of = phases(&self.cfg.job);
         let n_phases = phase_of.last().map_or(1, |p| p + 1);
+        let horizon_ns = time_horizon(&self.cfg.job, &phase_of);
         let mut live = vec![0u64; n_phases];
         let mut phase = 0usize;
         let mut now = 0u64;
@@ -1212,6 +1226,7 @@ impl Simulation {
                         requests: done,
                         sim_time_ns: c,
                         expected: self.expected,
+                        horizon_ns,
                     });
                 }
             }
@@ -1241,6 +1256,7 @@ impl Simulation {
             requests: done,
             sim_time_ns: end,
             expected: self.expected,
+            horizon_ns,
         });
         let from = if window.is_some() {
             window_start
@@ -1854,6 +1870,26 @@ pub fn run_config(cfg: &Config) -> Result<RunResult> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_horizon_adds_each_phases_longest_job_and_needs_every_runtime() {
+        // Phase 0: a (startdelay 1 ms + runtime 10 ms), b (ramp 2 ms + runtime 5 ms) → 11 ms;
+        // phase 1 (stonewall): c, runtime 3 ms → 3 ms. The run ends by 14 ms.
+        let text = "[device]\npreset = \"slc-sata\"\n[device.geometry]\nblocks_per_plane = 64\n[precondition]\nmode = \"none\"\n\
+            [[job]]\nrw = \"randread\"\nruntime = \"10ms\"\nstartdelay = \"1ms\"\n\
+            [[job]]\nrw = \"randread\"\nruntime = \"5ms\"\nramp_time = \"2ms\"\n\
+            [[job]]\nrw = \"randread\"\nruntime = \"3ms\"\nstonewall = true\n";
+        let cfg = crate::config::parse_config(text, "h.toml", std::path::Path::new(".")).unwrap();
+        assert_eq!(time_horizon(&cfg.job, &phases(&cfg.job)), Some(14_000_000));
+        let mut last = None;
+        Simulation::new(&cfg).unwrap().run(&mut |p| last = Some(p)).unwrap();
+        let p = last.unwrap();
+        assert_eq!((p.horizon_ns, p.expected), (Some(14_000_000), None));
+        // A job without a runtime: no horizon.
+        let mut jobs = cfg.job.clone();
+        jobs[2].runtime = None;
+        assert_eq!(time_horizon(&jobs, &phases(&jobs)), None);
+    }
 
     #[test]
     fn samples_thin_out_by_halves_and_each_interval_has_its_own_write_amplification() {

@@ -40,6 +40,8 @@ pub struct BenchArgs {
     /// benchmarks run.
     #[arg(long)]
     quick: bool,
+    #[command(flatten)]
+    traces: crate::traces_cmd::TracesDir,
 }
 
 fn device(gib: u64, op: f64) -> String {
@@ -200,6 +202,7 @@ fn precondition_case(gib: u64, utilisation: f64) -> Result<()> {
 }
 
 pub fn run(a: BenchArgs) -> Result<()> {
+    a.traces.apply();
     let cases: Vec<String> = if a.case.is_empty() {
         ["randwrite", "randread", "mixed", "precondition"]
             .iter()

@@ -137,7 +137,7 @@ pub fn run(a: CharacterizeArgs) -> Result<()> {
             .map_err(|why| Error::Invalid(format!("--plot: {why}; expected a writable directory")))?;
     }
     let pool = ssdlab_lab::experiment::thread_pool(threads)?;
-    let bar = crate::experiment_cmd::points_bar(a.quiet);
+    let bar = crate::experiment_cmd::points_bar(a.quiet, "points");
     let start = std::time::Instant::now();
     let profile =
         pool.install(|| characterize(&cfg, &s, &|done, total| crate::experiment_cmd::show(&bar, done, total)))?;

@@ -52,9 +52,12 @@ pub struct ExperimentArgs {
     /// experiment's record in docs/experiments/record/) into --out, in this build's style.
     #[arg(long, value_name = "FILE")]
     redraw: Option<String>,
+    #[command(flatten)]
+    traces: crate::traces_cmd::TracesDir,
 }
 
 pub fn run(a: ExperimentArgs) -> Result<()> {
+    a.traces.apply();
     if a.name == "list" {
         let list: String = experiment::REGISTRY
             .iter()
@@ -104,7 +107,7 @@ pub fn run(a: ExperimentArgs) -> Result<()> {
         exp.name(),
         points_dir.display()
     ));
-    let bar = points_bar(a.quiet);
+    let bar = points_bar(a.quiet, RUNS);
     let res = experiment::run_cached(exp, scale, seeds, threads, Some(&cache), &|done, total| {
         show(&bar, done, total)
     });
@@ -120,7 +123,7 @@ pub fn run(a: ExperimentArgs) -> Result<()> {
     }
     let res = res.map_err(|e| match e {
         Error::Interrupted => crate::interrupt::stopped(format!(
-            "experiment {} stopped; kept {} of {} points in {} (the same command resumes)",
+            "experiment {} stopped; kept {} of {} runs in {} (the same command resumes)",
             exp.name(),
             cache.reused() + cache.stored(),
             experiment::points_of(exp, scale, seeds).map_or(0, |p| p.len()),
@@ -130,7 +133,7 @@ pub fn run(a: ExperimentArgs) -> Result<()> {
     })?;
     if cache.reused() > 0 && !a.quiet {
         eprintln!(
-            "ssdlab: {} of {} points taken from {} (--fresh runs them again)",
+            "ssdlab: {} of {} runs taken from {} (--fresh runs them again)",
             cache.reused(),
             res.scale.runs(),
             points_dir.display()
@@ -171,7 +174,7 @@ fn refuse_other_experiment(out: &str, name: &str) -> Result<()> {
 /// The claims table and where the rest went.
 fn summary(res: &ExperimentResult, dir: &str) -> String {
     format!(
-        "{}: {}\n{}\n\n{}\n{}{}; {} in {:.1} s. Tables, plots and the full result in {dir}/\n",
+        "{}: {}\n{}\n\n{}\n{}{}; {}: {} runs in {:.1} s. Tables, plots and the full result in {dir}/\n",
         res.experiment,
         res.title,
         res.scale.note,
@@ -185,23 +188,29 @@ fn summary(res: &ExperimentResult, dir: &str) -> String {
             ))
             .collect::<String>(),
         res.scale.runs_line(),
+        res.scale.runs(),
         res.scale.wall_time_s
     )
 }
 
-/// A progress bar of points on standard error (none when quiet or not a terminal).
-pub fn points_bar(quiet: bool) -> Option<indicatif::ProgressBar> {
+/// A progress bar counting `unit`s (for an experiment, [`RUNS`]: what the summary counts) on standard
+/// error (none when quiet or not a terminal).
+pub fn points_bar(quiet: bool, unit: &str) -> Option<indicatif::ProgressBar> {
     (!quiet && std::io::stderr().is_terminal()).then(|| {
         let b = indicatif::ProgressBar::new(0);
-        b.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} points, ETA {eta}",
-            )
-            .expect("template"),
-        );
+        b.set_style(indicatif::ProgressStyle::with_template(&bar_template(unit)).expect("template"));
         b
     })
 }
+
+/// The bar's template, counting `unit`s.
+fn bar_template(unit: &str) -> String {
+    format!("{{spinner}} [{{elapsed_precise}}] {{bar:40}} {{pos}}/{{len}} {unit}, ETA {{eta}}")
+}
+
+/// The unit an experiment's bar counts: each point under each seed it runs, as the
+/// summary's last line counts them.
+pub const RUNS: &str = "runs (points × seeds)";
 
 /// `done` of `total` points on the bar.
 pub fn show(bar: &Option<indicatif::ProgressBar>, done: usize, total: usize) {

@@ -28,6 +28,8 @@ pub struct LintArgs {
     /// Only these devices / volumes / LUNs of the trace (repeat or separate with commas).
     #[arg(long, value_delimiter = ',')]
     trace_device: Vec<u32>,
+    #[command(flatten)]
+    traces: crate::traces_cmd::TracesDir,
     /// Skip and count malformed trace lines instead of stopping at the first one.
     #[arg(long)]
     skip_bad_lines: bool,
@@ -76,6 +78,7 @@ fn parse_speed(s: &str) -> std::result::Result<f64, String> {
 }
 
 pub fn run(a: LintArgs) -> Result<()> {
+    a.traces.apply();
     let path = Path::new(&a.workload);
     // `@NAME`, a public trace: the trace reader finds it (or says how to fetch it).
     let public = a.workload.starts_with('@');

@@ -61,47 +61,7 @@ pub enum OutputFormat {
 enum Cmd {
     /// Simulate a run: a config file or preset name (default: the tlc-nvme preset with its
     /// mixed 4 KiB random job).
-    Run {
-        /// Run config (TOML) or preset name.
-        config: Option<String>,
-        /// fio job file whose jobs replace the config's.
-        #[arg(long)]
-        job: Option<String>,
-        /// How the result is written: a summary to read (normal), fio's JSON (json), or fio's
-        /// JSON with the latency histograms' bins (json+, which fio_jsonplus_clat2csv reads).
-        #[arg(long, value_enum, default_value = "normal")]
-        output_format: OutputFormat,
-        /// Write the result here instead of standard output.
-        #[arg(long, short)]
-        output: Option<String>,
-        /// No progress bar.
-        #[arg(long, short)]
-        quiet: bool,
-        /// Seed for preconditioning, GC randomness and jobs without their own seed.
-        #[arg(long, value_parser = parse_seed, allow_negative_numbers = true)]
-        seed: Option<u64>,
-        /// Check the FTL invariants after the run (a full scan).
-        #[arg(long)]
-        check: bool,
-        /// Set a config key on top of the file or preset, e.g.
-        /// `--set device.scheduler.policy=fcfs` or `--set job.0.iodepth=8` (repeatable; with
-        /// `--job`, `job.N.KEY` and `job.*.KEY` set the job file's jobs).
-        #[arg(long = "set", value_name = "KEY=VALUE")]
-        set: Vec<String>,
-        /// Refuse a run whose estimated memory is above this size (default: three quarters
-        /// of the machine's physical memory), e.g. `--max-memory 4GiB`.
-        #[arg(long, value_name = "SIZE", value_parser = parse_size_arg)]
-        max_memory: Option<u64>,
-        /// Draw SVG plots of the run into this directory (latency over time, latency CDF,
-        /// WAF and free blocks over time).
-        #[arg(long, value_name = "DIR")]
-        plot: Option<String>,
-        /// Start from the aged drive in this snapshot file (`ssdlab precondition -o FILE`)
-        /// instead of preconditioning: the run's device and [precondition] must be the
-        /// snapshot's, and the result is the same as preconditioning gives.
-        #[arg(long, value_name = "FILE")]
-        from_snapshot: Option<String>,
-    },
+    Run(RunArgs),
     /// Device presets.
     #[command(subcommand)]
     Config(ConfigCmd),
@@ -137,6 +97,52 @@ enum Cmd {
     Precondition(precondition_cmd::PreconditionArgs),
 }
 
+/// `ssdlab run`'s arguments.
+#[derive(clap::Args)]
+struct RunArgs {
+    /// Run config (TOML) or preset name.
+    config: Option<String>,
+    /// fio job file whose jobs replace the config's.
+    #[arg(long)]
+    job: Option<String>,
+    /// How the result is written: a summary to read (normal), fio's JSON (json), or fio's
+    /// JSON with the latency histograms' bins (json+, which fio_jsonplus_clat2csv reads).
+    #[arg(long, value_enum, default_value = "normal")]
+    output_format: OutputFormat,
+    /// Write the result here instead of standard output.
+    #[arg(long, short)]
+    output: Option<String>,
+    /// No progress bar.
+    #[arg(long, short)]
+    quiet: bool,
+    /// Seed for preconditioning, GC randomness and jobs without their own seed.
+    #[arg(long, value_parser = parse_seed, allow_negative_numbers = true)]
+    seed: Option<u64>,
+    /// Check the FTL invariants after the run (a full scan).
+    #[arg(long)]
+    check: bool,
+    /// Set a config key on top of the file or preset, e.g.
+    /// `--set device.scheduler.policy=fcfs` or `--set job.0.iodepth=8` (repeatable; with
+    /// `--job`, `job.N.KEY` and `job.*.KEY` set the job file's jobs).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
+    /// Refuse a run whose estimated memory is above this size (default: three quarters
+    /// of the machine's physical memory), e.g. `--max-memory 4GiB`.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size_arg)]
+    max_memory: Option<u64>,
+    /// Draw SVG plots of the run into this directory (latency over time, latency CDF,
+    /// WAF and free blocks over time).
+    #[arg(long, value_name = "DIR")]
+    plot: Option<String>,
+    /// Start from the aged drive in this snapshot file (`ssdlab precondition -o FILE`)
+    /// instead of preconditioning: the run's device and [precondition] must be the
+    /// snapshot's, and the result is the same as preconditioning gives.
+    #[arg(long, value_name = "FILE")]
+    from_snapshot: Option<String>,
+    #[command(flatten)]
+    traces: traces_cmd::TracesDir,
+}
+
 #[derive(Subcommand)]
 enum ConfigCmd {
     /// Print a preset in full: its file, then every key it leaves at its default.
@@ -164,7 +170,7 @@ fn main() -> ExitCode {
         }
     };
     match &cli.cmd {
-        Cmd::Run { output, .. } => interrupt::install(&format!(
+        Cmd::Run(RunArgs { output, .. }) => interrupt::install(&format!(
             "run stopped; nothing written{}",
             output.as_deref().map_or(String::new(), |o| format!(" ({o} untouched)"))
         )),
@@ -179,31 +185,10 @@ fn main() -> ExitCode {
         _ => {}
     }
     let res = match cli.cmd {
-        Cmd::Run {
-            config,
-            job,
-            output_format,
-            output,
-            quiet,
-            seed,
-            check,
-            set,
-            max_memory,
-            plot,
-            from_snapshot,
-        } => run(
-            config,
-            job,
-            output_format,
-            output,
-            quiet,
-            seed,
-            check,
-            &set,
-            max_memory,
-            plot,
-            from_snapshot,
-        ),
+        Cmd::Run(a) => {
+            a.traces.apply();
+            run(a)
+        }
         Cmd::Config(c) => config_cmd(c),
         Cmd::Trace(t) => trace_cmd::run(t),
         Cmd::Traces(t) => traces_cmd::run(t),
@@ -259,16 +244,24 @@ fn config_cmd(c: ConfigCmd) -> Result<()> {
                 "{}",
                 with_bytes(&format!("{t}{}", config::preset_defaults(&name).unwrap_or_default()))
             ),
-            None => Err(Error::Invalid(format!(
-                "{name}: unknown preset; expected one of {}",
-                config::preset_names().join(", ")
-            ))),
+            // A built-in hard disk: its file as it is (its keys are the hard-disk model's).
+            None => match ssdlab_core::hdd::PRESETS.iter().find(|(n, _)| *n == name) {
+                Some((_, t)) => out!("{t}"),
+                None => Err(Error::Invalid(format!(
+                    "{name}: unknown preset; expected one of {}",
+                    all_preset_names().join(", ")
+                ))),
+            },
         },
         ConfigCmd::List => {
             let mut text = String::new();
             for name in config::preset_names() {
                 let c = config::load_config(name).expect("presets are valid");
-                text.push_str(&format!("{name:16} {}\n", c.device.description));
+                text.push_str(&format!("{name:20} {}\n", c.device.description));
+            }
+            for (name, _) in ssdlab_core::hdd::PRESETS {
+                let d = ssdlab_core::hdd::HddConfig::named(name).expect("the built-in disks are valid");
+                text.push_str(&format!("{name:20} {} (hard disk)\n", d.description));
             }
             out!("{text}")
         }
@@ -447,6 +440,36 @@ pub fn default_memory_limit() -> Option<u64> {
     ssdlab_core::sim::default_memory_limit()
 }
 
+/// The progress line's template: with a total, a bar, its share and an estimate of the time
+/// left; without one, a spinner.
+fn bar_template(total: bool) -> &'static str {
+    if total {
+        "{spinner} [{elapsed_precise}] {bar:30} {percent:>3}% ETA {eta} {msg}"
+    } else {
+        "{spinner} [{elapsed_precise}] {msg}"
+    }
+}
+
+/// A run's progress as its bar shows it: (position, total, message). The total is the
+/// requests the run issues when they are known, else its simulated length when every job
+/// is bounded by its runtime (the position then in simulated microseconds); else none.
+fn run_bar(p: &ssdlab_core::sim::Progress) -> (u64, Option<u64>, String) {
+    let t = ssdlab_core::units::fmt_duration(p.sim_time_ns / 1000 * 1000);
+    match (p.expected, p.horizon_ns) {
+        (Some(e), _) => (
+            p.requests,
+            Some(e),
+            format!("{} of {e} requests, simulated {t}", p.requests),
+        ),
+        (None, Some(h)) => (
+            p.sim_time_ns.min(h) / 1000,
+            Some(h / 1000),
+            format!("simulated {t} of {}", ssdlab_core::units::fmt_duration(h)),
+        ),
+        (None, None) => (p.requests, None, format!("{} requests, simulated {t}", p.requests)),
+    }
+}
+
 /// A progress bar on stderr, shown only for runs longer than a second on a terminal.
 pub struct ProgressUi {
     bar: Option<indicatif::ProgressBar>,
@@ -467,17 +490,11 @@ impl ProgressUi {
             return;
         }
         let bar = self.bar.get_or_insert_with(|| {
-            let (b, template) = match total {
-                Some(t) => (
-                    indicatif::ProgressBar::new(t),
-                    "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} {msg}",
-                ),
-                None => (
-                    indicatif::ProgressBar::new_spinner(),
-                    "{spinner} [{elapsed_precise}] {msg}",
-                ),
+            let b = match total {
+                Some(t) => indicatif::ProgressBar::new(t),
+                None => indicatif::ProgressBar::new_spinner(),
             };
-            b.set_style(indicatif::ProgressStyle::with_template(template).expect("template"));
+            b.set_style(indicatif::ProgressStyle::with_template(bar_template(total.is_some())).expect("template"));
             b
         });
         bar.set_position(done);
@@ -490,20 +507,29 @@ impl ProgressUi {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn run(
-    config: Option<String>,
-    job: Option<String>,
-    fmt: OutputFormat,
-    output: Option<String>,
-    quiet: bool,
-    seed: Option<u64>,
-    check: bool,
-    set: &[String],
-    max_memory: Option<u64>,
-    plot: Option<String>,
-    from_snapshot: Option<String>,
-) -> Result<()> {
+/// The SSD presets, then the built-in hard disks.
+fn all_preset_names() -> Vec<&'static str> {
+    let mut v = config::preset_names();
+    v.extend(ssdlab_core::hdd::PRESETS.iter().map(|(n, _)| *n));
+    v
+}
+
+fn run(a: RunArgs) -> Result<()> {
+    let RunArgs {
+        config,
+        job,
+        output_format: fmt,
+        output,
+        quiet,
+        seed,
+        check,
+        set,
+        max_memory,
+        plot,
+        from_snapshot,
+        traces: _,
+    } = a;
+    let set = &set[..];
     // A hard disk (a built-in one, or a file of the hard-disk model's keys) runs on its model.
     if let Some(disk) = hdd_config(config.as_deref())? {
         if !set.is_empty() || plot.is_some() || from_snapshot.is_some() || check {
@@ -566,7 +592,7 @@ fn run(
     let mut progress = |done, planned| {
         pre_ui.update(
             done,
-            None,
+            Some(planned),
             &format!("preconditioning: {done} of at most {planned} units written"),
         );
     };
@@ -593,8 +619,8 @@ fn run(
     }
     let mut ui = ProgressUi::new(quiet);
     let result = sim.run(&mut |p| {
-        let t = ssdlab_core::units::fmt_duration(p.sim_time_ns / 1000 * 1000);
-        ui.update(p.requests, p.expected, &format!("simulated {t}"));
+        let (done, total, msg) = run_bar(&p);
+        ui.update(done, total, &msg);
     })?;
     ui.finish();
     for w in &result.ssd.warnings {
@@ -723,4 +749,35 @@ pub fn write_result(result: &ssdlab_core::RunResult, fmt: OutputFormat, output: 
         None => ssdlab_core::output::print(text)?,
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ssdlab_core::sim::Progress;
+
+    #[test]
+    fn a_runs_bar_has_a_total_when_its_requests_or_its_simulated_length_are_known() {
+        let p = |requests, sim_time_ns, expected, horizon_ns| Progress {
+            requests,
+            sim_time_ns,
+            expected,
+            horizon_ns,
+        };
+        // Requests known: the bar counts them.
+        let (pos, total, msg) = run_bar(&p(250, 3_000_000, Some(1000), Some(9_000_000_000)));
+        assert_eq!((pos, total), (250, Some(1000)));
+        assert!(msg.starts_with("250 of 1000 requests"), "{msg}");
+        // Bounded by runtime only: simulated microseconds of the run's length.
+        let (pos, total, msg) = run_bar(&p(250, 1_500_000_000, None, Some(2_000_000_000)));
+        assert_eq!((pos, total), (1_500_000, Some(2_000_000)));
+        assert!(msg.ends_with(" of 2s"), "{msg}");
+        // Past the horizon (the device draining its queue) the bar stays full.
+        assert_eq!(run_bar(&p(1, 2_000_500_000, None, Some(2_000_000_000))).0, 2_000_000);
+        // Neither: a spinner with the count.
+        let (pos, total, _) = run_bar(&p(7, 5, None, None));
+        assert_eq!((pos, total), (7, None));
+        assert!(bar_template(true).contains("{eta}") && bar_template(true).contains("{bar"));
+        assert!(!bar_template(false).contains("{bar"));
+    }
 }

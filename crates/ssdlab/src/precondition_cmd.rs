@@ -57,7 +57,7 @@ pub fn run(a: PreconditionArgs) -> Result<()> {
     let (device, report) = ssdlab_core::aged::preconditioned(&cfg.device, &cfg.precondition, &mut |done, planned| {
         ui.update(
             done,
-            None,
+            Some(planned),
             &format!("preconditioning: {done} of at most {planned} units written"),
         )
     })?;

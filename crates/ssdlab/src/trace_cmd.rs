@@ -44,6 +44,8 @@ pub enum TraceCmd {
         /// Most volumes counted one by one; requests of further volumes are counted together.
         #[arg(long, default_value_t = stats::DEFAULT_MAX_VOLUMES)]
         max_volumes: usize,
+        #[command(flatten)]
+        traces: crate::traces_cmd::TracesDir,
     },
     /// Convert a trace to another format.
     Convert {
@@ -64,6 +66,8 @@ pub enum TraceCmd {
         /// Only these devices / volumes / LUNs / ASUs (repeat or separate with commas).
         #[arg(long, value_delimiter = ',')]
         device: Vec<u32>,
+        #[command(flatten)]
+        traces: crate::traces_cmd::TracesDir,
     },
     /// List the trace formats.
     Formats,
@@ -98,7 +102,9 @@ pub fn run(cmd: TraceCmd) -> Result<()> {
             device,
             max_page_runs,
             max_volumes,
+            traces,
         } => {
+            traces.apply();
             let mut reader = open(&file, &format, skip_bad_lines)?;
             let opts = StatsOptions {
                 devices: Devices::only(device),
@@ -124,7 +130,9 @@ pub fn run(cmd: TraceCmd) -> Result<()> {
             format,
             skip_bad_lines,
             device,
+            traces,
         } => {
+            traces.apply();
             crate::interrupt::install(&match output.as_deref() {
                 Some(o) if o != "-" => format!("trace convert stopped; {o} not written"),
                 _ => "trace convert stopped; standard output has the records converted so far".into(),

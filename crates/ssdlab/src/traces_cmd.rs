@@ -10,6 +10,25 @@ use ssdlab_core::trace::catalogue::{self, PublicTrace, ENV, TRACES};
 use ssdlab_core::{Error, Result};
 use std::path::{Path, PathBuf};
 
+/// `--traces DIR` of every command that reads the public traces (`@NAME` in a run file or
+/// on the command line, hotr's replays, the benchmarks' trace replay).
+#[derive(clap::Args, Clone, Default)]
+pub struct TracesDir {
+    /// The folder of the public traces (default: $SSDLAB_TRACES, else ssdlab/traces in the
+    /// platform's cache folder).
+    #[arg(long, value_name = "DIR")]
+    pub traces: Option<PathBuf>,
+}
+
+impl TracesDir {
+    /// Point this process's traces folder at `--traces DIR` when given.
+    pub fn apply(&self) {
+        if let Some(d) = &self.traces {
+            catalogue::set_dir(d.clone());
+        }
+    }
+}
+
 #[derive(Subcommand)]
 pub enum TracesCmd {
     /// Download the public traces (all, or those named) into the traces folder, each checked
@@ -17,10 +36,8 @@ pub enum TracesCmd {
     Fetch {
         /// Trace names (`ssdlab traces list`); none: every trace.
         names: Vec<String>,
-        /// The traces folder (default: $SSDLAB_TRACES, else ssdlab/traces in the platform's
-        /// cache folder).
-        #[arg(long, value_name = "DIR")]
-        traces: Option<PathBuf>,
+        #[command(flatten)]
+        traces: TracesDir,
         /// Fetch from this base instead of each trace's repository: URL/NAME, where URL is
         /// http(s)://..., file:///FOLDER or a local folder (traces downloaded elsewhere).
         #[arg(long, value_name = "URL")]
@@ -32,9 +49,8 @@ pub enum TracesCmd {
     /// The traces folder and each public trace in it: whole (its SHA-256 checked), missing,
     /// or not the published bytes.
     List {
-        /// The traces folder (as for `fetch`).
-        #[arg(long, value_name = "DIR")]
-        traces: Option<PathBuf>,
+        #[command(flatten)]
+        traces: TracesDir,
         /// Each trace's name and the URL it is published at, a line each (to download them
         /// on another machine and `fetch --mirror FOLDER` here).
         #[arg(long)]
@@ -51,9 +67,7 @@ pub fn run(cmd: TracesCmd) -> Result<()> {
             quiet,
         } => {
             let wanted = select(&names)?;
-            if let Some(d) = traces {
-                catalogue::set_dir(d);
-            }
+            traces.apply();
             fetch(&wanted, &catalogue::dir()?, mirror.as_deref(), quiet)
         }
         TracesCmd::List { urls: true, .. } => {
@@ -61,9 +75,7 @@ pub fn run(cmd: TracesCmd) -> Result<()> {
             ssdlab_core::output::print(out)
         }
         TracesCmd::List { traces, .. } => {
-            if let Some(d) = traces {
-                catalogue::set_dir(d);
-            }
+            traces.apply();
             list(&catalogue::dir()?)
         }
     }

@@ -193,12 +193,11 @@ fn workloads(scale: Scale) -> Vec<Workload> {
 }
 
 /// The traces folder (`crate::trace::catalogue::dir`), once every trace the experiment
-/// replays is there (else an error naming the command that fetches it).
+/// replays is there (else one error naming every missing one and the command that fetches
+/// them all).
 pub fn traces_base() -> Result<PathBuf> {
-    for w in WORKLOADS.iter().filter(|w| !w.trace.is_empty()) {
-        crate::trace::catalogue::path(w.trace).map_err(|e| Error::Invalid(format!("experiment hotr: {e}")))?;
-    }
-    crate::trace::catalogue::dir()
+    let names: Vec<&str> = WORKLOADS.iter().map(|w| w.trace).filter(|t| !t.is_empty()).collect();
+    crate::trace::catalogue::all_there(&names).map_err(|e| Error::Invalid(format!("experiment hotr: {e}")))
 }
 
 fn trace_path(base: &Path, w: &Workload) -> PathBuf {

@@ -193,6 +193,38 @@ pub fn path(name: &str) -> Result<PathBuf> {
     }
 }
 
+/// The traces folder once every trace of `names` is there whole; else one error naming
+/// every one that is not (missing, or not the published bytes) and the one command that
+/// fetches them all.
+pub fn all_there(names: &[&str]) -> Result<PathBuf> {
+    let d = dir()?;
+    let mut bad = Vec::new();
+    let mut why = Vec::new();
+    for &n in names {
+        if let Err(e) = path(n) {
+            if !bad.contains(&n) {
+                bad.push(n);
+                why.push(match find(n) {
+                    Some(_) if !d.join(n).exists() => format!("{n} missing"),
+                    Some(_) => format!("{n} not the published bytes"),
+                    None => e.to_string(),
+                });
+            }
+        }
+    }
+    match bad.len() {
+        0 => Ok(d),
+        1 => path(bad[0]).map(|_| d),
+        _ => Err(Error::Invalid(format!(
+            "{}: {} of the public traces are not there ({}); expected them fetched: `{FETCH} {}` (or {ENV} or --traces naming a folder that has them)",
+            d.display(),
+            bad.len(),
+            why.join(", "),
+            bad.join(" ")
+        ))),
+    }
+}
+
 /// `p` (of the right size) when its bytes are the published ones: its SHA-256 is streamed once
 /// per process for a given size and modification time (every public trace is a few MB), so
 /// a damaged copy of the right size is refused rather than read.

@@ -190,7 +190,19 @@ fn config_show_prints_presets() {
     assert!(!out.contains("us\"  # "), "durations are not sizes: {out}");
     assert!(out.parse::<toml::Table>().is_ok());
     let o = ssdlab(&["config", "list"]);
-    assert!(String::from_utf8_lossy(&o.stdout).contains("mlc-sata"));
+    let list = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(list.contains("mlc-sata"));
+    // The built-in hard disks are listed and shown as the SSD presets are, and run by name.
+    for (name, text) in ssdlab_core::hdd::PRESETS {
+        assert!(
+            list.lines().any(|l| l.starts_with(name) && l.ends_with("(hard disk)")),
+            "{list}"
+        );
+        let o = ssdlab(&["config", "show", name]);
+        assert_eq!(String::from_utf8_lossy(&o.stdout), *text);
+    }
+    let o = ssdlab(&["config", "show", "nope"]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("hdd-7200-enterprise"));
 }
 
 #[test]

@@ -576,7 +576,7 @@ fn openssd_quick_reproduces_the_seed_s_comparisons() {
     assert_eq!(runs.len(), 11 * 2 + 3 + 1 + 9 + 8 + 11 + 4 * 2 * 3 + 12);
     assert!(
         stdout.contains("11 of 11 checks hold; 6 derived and 74 under other readings, shown and not counted;")
-            && stdout.contains("; 90 points × 2 seeds"),
+            && stdout.contains("; 90 points × 2 seeds: 180 runs in "),
         "{stdout}"
     );
     // The other DMA reading: its 12 sequential-write claims and the summary, each standing for
@@ -799,7 +799,9 @@ fn plan_quick_runs_every_policy_on_every_workload() {
     // fileserver with two large-write thresholds.
     assert_eq!(runs.len(), 40 + 40 + 40 + 24 + 24 + 8 + 8 + 4 + 4);
     assert!(
-        stdout.contains("; 192 points, the 144 the claims read × 2 seeds"),
+        // Every point once, the 144 the claims read once more under the second seed: 336 runs,
+        // what the progress bar counts.
+        stdout.contains("; 192 points, the 144 the claims read × 2 seeds: 336 runs in "),
         "{stdout}"
     );
     claims_judged_by_their_rules(&r, &stdout);

@@ -313,7 +313,7 @@ fn an_experiment_resumes_from_its_finished_points_to_the_same_bytes() {
     std::fs::write(&altered, bytes).unwrap();
     let err = run(&resumed, &[]);
     assert!(err.contains("2 damaged point file(s)"), "{err}");
-    assert!(err.contains("78 of 90 points taken from"), "{err}");
+    assert!(err.contains("78 of 90 runs taken from"), "{err}");
     let read = |dir: &Path, f: &str| std::fs::read_to_string(dir.join(f)).unwrap();
     assert_eq!(
         without_wall(&read(&whole, "result.json")),
@@ -325,7 +325,7 @@ fn an_experiment_resumes_from_its_finished_points_to_the_same_bytes() {
     // Every point is in the folder again, whole: a third run takes them all.
     let err = run(&resumed, &[]);
     assert!(
-        err.contains("90 of 90 points taken from") && !err.contains("damaged"),
+        err.contains("90 of 90 runs taken from") && !err.contains("damaged"),
         "{err}"
     );
     // --fresh takes nothing from the folder (and so finds nothing damaged in it), and
@@ -335,7 +335,7 @@ fn an_experiment_resumes_from_its_finished_points_to_the_same_bytes() {
     assert!(!err.contains("taken from") && !err.contains("damaged"), "{err}");
     assert_eq!(std::fs::metadata(&cut).unwrap().len(), len);
     let err = run(&resumed, &[]);
-    assert!(err.contains("90 of 90 points taken from"), "{err}");
+    assert!(err.contains("90 of 90 runs taken from"), "{err}");
     no_temporaries(d.path());
 }
 
@@ -369,7 +369,7 @@ fn an_interrupted_experiment_keeps_its_finished_points_and_writes_no_result() {
     assert_eq!(
         err,
         format!(
-            "ssdlab: interrupted (SIGINT): experiment plan stopped; kept {kept} of 192 points in {} (the same command resumes)\n",
+            "ssdlab: interrupted (SIGINT): experiment plan stopped; kept {kept} of 192 runs in {} (the same command resumes)\n",
             out.join("points").display()
         )
     );

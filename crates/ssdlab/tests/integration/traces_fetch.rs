@@ -268,3 +268,47 @@ fn a_mirror_on_this_machine_is_a_folder_or_a_file_url_and_list_urls_names_the_so
     assert_eq!(out, want);
     assert!(out.lines().all(|l| l.contains(" https://")), "{out}");
 }
+
+#[test]
+fn every_command_that_reads_traces_takes_traces_dir_before_the_environment() {
+    // $SSDLAB_TRACES names a folder with the traces; `--traces` an empty one, which wins:
+    // each command fails naming the empty folder (so the flag reached it), before simulating.
+    let Some(src) = ssdlab_core::trace::catalogue::for_test(&["fin1", "tpcc-small.trace"]) else {
+        return;
+    };
+    let empty = tempfile::tempdir().unwrap();
+    let e = empty.path().to_str().unwrap();
+    let replay = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/replay.toml");
+    for args in [
+        vec!["trace", "stats", "@fin1", "--traces", e],
+        vec!["trace", "convert", "@fin1", "--to", "msr", "--traces", e],
+        vec!["run", replay, "--quiet", "--traces", e],
+        vec!["lint", "@fin1", "--traces", e],
+        vec!["bench", "--quick", "--case", "trace-replay", "--traces", e],
+    ] {
+        let err = refused(&ssdlab(&args, &src), "is not there");
+        assert!(err.contains(e), "{args:?}: {err}");
+    }
+    // hotr: every missing trace named at once, with the one command that fetches them all.
+    let err = refused(
+        &ssdlab(&["experiment", "hotr", "--quick", "--traces", e], &src),
+        "fetch",
+    );
+    let names = [
+        "msr.cut.per_10k.rw_20_80.105.trace",
+        "tpcc-small.trace",
+        "cloudPhysicsIO.csv",
+        "ascii.trace",
+    ];
+    for n in names {
+        assert!(err.contains(&format!(" {n}")), "{n}: {err}");
+    }
+    assert!(err.contains("`ssdlab traces fetch example.ascii msr.cut"), "{err}");
+    // And the other way round: the environment names the empty folder, `--traces` the full one.
+    let o = ssdlab(
+        &["trace", "stats", "@fin1", "--traces", src.to_str().unwrap()],
+        empty.path(),
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("requests"));
+}
