@@ -92,8 +92,9 @@ fi
 # The Python side: a virtual environment of its own (target/py-venv) that sees the packages
 # the system already has and installs only the missing ones into itself, and the wheel a user
 # installs without Rust (abi3, the release build without debug information, stripped;
-# python/pyproject.toml), built into target/wheels. Both are made while the Rust tests run
-# (the tests leave a core idle at times; this work fills it), with the fuzz targets' build.
+# python/pyproject.toml), built into target/wheels, installed, then the Python tests. The
+# fuzz targets are built and run too. Both run while the Rust tests do: the machine's cores
+# are busy from the build to the end (docs/testing.md, "Where the suite's time goes").
 PY=${PYTHON:-python3}
 VENV="$PWD/target/py-venv"
 VPY="$VENV/bin/python"
@@ -109,24 +110,40 @@ py_setup() {
     echo "test.sh: installing ${missing[*]} with pip into $VENV"
     # --no-warn-conflicts: the system's own packages (seen through --system-site-packages) may
     # pin versions of what is installed here for the venv alone; pip would print an ERROR line
-    # about a conflict that is not the venv's.
-    "$VPY" -m pip install --quiet --no-warn-conflicts --ignore-installed "${missing[@]}"
+    # about a conflict that is not the venv's. --no-compile: Python compiles what the tests
+    # import when they import it, not the whole of every package (half of pip's time here).
+    "$VPY" -m pip install --quiet --no-warn-conflicts --no-compile --ignore-installed "${missing[@]}"
   fi
   rm -rf target/wheels
   (cd python && "$VENV/bin/maturin" build --quiet --out ../target/wheels)
 }
-# The fuzz targets of snapshot loading and output paths (scripts/fuzz.sh: FUZZ_SECONDS, 45 s
-# by default, each at once; FUZZ_SECONDS=0 leaves them out).
-FUZZ=$([ "${FUZZ_SECONDS:-45}" = 0 ] && echo 0 || echo 1)
-beside_tests() {
+# The Python chain, beside the Rust tests: venv and wheel, the wheel installed, the tests
+# (against the `ssdlab` command the Rust build made). Each part's time goes to the table.
+python_chain() {
   local t0; t0=$(date +%s)
   py_setup
-  echo "Python venv and wheel (beside the Rust tests)	$(( $(date +%s) - t0 ))" >> "$TIMES"
-  if [ "$FUZZ" = 1 ]; then
-    t0=$(date +%s)
-    FUZZ_BUILD_ONLY=1 scripts/fuzz.sh
-    echo "fuzz targets' build (beside the Rust tests)	$(( $(date +%s) - t0 ))" >> "$TIMES"
-  fi
+  "$VPY" -m pip install --quiet --force-reinstall --no-deps target/wheels/ssdlab-*.whl
+  echo "Python venv, release wheel, wheel installed (beside the Rust tests)	$(( $(date +%s) - t0 ))" >> "$TIMES"
+  t0=$(date +%s)
+  local rc=0
+  PATH="$VENV/bin:$PATH" SSDLAB_CLI="$PWD/target/ci-test/ssdlab" "$VPY" -m pytest -q -rs -p no:cacheprovider \
+    --durations=10 python/tests > "$PYLOG" 2>&1 || rc=$?
+  echo "Python tests (beside the Rust tests)	$(( $(date +%s) - t0 ))" >> "$TIMES"
+  return $rc
+}
+# The fuzz targets of snapshot loading and output paths (scripts/fuzz.sh: FUZZ_SECONDS, 45 s
+# by default, each at once; FUZZ_SECONDS=0 leaves them out), built then run beside the Rust
+# tests: the bound is each target's wall time, so sharing the cores costs the tests about half
+# of it where running after them would add all of it.
+FUZZ=$([ "${FUZZ_SECONDS:-45}" = 0 ] && echo 0 || echo 1)
+fuzz_chain() {
+  [ "$FUZZ" = 1 ] || return 0
+  local t0; t0=$(date +%s)
+  FUZZ_BUILD_ONLY=1 scripts/fuzz.sh
+  echo "fuzz targets' build (beside the Rust tests)	$(( $(date +%s) - t0 ))" >> "$TIMES"
+  t0=$(date +%s)
+  FUZZ_RUN_ONLY=1 scripts/fuzz.sh
+  echo "fuzz, two targets at once (beside the Rust tests)	$(( $(date +%s) - t0 ))" >> "$TIMES"
 }
 
 # The layers: no crate's modules import each other in a loop (ARCHITECTURE.md).
@@ -139,25 +156,30 @@ stage "import check"
 cargo build --profile ci-test --workspace --exclude ssdlab-py --all-targets \
   --message-format=json-render-diagnostics > "$BINARIES"
 stage "Rust build"
-beside_tests > target/beside-tests.log 2>&1 &
-beside_pid=$!
 # The experiments' quick runs the tests share (tests/integration/common.rs, python/tests/
-# conftest.py): run once, into a fresh folder, by the first test that reads one.
+# conftest.py): run once, into a fresh folder, by the first test that reads one (Rust or
+# Python: a lock file beside each makes the other wait for it).
 export SSDLAB_QUICK_DIR="$PWD/target/tmp/quick"
 rm -rf "$SSDLAB_QUICK_DIR"
-cargo test --profile ci-test --workspace 2>&1 | tee "$RUSTLOG"
+python_chain > target/python-chain.log 2>&1 &
+python_pid=$!
+fuzz_chain > target/fuzz-chain.log 2>&1 &
+fuzz_pid=$!
+rust_rc=0
+cargo test --profile ci-test --workspace 2>&1 | tee "$RUSTLOG" || rust_rc=$?
 stage "Rust tests"
-if ! wait "$beside_pid"; then
-  cat target/beside-tests.log >&2
-  echo "test.sh: the Python setup, the wheel or the fuzz targets' build failed (its log is above)" >&2
-  exit 1
+failed=0
+if ! wait "$python_pid"; then failed=1; fi
+cat target/python-chain.log "$PYLOG" >&2
+if [ "$failed" = 1 ]; then
+  echo "test.sh: the Python setup, the wheel or the Python tests failed (their log is above)" >&2
 fi
-cat target/beside-tests.log >&2
-stage "waiting for the wheel and the fuzz build"
-[ "$FUZZ" = 0 ] || FUZZ_RUN_ONLY=1 scripts/fuzz.sh
-stage "fuzz"
-"$VPY" -m pip install --quiet --force-reinstall --no-deps target/wheels/ssdlab-*.whl
-stage "wheel installed"
-PATH="$VENV/bin:$PATH" SSDLAB_CLI="$PWD/target/ci-test/ssdlab" "$VPY" -m pytest -q -rs -p no:cacheprovider \
-  --durations=10 python/tests 2>&1 | tee "$PYLOG"
-stage "Python tests"
+if ! wait "$fuzz_pid"; then
+  cat target/fuzz-chain.log >&2
+  echo "test.sh: the fuzz targets' build or run failed (its log is above)" >&2
+  failed=1
+else
+  cat target/fuzz-chain.log >&2
+fi
+stage "waiting for the Python tests and the fuzz targets"
+[ "$rust_rc" = 0 ] && [ "$failed" = 0 ]
