@@ -750,7 +750,7 @@ pub fn parse_job_file_with(
         }
         jobs[i].0.stonewall = true;
     }
-    Ok(jobs
+    let jobs: Vec<JobConfig> = jobs
         .into_iter()
         .zip(sync)
         .map(|((mut j, _), s)| {
@@ -760,7 +760,24 @@ pub fn parse_job_file_with(
             j.global_options = globals.clone();
             j
         })
-        .collect())
+        .collect();
+    // fio's thinktime: after every thinktime_blocks I/Os the job waits for all it has in
+    // flight, then sleeps. At depth 1 that is a pause after each I/O, which the engine runs;
+    // deeper, fio's queue fills, drains and refills around each pause, which it does not.
+    for (i, j) in jobs.iter().enumerate() {
+        if j.thinktime.is_some() && j.iodepth > 1 {
+            let line = position(text, &format!("job[{i}].thinktime")).map_or(0, |p| p.0);
+            return Err(Error::Parse {
+                file: file.to_string(),
+                line: line as u64,
+                msg: format!(
+                    "thinktime: with iodepth={} fio drains the queue before each pause and refills it after, which is not modelled; expected iodepth=1 (or a synchronous ioengine)",
+                    j.iodepth
+                ),
+            });
+        }
+    }
+    Ok(jobs)
 }
 
 #[cfg(test)]
@@ -869,6 +886,23 @@ mod tests {
         );
         let dir = std::env::temp_dir();
         assert!(read_included(&dir).unwrap_err().contains("is not a regular file"));
+    }
+
+    #[test]
+    fn thinktime_runs_at_depth_one_and_is_refused_deeper() {
+        // fio drains the queue before each pause: at depth 1 (fio's default, or a synchronous
+        // engine's) a pause follows each I/O; deeper, the refill is not modelled.
+        let ok = parse_job_file("[a]\nrw=randread\nthinktime=250\n", "t.fio").unwrap();
+        assert_eq!((ok[0].iodepth, ok[0].thinktime), (1, Some(Duration(250_000))));
+        let sync = "[global]\nioengine=psync\niodepth=8\n[a]\nrw=randread\nthinktime=2ms\n";
+        assert_eq!(parse_job_file(sync, "t.fio").unwrap()[0].iodepth, 1);
+        let deep = "[global]\nthinktime=2ms\n[a]\nrw=randread\n[b]\nrw=read\niodepth=4\n";
+        let e = parse_job_file(deep, "t.fio").unwrap_err().to_string();
+        assert!(e.starts_with("t.fio:2:"), "{e}");
+        assert!(
+            e.contains("thinktime: with iodepth=4 fio drains the queue") && e.contains("expected iodepth=1"),
+            "{e}"
+        );
     }
 
     #[test]
