@@ -198,29 +198,31 @@ pub fn path(name: &str) -> Result<PathBuf> {
 /// fetches them all.
 pub fn all_there(names: &[&str]) -> Result<PathBuf> {
     let d = dir()?;
-    let mut bad = Vec::new();
-    let mut why = Vec::new();
+    // (name, why) of each trace that is not there whole, and the first one's own error.
+    let mut bad: Vec<(&str, String)> = Vec::new();
+    let mut first = None;
     for &n in names {
+        if bad.iter().any(|(b, _)| *b == n) {
+            continue;
+        }
         if let Err(e) = path(n) {
-            if !bad.contains(&n) {
-                bad.push(n);
-                why.push(match find(n) {
-                    Some(_) if !d.join(n).exists() => format!("{n} missing"),
-                    Some(_) => format!("{n} not the published bytes"),
-                    None => e.to_string(),
-                });
-            }
+            let why = match find(n) {
+                Some(_) if !d.join(n).exists() => format!("{n} missing"),
+                Some(_) => format!("{n} not the published bytes"),
+                None => e.to_string(),
+            };
+            bad.push((n, why));
+            first.get_or_insert(e);
         }
     }
-    match bad.len() {
-        0 => Ok(d),
-        1 => path(bad[0]).map(|_| d),
-        _ => Err(Error::Invalid(format!(
-            "{}: {} of the public traces are not there ({}); expected them fetched: `{FETCH} {}` (or {ENV} or --traces naming a folder that has them)",
+    match (bad.len(), first) {
+        (_, None) => Ok(d),
+        (1, Some(e)) => Err(e),
+        (n, Some(_)) => Err(Error::Invalid(format!(
+            "{}: {n} of the public traces are not there ({}); expected them fetched: `{FETCH} {}` (or {ENV} or --traces naming a folder that has them)",
             d.display(),
-            bad.len(),
-            why.join(", "),
-            bad.join(" ")
+            bad.iter().map(|(_, w)| w.as_str()).collect::<Vec<_>>().join(", "),
+            bad.iter().map(|(b, _)| *b).collect::<Vec<_>>().join(" ")
         ))),
     }
 }
