@@ -9,19 +9,64 @@ pub enum Op {
     Read,
     Write,
     Trim,
+    /// Zone append (NVMe ZNS): a write to the zone starting at the request's offset, at the
+    /// LBA the device picks (the zone's write pointer). fio counts it as a write.
+    Append,
+    /// Zone Management Send: an action on the zone starting at the request's offset, or with
+    /// `true` (Select All) on every zone the action selects. Not an I/O: no statistics count it.
+    Zone(ZoneAction, bool),
+}
+
+/// A zone management action (Zone Management Send, NVMe ZNS).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ZoneAction {
+    Open,
+    Close,
+    Finish,
+    Reset,
+}
+
+impl ZoneAction {
+    pub fn name(self) -> &'static str {
+        match self {
+            ZoneAction::Open => "open",
+            ZoneAction::Close => "close",
+            ZoneAction::Finish => "finish",
+            ZoneAction::Reset => "reset",
+        }
+    }
 }
 
 impl Op {
+    /// The I/O directions, as fio reports them.
     pub const ALL: [Op; 3] = [Op::Read, Op::Write, Op::Trim];
+    /// The direction fio counts the operation in: an append is a write. A zone management
+    /// command is counted in none; the trim slot is returned so that no index is out of range,
+    /// and the host model never records one (a debug build checks).
     pub fn index(self) -> usize {
-        self as usize
+        match self {
+            Op::Read => 0,
+            Op::Write | Op::Append => 1,
+            Op::Trim => 2,
+            Op::Zone(..) => {
+                debug_assert!(false, "a zone management command has no I/O direction");
+                2
+            }
+        }
     }
     pub fn name(self) -> &'static str {
         match self {
             Op::Read => "read",
             Op::Write => "write",
             Op::Trim => "trim",
+            Op::Append => "append",
+            Op::Zone(a, _) => a.name(),
         }
+    }
+    /// Whether the operation writes data (a write or a zone append).
+    pub fn writes(self) -> bool {
+        matches!(self, Op::Write | Op::Append)
     }
 }
 

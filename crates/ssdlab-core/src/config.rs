@@ -575,10 +575,15 @@ impl Config {
                 format!("\"steady\" overwrites the FTL directly, which would bypass scheme \"{scheme}\"'s copies; expected \"sequential\" or \"none\" with a redundancy scheme"),
             ));
         }
-        // Spare blocks per plane must cover the free-block reserve and the open frontiers.
+        // Spare blocks per plane must cover the free-block reserve and the open frontiers
+        // (a zoned namespace runs no GC: its layout is checked by its design).
+        let zoned = self.device.ftl.design == "zns";
         let lent = crate::redundancy::reserved_per_plane(&self.device, &geo);
-        let spare =
-            (geo.physical_units - geo.logical_units) as f64 / (geo.planes * geo.units_per_block) as f64 - lent as f64;
+        let spare = if zoned {
+            f64::INFINITY
+        } else {
+            (geo.physical_units - geo.logical_units) as f64 / (geo.planes * geo.units_per_block) as f64 - lent as f64
+        };
         // The reserve, plus one open block per host frontier and one for GC.
         let ftl = &self.device.ftl;
         let frontiers = crate::placement::host_frontiers(&self.device);

@@ -612,6 +612,10 @@ impl Device {
                 req.offset, req.len
             )));
         }
+        if matches!(req.op, Op::Append | Op::Zone(..)) && self.zones().is_none() {
+            let design = self.firmware.as_ref().map_or("page", |f| f.name());
+            return Err(firmware::no_zones(design));
+        }
         if self.control.is_none() {
             // Without the controller model there is no design either (a design implies it):
             // the engine's own FTL acts at once.
@@ -622,6 +626,7 @@ impl Device {
                     let pid = self.new_pending(tag, req, Stage::Rmw, now);
                     self.act(pid)?;
                 }
+                Op::Append | Op::Zone(..) => unreachable!("refused above: no zoned design"),
             }
             if self.after_request.is_some() {
                 self.after_request()?;
@@ -676,6 +681,7 @@ impl Device {
                 self.free_pending.push(pid);
                 self.complete(self.pending[pid as usize].tag, c);
             }
+            Op::Append | Op::Zone(..) => return Err(firmware::no_zones("page")),
         }
         if self.after_request.is_some() && self.control.is_some() {
             self.after_request()?;
@@ -776,6 +782,11 @@ impl Device {
     }
     pub fn firmware_mut(&mut self) -> Option<&mut dyn Firmware> {
         self.firmware.as_deref_mut()
+    }
+
+    /// The zones of the namespace, when the design is zoned.
+    pub fn zones(&self) -> Option<&crate::zones::Zones> {
+        self.firmware.as_deref().and_then(|f| f.zones())
     }
 
     /// The firmware design's invariants against the device ([`Firmware::check`]).
@@ -1904,6 +1915,9 @@ impl Mechanisms for Device {
     }
     fn memcpy(&mut self, earliest: u64, bytes: u64) -> u64 {
         Device::memcpy(self, earliest, bytes)
+    }
+    fn cpu(&mut self, earliest: u64, dur: u64) -> u64 {
+        Device::cpu(self, earliest, dur)
     }
     fn home_plane(&self, lpn: u64) -> Option<usize> {
         Device::home_plane(self, lpn)

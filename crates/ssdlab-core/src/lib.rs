@@ -31,6 +31,7 @@ pub mod run_config;
 pub mod sim;
 pub mod snapshot;
 pub mod toml_position;
+pub mod zones;
 
 // The layers below under their usual names: `crate::units`, `crate::geometry` and
 // `crate::workload` read the same in every layer, and users of the engine find them here.

@@ -62,6 +62,8 @@ pub trait Mechanisms {
     /// Program `lpn` on the least busy of `planes`.
     fn program_on(&mut self, planes: &mut dyn Iterator<Item = usize>, lpn: u64, ready: u64, token: Token)
         -> Result<()>;
+    /// `dur` ns of firmware work on the controller's CPU at or after `earliest`; returns its end.
+    fn cpu(&mut self, earliest: u64, dur: u64) -> u64;
     /// A DRAM copy of `bytes` on the controller's CPU at or after `earliest`; returns its end.
     fn memcpy(&mut self, earliest: u64, bytes: u64) -> u64;
     /// The plane a design or scheme always writes `lpn` to, if any.

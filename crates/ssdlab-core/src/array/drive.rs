@@ -107,12 +107,16 @@ impl ProfileDrive {
     pub fn submit(&mut self, t: u64, op: Op, offset: u64, len: u64, tag: u64) {
         self.last_activity = self.last_activity.max(t);
         let i = match op {
-            Op::Trim => {
+            // A measured drive has no zones; a zone command (which only a zoned design's jobs
+            // send, and an array's members are never zoned: the config refuses it) would
+            // complete at once, as a trim does.
+            Op::Trim | Op::Zone(..) => {
+                debug_assert!(op == Op::Trim, "zone command to a measured drive");
                 self.trims.push_back((tag, t));
                 return;
             }
             Op::Read => 0,
-            Op::Write => 1,
+            Op::Write | Op::Append => 1,
         };
         let pattern = if self.last_end[i] == Some(offset) {
             Pattern::Sequential

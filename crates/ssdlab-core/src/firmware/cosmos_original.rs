@@ -157,6 +157,7 @@ impl Firmware for CosmosOriginal {
                 let c = dev.link(0, dev.now(), 0);
                 dev.finish_request(pid, c);
             }
+            Op::Append | Op::Zone(..) => return Err(super::no_zones(self.name())),
         }
         Ok(())
     }

@@ -15,6 +15,7 @@ pub mod cosmos_original;
 pub mod openssd;
 pub mod replacement;
 pub mod scheme_one;
+pub mod zns;
 
 use crate::device_config::DeviceConfig;
 use crate::mechanisms::Mechanisms;
@@ -42,10 +43,21 @@ pub trait Firmware: Send + std::any::Any {
     fn home_plane(&self, _geo: &crate::geometry::Geometry, _lpn: u64) -> Option<usize> {
         None
     }
+    /// The namespace's zones, for a zoned design (report zones).
+    fn zones(&self) -> Option<&crate::zones::Zones> {
+        None
+    }
     /// The design's counters, cumulative (a run reports their difference over its window).
     fn counters(&self) -> Vec<(&'static str, u64)> {
         Vec::new()
     }
+}
+
+/// The error of a zone command (append, zone management) sent to a design without zones.
+pub fn no_zones(design: &str) -> crate::Error {
+    crate::Error::Invalid(format!(
+        "design \"{design}\" has no zones: zone appends and zone management need a zoned design (design = \"zns\")"
+    ))
 }
 
 /// A design's constructor: the device configuration it runs in.
@@ -59,6 +71,7 @@ pub const REGISTRY: &[(&str, Make, Check)] = &[
     ("cosmos-original", cosmos_original::make, cosmos_original::check),
     ("openssd", openssd::make, openssd::check_config),
     ("scheme-one", scheme_one::make, scheme_one::check),
+    ("zns", zns::make, zns::check),
 ];
 
 /// Names of every design.
@@ -73,6 +86,12 @@ pub fn check(cfg: &DeviceConfig) -> std::result::Result<(), (String, String)> {
         return Err((
             "flush_wait".into(),
             format!("got true with design \"{d}\", where it does nothing; expected it only with design \"openssd\""),
+        ));
+    }
+    if cfg.ftl.zones.is_some() && d != "zns" {
+        return Err((
+            "zones".into(),
+            format!("given with design \"{d}\", which has no zones; expected it only with design \"zns\""),
         ));
     }
     if d == "page" {

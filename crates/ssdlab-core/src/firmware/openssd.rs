@@ -805,6 +805,7 @@ impl Firmware for OpenSsd {
                 self.trim(dev, pid, &req);
                 Ok(())
             }
+            Op::Append | Op::Zone(..) => Err(super::no_zones(self.name())),
         }
     }
 
@@ -825,7 +826,9 @@ impl Firmware for OpenSsd {
                     .ok_or_else(|| Error::Invalid(format!("openssd: write {pid} had no read-modify-write")))?;
                 self.admit(dev, pid, v, ready)
             }
-            Op::Trim => Err(Error::Invalid(format!("openssd: trim {pid} queued no flash work"))),
+            Op::Trim | Op::Append | Op::Zone(..) => {
+                Err(Error::Invalid(format!("openssd: trim {pid} queued no flash work")))
+            }
         }
     }
 
@@ -1586,7 +1589,7 @@ flash_op_time = "0ns"
                             latest[lpn as usize..(lpn + len) as usize].fill(writes);
                         }
                         Op::Trim => latest[lpn as usize..(lpn + len) as usize].fill(0),
-                        Op::Read => {}
+                        Op::Read | Op::Append | Op::Zone(..) => {}
                     }
                     check(&mut d, "submit", &latest);
                     idle_until = t + match rng.gen_range(0..10) {

@@ -581,6 +581,7 @@ impl Firmware for SchemeOne {
             Op::Read => self.read(dev, pid),
             Op::Write => self.write(dev, pid),
             Op::Trim => self.trim(dev, pid),
+            Op::Append | Op::Zone(..) => Err(super::no_zones(self.name())),
         }
     }
 

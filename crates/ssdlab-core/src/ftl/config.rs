@@ -101,6 +101,41 @@ pub struct FtlConfig {
     /// above 0 and at most 1 (1: off).
     #[serde(default = "one_f")]
     pub compression: f64,
+    /// A zoned namespace (`[device.ftl.zones]`, design "zns"): its zones and their limits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zones: Option<ZoneConfig>,
+}
+
+/// `[device.ftl.zones]`: the zoned namespace of design "zns" (NVMe ZNS, `crate::zones`).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ZoneConfig {
+    /// Number of zones; the namespace's address space is `count × size`.
+    pub count: u32,
+    /// Zone size: the LBA distance from one zone's start to the next.
+    pub size: Size,
+    /// Zone capacity: the writable part of each zone, from its start (at most `size`).
+    pub capacity: Size,
+    /// The logical block (LBA) size.
+    #[serde(default = "lba_4k")]
+    pub lba: Size,
+    /// Most open zones (implicitly or explicitly; 0: no limit).
+    #[serde(default)]
+    pub max_open: u32,
+    /// Most active zones (open or closed; 0: no limit). At least `max_open` when both are set.
+    #[serde(default)]
+    pub max_active: u32,
+    /// Firmware time of a reset that empties a zone (its state persisted), beside the time
+    /// per LBA the zone held (`reset_lba_time`).
+    #[serde(default)]
+    pub reset_time: Duration,
+    /// Firmware time per LBA the reset zone held (its mapping entries released).
+    #[serde(default)]
+    pub reset_lba_time: Duration,
+}
+
+fn lba_4k() -> Size {
+    Size(4096)
 }
 
 /// When background GC runs (`device.ftl.bg_gc`).

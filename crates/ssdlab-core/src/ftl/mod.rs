@@ -383,6 +383,11 @@ impl Ftl {
         4 * l + 4 * u + 8 * u.div_ceil(64) + per_block * b + per_plane * p
     }
 
+    /// The time of a block erase (ns).
+    pub fn erase_ns(&self) -> u64 {
+        self.params.erase_ns
+    }
+
     pub fn new(geo: Geometry, params: FtlParams) -> Result<Ftl> {
         Self::with_streams(geo, params, 1)
     }

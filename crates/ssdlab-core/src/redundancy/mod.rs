@@ -134,12 +134,26 @@ pub fn host_units(cfg: &DeviceConfig, mapped: u64) -> u64 {
 /// scheme's mirror or parity chips as more channels of the same chips, and the host's share of
 /// the mapped units.
 pub fn geometry_of(cfg: &DeviceConfig, file: &str) -> Result<Geometry> {
-    let geo = Geometry::new(
+    let mut geo = Geometry::new(
         &cfg.geometry,
         extra_channels(cfg),
         |mapped| host_units(cfg, mapped),
         file,
     )?;
+    // A zoned namespace's address space is its zones' (count × zone size), whatever the
+    // flash holds: the zones' layout places their capacity on the flash (`firmware::zns`).
+    if let (Some(z), "zns") = (&cfg.ftl.zones, cfg.ftl.design.as_str()) {
+        let units = z.count as u64 * z.size.0 / geo.unit_size;
+        if units > crate::geometry::MAX_UNITS {
+            return Err(crate::Error::config(
+                file,
+                "device.ftl.zones.size",
+                format!("{units} mapping units of address space do not fit 32-bit numbers; expected a larger mapping_unit or fewer zones"),
+            ));
+        }
+        geo.logical_units = units;
+        geo.host_units = units;
+    }
     if geo.host_units == 0 {
         return Err(crate::Error::config(
             file,

@@ -117,6 +117,7 @@ fn applications_trim_only_what_they_wrote_and_the_ftl_forgets_it() {
                         trimmed += 1;
                     }
                     Op::Read => assert_eq!(*s, 1, "{app}: a read of unit {l}, which holds no file data"),
+                    Op::Append | Op::Zone(..) => panic!("{app}: a zone command from a file system"),
                 }
             }
             if r.op == Op::Write {

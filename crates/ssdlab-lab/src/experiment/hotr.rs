@@ -239,8 +239,8 @@ fn offered_load(base: &Path, w: &Workload, cfg: &crate::config::DeviceConfig, ch
         let pages = r.len.div_ceil(4096) as f64;
         total += match r.op {
             crate::request::Op::Read => pages * (tr + xfer),
-            crate::request::Op::Write => pages * (tp + xfer),
-            crate::request::Op::Trim => 0.0,
+            crate::request::Op::Write | crate::request::Op::Append => pages * (tp + xfer),
+            crate::request::Op::Trim | crate::request::Op::Zone(..) => 0.0,
         };
         last = r.time_ns.max(last);
         first.get_or_insert(last);

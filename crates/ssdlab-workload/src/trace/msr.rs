@@ -101,8 +101,9 @@ impl super::writer::TraceWriter for MsrWriter {
         use std::io::Write;
         let ty = match r.op {
             Op::Read => "Read",
-            Op::Write => "Write",
-            Op::Trim => return Ok(false),
+            // An append's data went where the device put it: the trace keeps the request.
+            Op::Write | Op::Append => "Write",
+            Op::Trim | Op::Zone(..) => return Ok(false),
         };
         writeln!(
             self.out,

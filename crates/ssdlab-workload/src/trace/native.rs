@@ -391,6 +391,9 @@ impl TraceWriter for NativeWriter {
     }
 
     fn write_record(&mut self, r: &TraceRecord) -> Result<bool> {
+        if matches!(r.op, Op::Zone(..)) {
+            return Ok(false);
+        }
         let p = self.prev;
         let t = zigzag(r.time_ns.wrapping_sub(p.time) as i64);
         let dv = zigzag(r.device.wrapping_sub(p.device) as i32 as i64);
@@ -405,8 +408,8 @@ impl TraceWriter for NativeWriter {
         };
         let op = match r.op {
             Op::Read => 0u16,
-            Op::Write => 1,
-            Op::Trim => 2,
+            Op::Write | Op::Append => 1,
+            Op::Trim | Op::Zone(..) => 2,
         };
         let d = op | (nt as u16) << 2 | dclass << 6 | (no as u16) << 8 | (nl as u16) << 12;
         self.buf.extend_from_slice(&d.to_le_bytes());

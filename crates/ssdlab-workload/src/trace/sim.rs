@@ -150,8 +150,8 @@ impl super::writer::TraceWriter for MqsimWriter {
         use std::io::Write;
         let ty = match r.op {
             Op::Read => 1,
-            Op::Write => 0,
-            Op::Trim => return Ok(false),
+            Op::Write | Op::Append => 0,
+            Op::Trim | Op::Zone(..) => return Ok(false),
         };
         let first = r.offset / 512;
         let end = (r.offset as u128 + r.len as u128).div_ceil(512) as u64;

@@ -61,8 +61,8 @@ impl PerOp {
     fn of(&mut self, op: Op) -> &mut u64 {
         match op {
             Op::Read => &mut self.read,
-            Op::Write => &mut self.write,
-            Op::Trim => &mut self.trim,
+            Op::Write | Op::Append => &mut self.write,
+            Op::Trim | Op::Zone(..) => &mut self.trim,
         }
     }
 
@@ -279,7 +279,7 @@ impl ReReadCounter {
                     self.counts[(e.0.min(3) - 1) as usize] += 1;
                 }
             }
-            Op::Write | Op::Trim => {
+            Op::Write | Op::Trim | Op::Append | Op::Zone(..) => {
                 if end - first > self.pages.len() as u64 {
                     self.pages.retain(|p, _| *p < first || *p >= end);
                 } else {

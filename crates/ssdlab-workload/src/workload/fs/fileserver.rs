@@ -171,6 +171,7 @@ mod tests {
                     }
                     Op::Read => assert!(written.get(&b) == Some(&true), "read of an unwritten block {b}"),
                     Op::Trim => assert!(written.insert(b, false) == Some(true), "trim of a free block {b}"),
+                    Op::Append | Op::Zone(..) => panic!("a zone command from a file system"),
                 }
             }
         }

@@ -386,6 +386,7 @@ mod tests {
                 Op::Write => by_stream[r.stream as usize] += r.len,
                 Op::Trim => trims[r.stream as usize] += r.len,
                 Op::Read => {}
+                Op::Append | Op::Zone(..) => panic!("a zone command from a file system"),
             }
         }
         // The WAL logged every record; the flushes wrote them all to L0 once.
