@@ -683,7 +683,8 @@ impl Config {
             None => geo.logical_bytes(),
             Some(_) => check(self)?,
         };
-        for (i, j) in self.job.iter().enumerate() {
+        for i in 0..self.job.len() {
+            let j = &self.zoned_job(i)?;
             j.validate(f, &format!("job[{i}]"), capacity)?;
             if j.readonly && self.array.as_ref().is_some_and(|a| a.layout != "rodi") {
                 return Err(Error::config(
@@ -695,6 +696,17 @@ impl Config {
             self.check_data_placement(f, i, j)?;
         }
         Ok(())
+    }
+
+    /// Job `i` as it runs on the device: with `zonemode=zbd`, its counts of zones made bytes and
+    /// the device's zones filled in (`workload::zbd::resolve`); errors name the job's key.
+    pub fn zoned_job(&self, i: usize) -> Result<crate::workload::job::JobConfig> {
+        let zones = match &self.array {
+            None => crate::firmware::zns::host_view(&self.device),
+            Some(_) => None,
+        };
+        crate::workload::zbd::resolve(&self.job[i], zones.as_ref())
+            .map_err(|(k, m)| self.locate(Error::config(&self.file, &format!("job[{i}].{k}"), m)))
     }
 
     /// fio's data placement keys of job `i` against the device: FDP identifiers need an FDP

@@ -365,6 +365,9 @@ pub struct JobResult {
     pub latency_target: u64,
     pub latency_percentile: f64,
     pub latency_window: u64,
+    /// fio's count of the zone resets a zbd job issued (its jobs with zonemode=zbd only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zone_resets: Option<u64>,
     pub ssdlab: JobExtra,
 }
 
@@ -473,6 +476,7 @@ impl JobResult {
             latency_target: 0,
             latency_percentile: 100.0,
             latency_window: 0,
+            zone_resets: None,
             ssdlab,
         }
     }

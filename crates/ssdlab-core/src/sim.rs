@@ -135,6 +135,8 @@ pub(crate) struct JobStats {
     pub(crate) measure_from: u64,
     /// Last completion of any of its requests, measured or not.
     pub(crate) last_any: u64,
+    /// Zone resets its clones issued (zbd mode), from `measure_from` on.
+    pub(crate) zone_resets: u64,
 }
 
 /// Feed an I/O (or, with None, the passing of time to `t`) to a series of windows; each window
@@ -798,7 +800,7 @@ impl Simulation {
                     }
                     (None, None) => {
                         let src = crate::workload::generated_source(
-                            &job.for_clone(c, cap).map_err(Error::Invalid)?,
+                            &cfg.zoned_job(i)?.for_clone(c, cap).map_err(Error::Invalid)?,
                             cap,
                             job.clone_seed(seed, i, c),
                         )?;
@@ -1102,7 +1104,8 @@ impl Simulation {
                     first_submit.get_or_insert(t);
                 }
                 let js = &mut self.stats[s.unit];
-                if t >= s.measure_from {
+                // A zone management command (fio's own resets in zbd mode) is no I/O.
+                if t >= s.measure_from && !matches!(req.op, Op::Zone(..)) {
                     js.first_issue.get_or_insert(t);
                     js.depths[depth_bucket(s.inflight)] += 1;
                 }
@@ -1159,7 +1162,12 @@ impl Simulation {
                 live[phase_of[s.job]] -= 1;
                 js.last_any = js.last_any.max(c);
                 let lat = c - is.time;
-                if is.time >= s.measure_from {
+                if let Op::Zone(action, _) = is.op {
+                    // fio counts its zone resets (after the ramp), no I/O statistics.
+                    if is.time >= s.measure_from && action == crate::request::ZoneAction::Reset {
+                        js.zone_resets += 1;
+                    }
+                } else if is.time >= s.measure_from {
                     let dir = is.op.index();
                     js.ops[dir].record(is.len, lat);
                     if let Some(m) = &mut js.mixed {
@@ -1747,6 +1755,9 @@ impl Simulation {
                 if let Some(m) = &st.mixed {
                     let all = (0..3).map(|d| group_kib_s(g, d)).sum();
                     jr.unify(m.result(runtime, all, &pct), &job.unified_rw_reporting);
+                }
+                if job.zonemode == "zbd" {
+                    jr.zone_resets = Some(st.zone_resets);
                 }
                 jr
             })

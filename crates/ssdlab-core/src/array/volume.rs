@@ -213,9 +213,12 @@ impl Volume {
     #[inline]
     pub fn submit(&mut self, t: u64, req: &Request, tag: u64) -> Result<()> {
         if self.is_single() {
-            let c = &mut self.counts[0];
-            c.requests[req.op.index()] += 1;
-            c.bytes[req.op.index()] += req.len;
+            // A zone management command moves no data: no I/O counted.
+            if !matches!(req.op, crate::request::Op::Zone(..)) {
+                let c = &mut self.counts[0];
+                c.requests[req.op.index()] += 1;
+                c.bytes[req.op.index()] += req.len;
+            }
             return self.members[0].submit(t, req, tag);
         }
         let mut parts = std::mem::take(&mut self.parts);

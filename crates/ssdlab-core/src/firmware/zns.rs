@@ -94,6 +94,8 @@ pub struct Zns {
     finishing: Vec<(u32, u64, u64)>,
     reset_time: u64,
     reset_lba_time: u64,
+    /// Host bytes written (appends included).
+    host_bytes: u64,
     pages_programmed: u64,
     padding_pages: u64,
     erases: u64,
@@ -181,6 +183,17 @@ pub fn check(cfg: &DeviceConfig) -> std::result::Result<(), (String, String)> {
     Ok(())
 }
 
+/// The device's zones as a fio job on it sees them (None: the device is not zoned).
+pub fn host_view(cfg: &DeviceConfig) -> Option<crate::workload::zbd::DeviceZones> {
+    let z = cfg.ftl.zones.as_ref().filter(|_| cfg.ftl.design == "zns")?;
+    Some(crate::workload::zbd::DeviceZones {
+        size: z.size.0,
+        capacity: z.capacity.0,
+        count: z.count as u64,
+        max_open: z.max_open,
+    })
+}
+
 /// Build the design for a device configuration.
 pub fn make(cfg: &DeviceConfig) -> Result<Box<dyn Firmware>> {
     let z = cfg
@@ -214,6 +227,7 @@ pub fn make(cfg: &DeviceConfig) -> Result<Box<dyn Firmware>> {
         finishing: Vec::new(),
         reset_time: z.reset_time.0,
         reset_lba_time: z.reset_lba_time.0,
+        host_bytes: 0,
         pages_programmed: 0,
         padding_pages: 0,
         erases: 0,
@@ -259,6 +273,9 @@ impl Zns {
         };
         let tok = self.job(job);
         self.in_flight.insert((z, j));
+        // The device's flash counters (its write amplification) count every page programmed,
+        // padding included.
+        dev.ftl_mut().stats.host_pages_programmed += 1;
         dev.unit_op(unit, Kind::Program, t, self.page, ready, Token::Firmware(tok));
     }
 
@@ -334,8 +351,12 @@ impl Zns {
             self.zones.write(lba, n).map_err(Self::zone_error)?
         };
         self.implicit_closes += effect.closed.len() as u64;
-        let units = req.len.div_ceil(dev.geo().unit_size);
-        dev.counters_mut().host_write_units += units;
+        // Host data in mapping units, counted as the bytes add up (a 4 KiB write is a quarter
+        // of a 16 KiB unit), so the device's write amplification is flash bytes / host bytes.
+        let unit = dev.geo().unit_size;
+        let before = self.host_bytes / unit;
+        self.host_bytes += req.len;
+        dev.counters_mut().host_write_units += self.host_bytes / unit - before;
         let ready = dev.link(0, dev.now(), req.len);
         self.waiting.push_back((pid, req.len, ready));
         self.admit(dev);
@@ -366,42 +387,35 @@ impl Zns {
         let req = dev.pending(pid).req;
         let unit = dev.geo().unit_size;
         let zone_bytes = self.zones.size * self.lba;
-        let (first, end) = (req.offset / unit, (req.offset + req.len).div_ceil(unit));
-        dev.counters_mut().host_read_units += end - first;
-        // Consecutive units of one page are read with one flash read.
-        let mut run: Option<(u32, u64, u64)> = None; // (first unit, page key, units)
-        for u in first..end {
-            let byte = u * unit;
-            let z = (byte / zone_bytes) as u32;
-            let off = byte % zone_bytes;
+        dev.counters_mut().host_read_units += (req.offset + req.len).div_ceil(unit) - req.offset / unit;
+        // Page by page: the bytes of the request in each page (its LBAs, not whole mapping
+        // units, cross the channel).
+        let mut at = req.offset;
+        let end = req.offset + req.len;
+        while at < end {
+            let z = (at / zone_bytes) as u32;
+            let off = at % zone_bytes;
             let j = off / self.page;
+            let next = (at - off % self.page + self.page).min(end);
+            let bytes = next - at;
             let written = self.zones.zone(z).written * self.lba;
             let on_flash = off < written && j < self.programmed[z as usize] && !self.in_flight.contains(&(z, j));
-            if !on_flash {
-                if off < written {
-                    dev.counters_mut().buffer_read_units += 1;
-                } else {
-                    dev.counters_mut().unmapped_read_units += 1;
-                }
-                continue;
+            if on_flash {
+                let (pun, pib) = self.place(z, j);
+                let unit_no = dev.unit_of_pun(pun);
+                let t = {
+                    let r = dev.array_times().0;
+                    r[pib as usize % r.len()]
+                };
+                dev.counters_mut().host_page_reads += 1;
+                dev.add_part(pid);
+                dev.unit_op(unit_no, Kind::Read, t, bytes, dev.now(), Token::Request(pid));
+            } else if off < written {
+                dev.counters_mut().buffer_read_units += bytes.div_ceil(unit);
+            } else {
+                dev.counters_mut().unmapped_read_units += bytes.div_ceil(unit);
             }
-            let (pun, _) = self.place(z, j);
-            let pun = pun + ((off % self.page) / unit) as u32;
-            let key = (z as u64) << 40 | j;
-            match run {
-                Some((_, k, ref mut n)) if k == key => *n += 1,
-                _ => {
-                    if let Some((p, _, n)) = run {
-                        dev.counters_mut().host_page_reads += 1;
-                        dev.read_page(pid, p, n);
-                    }
-                    run = Some((pun, key, 1));
-                }
-            }
-        }
-        if let Some((p, _, n)) = run {
-            dev.counters_mut().host_page_reads += 1;
-            dev.read_page(pid, p, n);
+            at = next;
         }
         if dev.pending(pid).remaining == 0 {
             dev.deliver(pid, dev.now());
@@ -440,6 +454,7 @@ impl Zns {
                     let t = dev.ftl().erase_ns();
                     let tok = self.job(Job::Erase);
                     self.erases += 1;
+                    dev.ftl_mut().stats.erases += 1;
                     dev.unit_op(unit, Kind::Erase, t, 0, done, Token::Firmware(tok));
                 }
             }

@@ -366,6 +366,62 @@ fn apply(job: &mut JobConfig, key: &str, val: &str, kb_base: u64) -> std::result
         "plid_select" | "fdp_pli_select" => job.plid_select = val.to_string(),
         // Its synchronous engines (depth 1) are found where the file is read.
         "ioengine" => fio_options::engine(val.trim())?,
+        // Zoned block devices (zonemode=zbd, `super::zbd`).
+        "zonemode" => {
+            job.zonemode = match val.trim() {
+                v @ ("none" | "zbd") => v.to_string(),
+                "strided" => return Err("got 'strided': strided zones over a conventional device are not modelled; expected none or zbd".into()),
+                v => return Err(format!("got '{v}'; expected none or zbd")),
+            }
+        }
+        "zonesize" | "zonerange" => {
+            let z = fio_size(val, kb_base)?;
+            match job.zonesize {
+                Some(s) if s.0 != z => {
+                    return Err(format!(
+                        "got {z} bytes where zonesize/zonerange already says {}; expected them equal (zbd mode)",
+                        s.0
+                    ))
+                }
+                _ => job.zonesize = Some(Size(z)),
+            }
+        }
+        "zonecapacity" => job.zonecapacity = Some(Size(fio_size(val, kb_base)?)),
+        "zoneskip" => {
+            if fio_size(val, kb_base)? != 0 {
+                return Err(format!(
+                    "got '{val}': skipping between zones is strided mode's, which is not modelled; expected 0 (zbd mode requires it)"
+                ));
+            }
+        }
+        "read_beyond_wp" => job.read_beyond_wp = fio_bool(val)?,
+        "max_open_zones" => job.max_open_zones = Some(num32(val)?),
+        "job_max_open_zones" => job.job_max_open_zones = num32(val)?,
+        "ignore_zone_limits" => job.ignore_zone_limits = fio_bool(val)?,
+        "zone_reset_threshold" | "zone_reset_frequency" => {
+            let v: f64 = val
+                .trim()
+                .parse()
+                .ok()
+                .filter(|v: &f64| (0.0..=1.0).contains(v))
+                .ok_or_else(|| format!("got '{val}'; expected a number from 0 to 1"))?;
+            if key == "zone_reset_threshold" {
+                job.zone_reset_threshold = v
+            } else {
+                job.zone_reset_frequency = v
+            }
+        }
+        "write_zone_remainders" | "write_zone_remainder" => job.write_zone_remainders = fio_bool(val)?,
+        "zone_append" => job.zone_append = fio_bool(val)?,
+        "write_mode" => {
+            job.zone_append = match val.trim() {
+                "write" => false,
+                "zone_append" => true,
+                v => return Err(format!(
+                    "got '{v}': write modes other than write and zone_append (zeroes, uncorrectable, verify) are not modelled; expected write or zone_append"
+                )),
+            }
+        }
         _ => {
             return Err(format!(
                 "implemented in fio's table but not read here; expected {key} read (a bug)"
@@ -429,7 +485,9 @@ pub fn position(text: &str, key: &str) -> Option<(usize, usize)> {
 
 /// A size or a percentage of the device (`50%`), sizes read as fio does.
 fn size_or_share(val: &str, kb_base: u64) -> std::result::Result<SizeOrShare, String> {
-    if val.trim().ends_with('%') {
+    // A share of the device, or fio's count of zones (`100z`, zonemode=zbd), resolved once
+    // the device is known.
+    if val.trim().ends_with('%') || SizeOrShare::zones_in(val).is_some() {
         Ok(SizeOrShare::Text(val.to_string()))
     } else {
         Ok(SizeOrShare::Bytes(Size(fio_size(val, kb_base)?)))

@@ -43,7 +43,6 @@ const NOT_A_DRIVE: &str = "an engine with no block device or file to simulate";
 const PI: &str = "end-to-end data protection (no data is kept)";
 const VERIFY: &str =
     "verifying data: a simulated drive keeps no data (`ssdlab serve` keeps it: run fio with verify against it)";
-const ZONES: &str = "zoned namespaces are not modelled (conventional namespaces only)";
 
 /// Every option of fio 3.42's HOWTO, in its order, with master's zoned and FDP options.
 pub const OPTIONS: &[FioOption] = &[
@@ -86,20 +85,20 @@ pub const OPTIONS: &[FioOption] = &[
     o(&["pre_read"], Ignored(HOST_BUFFERS)),
     o(&["unlink"], Ignored(HOST_FILES)),
     o(&["unlink_each_loop"], Ignored(HOST_FILES)),
-    o(&["zonemode"], Refused(ZONES)),
-    o(&["zonerange"], Refused(ZONES)),
-    o(&["zonesize"], Refused(ZONES)),
-    o(&["zonecapacity"], Refused(ZONES)),
-    o(&["zoneskip"], Refused(ZONES)),
-    o(&["read_beyond_wp"], Refused(ZONES)),
-    o(&["max_open_zones"], Refused(ZONES)),
-    o(&["job_max_open_zones"], Refused(ZONES)),
-    o(&["ignore_zone_limits"], Refused(ZONES)),
-    o(&["zone_reset_threshold"], Refused(ZONES)),
-    o(&["zone_reset_frequency"], Refused(ZONES)),
-    o(&["recover_zbd_write_error"], Refused(ZONES)),
-    o(&["write_zone_remainders", "write_zone_remainder"], Refused(ZONES)),
-    o(&["zone_append"], Refused(ZONES)),
+    o(&["zonemode"], Implemented),
+    o(&["zonerange"], Implemented),
+    o(&["zonesize"], Implemented),
+    o(&["zonecapacity"], Implemented),
+    o(&["zoneskip"], Implemented),
+    o(&["read_beyond_wp"], Implemented),
+    o(&["max_open_zones"], Implemented),
+    o(&["job_max_open_zones"], Implemented),
+    o(&["ignore_zone_limits"], Implemented),
+    o(&["zone_reset_threshold"], Implemented),
+    o(&["zone_reset_frequency"], Implemented),
+    o(&["recover_zbd_write_error"], Refused("recovering from write errors: a zoned write error ends the run (with the NVMe status); expected it unset")),
+    o(&["write_zone_remainders", "write_zone_remainder"], Implemented),
+    o(&["zone_append"], Implemented),
     // I/O type
     o(&["direct"], Ignored("the host's page cache (every I/O reaches the drive)")),
     o(&["buffered"], Ignored("the host's page cache (every I/O reaches the drive)")),
@@ -238,7 +237,7 @@ pub const OPTIONS: &[FioOption] = &[
     o(&["stat_type"], Refused(NOT_A_DRIVE)),
     o(&["readfua"], Ignored("forced unit access on reads: a read is served from flash or the write buffer as it is")),
     o(&["writefua"], Refused("forced unit access on writes is not modelled; expected fsync")),
-    o(&["write_mode"], Refused("write modes other than write (zeroes, uncorrectable, verify, zone append) are not modelled")),
+    o(&["write_mode"], Implemented),
     o(&["verify_bytchk"], Refused(VERIFY)),
     o(&["read_mode"], Refused("read modes other than read (compare, verify) are not modelled")),
     o(&["verify_mode"], Refused(VERIFY)),
@@ -485,7 +484,7 @@ pub fn engine(name: &str) -> Result<(), String> {
         "exec" => "an engine that runs a program has no drive to simulate; expected an engine that reaches a drive",
         "dev-dax" | "libpmem" => "persistent memory is not modelled; expected an engine that reaches a block device",
         "mtd" => "raw MTD flash is not modelled; expected an engine that reaches a block device",
-        "libzbc" => "zoned block devices are not modelled; expected an engine that reaches a conventional block device",
+        "libzbc" => "SCSI and ATA zoned disks (ZBC/ZAC) are not modelled; expected an engine that reaches an NVMe zoned namespace (io_uring, io_uring_cmd, spdk, libaio)",
         "falloc" | "ftruncate" | "e4defrag" | "filecreate" | "filestat" | "filedelete" | "dircreate" | "dirstat"
         | "dirdelete" => "file-system operations are not modelled; expected an engine that reads and writes a block device or a file",
         "libcufile" | "libhipfile" => "GPU I/O is not modelled; expected an engine that reaches a drive from the host",

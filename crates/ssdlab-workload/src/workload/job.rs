@@ -108,10 +108,33 @@ impl SizeOrShare {
                         return Err(format!("got '{t}'; expected a percentage between 0 and 100"));
                     }
                     Ok(((capacity as f64 * v / 100.0) as u64) / 4096 * 4096)
+                } else if SizeOrShare::zones_in(t).is_some() {
+                    Err(format!(
+                        "'{t}' counts zones, which only a job with zonemode=zbd on a zoned device has; expected zonemode=zbd or a size in bytes"
+                    ))
                 } else {
                     crate::units::parse_size(t)
                 }
             }
+        }
+    }
+
+    /// fio's `z` suffix: `"100z"` is 100 zones.
+    pub fn zones_in(t: &str) -> Option<u64> {
+        t.trim().strip_suffix(['z', 'Z']).and_then(|n| n.trim().parse().ok())
+    }
+
+    /// The value with a count of zones (`"100z"`) made bytes with zones of `zone` bytes.
+    pub fn with_zones(&self, zone: u64) -> std::result::Result<SizeOrShare, String> {
+        match self {
+            SizeOrShare::Text(t) => match SizeOrShare::zones_in(t) {
+                Some(n) => n
+                    .checked_mul(zone)
+                    .map(|b| SizeOrShare::Bytes(Size(b)))
+                    .ok_or_else(|| format!("'{t}' of {zone}-byte zones passes 2^64 bytes")),
+                None => Ok(self.clone()),
+            },
+            SizeOrShare::Bytes(_) => Ok(self.clone()),
         }
     }
 }
@@ -253,6 +276,45 @@ pub struct JobConfig {
     /// fio's `plid_select` (alias `fdp_pli_select`): "roundrobin" or "random".
     #[serde(default = "default_plid_select")]
     pub plid_select: String,
+    /// fio's `zonemode`: "none", or "zbd" (a zoned block device: writes go to each zone's
+    /// write pointer, reads stay below it, full zones are reset before they are written again;
+    /// [`crate::workload::zbd`]). Needs a zoned device (design "zns").
+    #[serde(default = "default_zonemode", skip_serializing_if = "is_none_mode")]
+    pub zonemode: String,
+    /// fio's `zonesize` (and `zonerange`, which zbd mode requires equal): the device's zone
+    /// size, which the config fills in when unset; a different one is refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zonesize: Option<Size>,
+    /// fio's `zonecapacity`: the device's zone capacity (filled in as `zonesize`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zonecapacity: Option<Size>,
+    /// fio's `max_open_zones`: zones all jobs write at once (default the device's open limit;
+    /// above it only with `ignore_zone_limits`; 0: no limit where the device has none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_open_zones: Option<u32>,
+    /// fio's `job_max_open_zones`: zones each clone writes at once (0: no limit).
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub job_max_open_zones: u32,
+    /// fio's `ignore_zone_limits`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ignore_zone_limits: bool,
+    /// fio's `zone_reset_threshold` and `zone_reset_frequency`: once the zones of the clone's
+    /// range hold more than this share of it, every (1 / frequency)-th write resets its zone first.
+    #[serde(default, skip_serializing_if = "is_zero_f")]
+    pub zone_reset_threshold: f64,
+    #[serde(default, skip_serializing_if = "is_zero_f")]
+    pub zone_reset_frequency: f64,
+    /// fio's `read_beyond_wp`: reads may pass a zone's write pointer (no data there).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub read_beyond_wp: bool,
+    /// fio's `write_zone_remainders`: a zone's tail shorter than the block size is written
+    /// with a shorter write instead of the zone being finished.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub write_zone_remainders: bool,
+    /// Writes are sent as zone appends (fio's `write_mode=zone_append` of io_uring_cmd, its
+    /// SPDK plugin's `zone_append=1`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub zone_append: bool,
     /// After every this many bytes a clone writes, it sends the device NVMe's Reclaim Unit
     /// Handle Update (FDP's I/O Management Send) for the placement identifiers its writes
     /// carried since the last one: each such handle's partly written reclaim unit is left
@@ -361,6 +423,22 @@ fn default_dataplacement() -> String {
 
 fn default_plid_select() -> String {
     "roundrobin".into()
+}
+
+fn default_zonemode() -> String {
+    "none".into()
+}
+
+fn is_none_mode(m: &str) -> bool {
+    m == "none"
+}
+
+fn is_zero_u32(x: &u32) -> bool {
+    *x == 0
+}
+
+fn is_zero_f(x: &f64) -> bool {
+    *x == 0.0
 }
 
 fn default_unified() -> String {

@@ -7,6 +7,7 @@ pub mod hpc;
 pub mod job;
 pub mod placement_ids;
 pub mod tables;
+pub mod zbd;
 
 use crate::request::RequestSource;
 use crate::{Error, Result};
@@ -20,6 +21,9 @@ pub fn generated_source(job: &JobConfig, capacity: u64, seed: u64) -> Result<Box
     Ok(match (&job.fs, &job.hpc) {
         (Some(fs), _) => fs::make_source(job, fs, capacity, seed)?,
         (None, Some(h)) => Box::new(hpc::HpcSource::new(job, h, capacity, seed)?),
+        (None, None) if job.zonemode == "zbd" => Box::new(zbd::ZbdSource::new(job, capacity, &|j, cap| {
+            Ok(Box::new(JobSource::new(j, cap, seed)?))
+        })?),
         (None, None) => Box::new(JobSource::new(job, capacity, seed)?),
     })
 }

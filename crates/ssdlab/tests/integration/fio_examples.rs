@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The examples refused, and the key their one-line refusal names (an engine with no drive,
-/// zones (not modelled yet), verifying data a simulation does not keep, ...).
+/// verifying data a simulation does not keep, ...).
 const REFUSED: &[(&str, &str)] = &[
     ("1mbs_clients.fio", "ratemin"),
     ("atomic-verify.fio", "verify"),
@@ -51,8 +51,8 @@ const REFUSED: &[(&str, &str)] = &[
     ("libhipfile-posix.fio", "ioengine"),
     ("libiscsi.fio", "ioengine"),
     ("libpmem.fio", "ioengine"),
-    ("libzbc-rand-write.fio", "zonemode"),
-    ("libzbc-seq-read.fio", "zonemode"),
+    ("libzbc-rand-write.fio", "ioengine"),
+    ("libzbc-seq-read.fio", "ioengine"),
     ("mtd.fio", "ioengine"),
     ("nbd.fio", "uri"),
     ("netio.fio", "ioengine"),
@@ -76,13 +76,11 @@ const REFUSED: &[(&str, &str)] = &[
     ("uring-cmd-pi-ext.fio", "job[0].bs"),
     ("uring-cmd-trim-multi-range.fio", "num_range"),
     ("uring-cmd-write-mode.fio", "write_mode"),
-    ("uring-cmd-zoned-append.fio", "zonemode"),
-    ("uring-cmd-zoned.fio", "zonemode"),
-    ("xnvme-zoned.fio", "zonemode"),
-    ("zbd-rand-write-trim-gc.fio", "zonemode"),
-    ("zbd-rand-write-zone-reset-gc.fio", "zonemode"),
-    ("zbd-rand-write.fio", "zonemode"),
-    ("zbd-seq-read.fio", "zonemode"),
+    ("uring-cmd-zoned-append.fio", "verify"),
+    ("uring-cmd-zoned.fio", "verify"),
+    ("xnvme-zoned.fio", "verify"),
+    ("zbd-rand-write-trim-gc.fio", "flow"),
+    ("zbd-rand-write.fio", "job[0].max_open_zones"),
 ];
 
 /// The run file and the `--set`s beyond the common ones an example needs: the FDP examples
@@ -98,6 +96,8 @@ fn setup(name: &str) -> (&'static str, Vec<&'static str>) {
             ],
         ),
         "null.fio" => ("slc-sata", vec!["job.*.size=1g"]),
+        // The zoned examples (zonemode=zbd) on a zoned drive of 256 MiB zones, their size.
+        n if n.contains("zbd") || n.contains("zoned") => ("examples/zns.toml", vec![]),
         _ => ("slc-sata", vec![]),
     }
 }
@@ -183,8 +183,11 @@ fn fio_s_examples_run_or_are_refused_in_one_line() {
                     .iter()
                     .flat_map(|j| ["read", "write", "trim"].map(|d| j[d]["io_bytes"].as_u64().unwrap_or(0)))
                     .sum();
-                if jobs.is_empty() || bytes == 0 {
-                    problems.push(format!("{name}: ran but moved no data"));
+                // A zoned read job on a fresh drive has nothing below any write pointer to read:
+                // fio ends it at once, as here.
+                let empty = name == "zbd-seq-read.fio";
+                if jobs.is_empty() || (bytes == 0) != empty {
+                    problems.push(format!("{name}: ran and moved {bytes} bytes"));
                 }
                 ran += 1;
             }
