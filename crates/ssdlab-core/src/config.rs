@@ -567,6 +567,13 @@ impl Config {
         let f = self.file.as_str();
         let geo = crate::redundancy::geometry_of(&self.device, f)?;
         validate_device(&self.device, f)?;
+        if self.device.ftl.design == "zns" && self.precondition.mode != PreconditionMode::None {
+            return Err(Error::config(
+                f,
+                "precondition.mode",
+                "preconditioning writes through the page-mapped FTL, which a zoned drive has not; expected \"none\" (a zoned drive starts with its zones empty; write zones with a zbd job)",
+            ));
+        }
         let scheme = self.device.redundancy.scheme();
         if scheme != "none" && self.precondition.mode == PreconditionMode::Steady {
             return Err(Error::config(

@@ -14,6 +14,7 @@ pub const PRESETS: &[(&str, &str)] = &[
     ("ocz-vector150", include_str!("../../../configs/ocz-vector150.toml")),
     ("intel-530", include_str!("../../../configs/intel-530.toml")),
     ("intel-750", include_str!("../../../configs/intel-750.toml")),
+    ("zn540", include_str!("../../../configs/zn540.toml")),
 ];
 
 /// The preset used by `ssdlab run` without arguments.

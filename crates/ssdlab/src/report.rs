@@ -114,7 +114,7 @@ pub fn num2str(num: u64, maxlen: usize, pow2: bool, unit: &str) -> String {
     format!("{num}.{}{}{unit}", &frac[2..], prefix[post])
 }
 
-fn op(out: &mut String, name: &str, r: &OpResult) {
+fn op(out: &mut String, name: &str, r: &OpResult, zone_resets: Option<u64>) {
     if r.total_ios == 0 || r.runtime == 0 {
         return;
     }
@@ -122,9 +122,14 @@ fn op(out: &mut String, name: &str, r: &OpResult) {
     // significant figures in fio's units (KiB/s, MiB/s, ... and kB/s, MB/s, ...).
     let bw = 1000 * r.io_bytes / r.runtime;
     let iops = 1000 * r.total_ios / r.runtime;
+    // fio's zbd jobs add their zone resets to the write line.
+    let resets = match zone_resets {
+        Some(n) if name == "write" => format!("; {n} zone resets"),
+        _ => String::new(),
+    };
     let _ = writeln!(
         out,
-        "  {name}: IOPS={}, BW={} ({})({}/{}msec)",
+        "  {name}: IOPS={}, BW={} ({})({}/{}msec){resets}",
         num2str(iops, 4, false, ""),
         num2str(bw, 4, true, "B/s"),
         num2str(bw, 4, false, "B/s"),
@@ -199,14 +204,14 @@ fn job(out: &mut String, j: &JobResult) {
     if j.read.hidden {
         // fio's unified_rw_reporting=mixed: one section for every direction.
         if let Some(m) = &j.mixed {
-            op(out, "mixed", m);
+            op(out, "mixed", m, None);
         }
     } else {
-        op(out, "read", &j.read);
-        op(out, "write", &j.write);
-        op(out, "trim", &j.trim);
+        op(out, "read", &j.read, None);
+        op(out, "write", &j.write, j.zone_resets);
+        op(out, "trim", &j.trim, None);
         if let Some(m) = &j.mixed {
-            op(out, "mixed", m);
+            op(out, "mixed", m, None);
         }
     }
     latency_buckets(out, j);

@@ -162,8 +162,17 @@ fn plugin_path(given: Option<&str>) -> Result<PathBuf> {
     )))
 }
 
-/// Bytes the host can address on the config's device or array (what the plugin serves).
+/// Bytes the host can address on the config's device or array (what the plugin serves). A
+/// zoned device is refused: Linux's NBD has no zoned block devices, so its zones could not
+/// reach the host.
 fn device_bytes(cfg: &Config) -> Result<u64> {
+    if cfg.array.is_none() && ssdlab_core::firmware::zns::host_view(&cfg.device).is_some() {
+        return Err(cfg.locate(ssdlab_core::Error::config(
+            &cfg.file,
+            "device.ftl.design",
+            "\"zns\" exposes zones, which Linux's NBD cannot carry (it has no zoned block devices); expected a conventional design to serve",
+        )));
+    }
     if cfg.array.is_some() {
         ssdlab_core::config::check(cfg)
     } else {

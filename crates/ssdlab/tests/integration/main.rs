@@ -18,3 +18,4 @@ mod serve;
 mod snapshot_cli;
 mod trace_cli;
 mod traces_fetch;
+mod zns_jobs;
