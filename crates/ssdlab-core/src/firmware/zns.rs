@@ -826,7 +826,10 @@ reset_lba_time = "1us""#;
         // Preconditioning writes through the page FTL, which a zoned drive has not.
         let t = format!("{}\n[precondition]\nmode = \"sequential\"\n", text(ZONES, ""));
         let e = parse_config(&t, "z.toml", Path::new(".")).unwrap_err().to_string();
-        assert!(e.contains("precondition.mode") && e.contains("expected \"none\""), "{e}");
+        assert!(
+            e.contains("precondition.mode") && e.contains("expected \"none\""),
+            "{e}"
+        );
         // Zone keys on a design without zones.
         let t = text(ZONES, "").replace("design = \"zns\"", "design = \"page\"");
         let e = parse_config(&t, "z.toml", Path::new(".")).unwrap_err().to_string();

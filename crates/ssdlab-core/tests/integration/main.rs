@@ -28,3 +28,4 @@ mod separation;
 mod streams;
 mod traces;
 mod validation;
+mod zn540;
