@@ -279,12 +279,18 @@ impl Zns {
         dev.unit_op(unit, Kind::Program, t, self.page, ready, Token::Firmware(tok));
     }
 
+    /// Zone `z`'s next page to program (taken).
+    fn next_page(&mut self, z: u32) -> u64 {
+        let j = self.programmed[z as usize];
+        self.programmed[z as usize] += 1;
+        j
+    }
+
     /// Program the pages of zone `z` the buffer holds whole, from `ready` on.
     fn program_full_pages(&mut self, dev: &mut dyn Mechanisms, z: u32, ready: u64) {
         let full = (self.admitted[z as usize] / self.page).min(self.cap_pages);
         while self.programmed[z as usize] < full {
-            let j = self.programmed[z as usize];
-            self.programmed[z as usize] += 1;
+            let j = self.next_page(z);
             self.pages_programmed += 1;
             self.program(
                 dev,
@@ -309,8 +315,7 @@ impl Zns {
     fn program_last(&mut self, dev: &mut dyn Mechanisms, z: u32, ready: u64) {
         let rest = self.partial(z);
         if rest > 0 && self.programmed[z as usize] < self.cap_pages {
-            let j = self.programmed[z as usize];
-            self.programmed[z as usize] += 1;
+            let j = self.next_page(z);
             self.pages_programmed += 1;
             self.program(
                 dev,
@@ -441,7 +446,6 @@ impl Zns {
             self.resets += 1;
             done = dev.cpu(done, self.reset_time + written * self.reset_lba_time);
             // The zone's data still in the buffer is dropped; its written blocks erased.
-            let _ = written;
             let partial = self.partial(zone);
             self.buffered -= partial.min(self.buffered);
             self.admitted[zone as usize] = 0;
@@ -469,8 +473,7 @@ impl Zns {
             // The partial page (if any) and every page after it to the capacity's end.
             let mut partial = self.partial(zone);
             while self.programmed[zone as usize] < self.cap_pages {
-                let j = self.programmed[zone as usize];
-                self.programmed[zone as usize] += 1;
+                let j = self.next_page(zone);
                 let bytes = std::mem::take(&mut partial);
                 if bytes == 0 {
                     self.padding_pages += 1;
@@ -561,10 +564,21 @@ impl Firmware for Zns {
 
     fn check(&self, _dev: &dyn Mechanisms) -> std::result::Result<(), String> {
         self.zones.check()?;
-        if self.buffered > self.buffer.max(self.page) * 2 {
+        // The buffer holds each zone's partial page and the pages whose programs are under way.
+        let partial: u64 = (0..self.programmed.len() as u32).map(|z| self.partial(z)).sum();
+        let programming: u64 = self
+            .jobs
+            .iter()
+            .flatten()
+            .map(|j| match *j {
+                Job::Program { bytes, .. } | Job::Pad { bytes, .. } => bytes,
+                Job::Erase => 0,
+            })
+            .sum();
+        if self.buffered != partial + programming {
             return Err(format!(
-                "zns: {} bytes buffered in a {}-byte buffer",
-                self.buffered, self.buffer
+                "zns: {} bytes counted in the buffer, {partial} in partial pages and {programming} being programmed",
+                self.buffered
             ));
         }
         Ok(())
