@@ -246,3 +246,22 @@ def test_sweep_over_fdp_handles_and_reclaim_unit_size(tmp_path):
         # The table's 200 MB open ceil(200 MB / RU) units.
         assert p["superblocks_opened_per_slot"][0] == -(-50000 * 4096 // ru)
         assert p["writes_without_placement_id"] == 0
+
+
+def test_zone_keys_are_ordinary_sweep_keys():
+    # A zoned drive's keys reach the runs as any other: an append's firmware time slows
+    # 4 KiB appends at depth 1 (examples/zns.toml, its job made appends).
+    zns = str(ROOT / "examples" / "zns.toml")
+    grid = {
+        "device.ftl.zones.append_time": ["0us", "20us"],
+        "job.0.zone_append": [True],
+        "job.0.bs": ["4KiB"],
+        "job.0.iodepth": [1],
+    }
+    df = ssdlab.sweep(zns, grid, seeds=[1])
+    assert list(df["device.ftl.zones.append_time"]) == ["0us", "20us"]
+    fast, slow = df["write_iops"]
+    assert fast > 2 * slow > 0
+    # Each row is the run of its point.
+    one = ssdlab.run(zns, seed=1, set={k: v[-1] for k, v in grid.items()})
+    assert slow == pytest.approx(one.json["jobs"][0]["write"]["iops"], abs=0.05)

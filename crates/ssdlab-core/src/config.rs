@@ -920,6 +920,13 @@ pub fn validate_device(d: &DeviceConfig, f: &str) -> Result<()> {
             format!("got {} ns; expected at most 1s per command", d.host.command_overhead.0),
         ));
     }
+    if d.host.command_latency.0 > MAX_NAND_NS {
+        return Err(Error::config(
+            f,
+            "device.host.command_latency",
+            format!("got {} ns; expected at most 1s per command", d.host.command_latency.0),
+        ));
+    }
     if d.ftl.bg_gc_idle.0 > 3_600_000_000_000 {
         return Err(Error::config(
             f,

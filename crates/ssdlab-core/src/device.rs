@@ -164,6 +164,8 @@ pub struct Device {
     program_ns: Vec<u64>,
     channel_rate: u64,
     overhead_ns: u64,
+    /// `device.host.command_latency`: added to every completion, holding nothing.
+    latency_ns: u64,
     /// Host DMA by direction: host to device (writes' data), device to host (reads').
     dma: [Dma; 2],
     /// Firmware time and command admission; None: commands act at arrival.
@@ -369,6 +371,7 @@ impl Device {
             program_ns,
             channel_rate: cfg.nand.channel_rate.0,
             overhead_ns: cfg.host.command_overhead.0,
+            latency_ns: cfg.host.command_latency.0,
             dma: Dma::from_config(&cfg.host),
             control,
             firmware: fw,
@@ -749,7 +752,7 @@ impl Device {
     #[inline]
     pub fn complete(&mut self, tag: u64, t: u64) {
         self.last_host_done = self.last_host_done.max(t);
-        self.completions.push((tag, t));
+        self.completions.push((tag, t + self.latency_ns));
         if self.control.is_some() {
             self.command_done(t);
         }

@@ -786,6 +786,8 @@ impl Simulation {
         let mut streams = Vec::new();
         let mut expected = Some(0u64);
         let (units, unit_of) = reporting_units(&cfg.job);
+        // fio's zone information, shared by the zoned jobs (one device, all zones empty).
+        let mut wps: Option<crate::workload::zbd::WritePointers> = None;
         for (i, job) in cfg.job.iter().enumerate() {
             for c in 0..job.numjobs {
                 let (source, open): (Box<dyn RequestSource>, bool) = match (&mut given, &job.trace) {
@@ -799,10 +801,18 @@ impl Simulation {
                         (Box::new(src), job.replay.as_deref() != Some("closed"))
                     }
                     (None, None) => {
-                        let src = crate::workload::generated_source(
-                            &cfg.zoned_job(i)?.for_clone(c, cap).map_err(Error::Invalid)?,
+                        let zoned = cfg.zoned_job(i)?;
+                        let shared = match zoned.zonesize {
+                            Some(z) if zoned.zonemode == "zbd" && z.0 > 0 => {
+                                Some(&*wps.get_or_insert_with(|| crate::workload::zbd::WritePointers::new(cap / z.0)))
+                            }
+                            _ => None,
+                        };
+                        let src = crate::workload::generated_source_sharing(
+                            &zoned.for_clone(c, cap).map_err(Error::Invalid)?,
                             cap,
                             job.clone_seed(seed, i, c),
+                            shared,
                         )?;
                         expected = match (expected, job.expected_ios(cap), job.runtime) {
                             (Some(e), Some(n), None) => Some(e + n),

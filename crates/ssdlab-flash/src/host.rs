@@ -40,6 +40,12 @@ pub struct HostConfig {
     pub bandwidth: Option<Rate>,
     /// Link time taken by each command besides its data.
     pub command_overhead: Duration,
+    /// Time each command takes that holds none of the drive's resources: the protocol's round
+    /// trips (the doorbell, the command's fetch, the completion's post and its polling by the
+    /// host), added to every command's completion. The link's bandwidth and the controller's
+    /// time are `command_overhead`, `dma` and `[device.controller]`.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub command_latency: Duration,
     /// Host DMA speed by transfer size, as `[size, rate]` points in increasing size: a
     /// transfer's rate is interpolated linearly in size between the two points around it
     /// (the first or last point's rate outside them). Empty: the link's bandwidth for every
@@ -56,6 +62,10 @@ pub struct HostConfig {
     /// a write's first program).
     #[serde(default)]
     pub streaming: bool,
+}
+
+fn is_zero(d: &Duration) -> bool {
+    d.0 == 0
 }
 
 impl HostConfig {

@@ -10,7 +10,9 @@
 //! bandwidth. No map: an LBA's place follows from its zone and offset; no GC: a zone's blocks
 //! hold only its data and are erased when it is reset.
 //!
-//! **Writes and appends.** The command is checked by the state machine (write pointer, zone
+//! **Writes and appends.** An append takes `append_time` of firmware time more than a write
+//! (the LBA chosen and returned), a write or append that opens its zone `open_time` more (an
+//! explicit open is a command of its own, taking the command time). The command is checked by the state machine (write pointer, zone
 //! state, open and active limits, boundaries; a failure ends the run with NVMe's status
 //! named). Its data crosses the host link into the write buffer (power-loss protected: the
 //! write completes there); it waits in arrival order when the buffer is full. A zone's data is
@@ -25,10 +27,14 @@
 //! time. Finish pads the zone: every page from the end of the data to the capacity's end is
 //! programmed (the partial page in the buffer included), the command completes when the last
 //! padding program ends; a zone with nothing written is finished without padding. Reset takes
-//! firmware time (`reset_time`, plus `reset_lba_time` per LBA the zone held) and completes when
-//! it ends; the zone's written blocks are erased after it, in the background, ahead of any
-//! later program on their planes (each plane's queue keeps its order); its data still in the
-//! buffer is dropped.
+//! firmware time (`reset_time`, plus `reset_lba_time` per LBA the zone held); the zone's
+//! written blocks are erased after it, ahead of any later program on their planes (each
+//! plane's queue keeps its order); its data still in the buffer is dropped. A full zone's
+//! reset completes when the firmware time ends, its erases left to the background. An open or
+//! closed zone's blocks are partly programmed: they are erased first and the firmware time
+//! follows, so its reset takes an erase longer (the ZN540's resets of open zones take about
+//! one erase longer than those of finished zones holding as much, docs/zns.md); one with
+//! nothing programmed yet (its data in the buffer) erases nothing.
 //!
 //! Counters: `zone_pages_programmed` (host data), `zone_padding_pages`, `zone_erases`,
 //! `zone_resets`, `zone_finishes`, `zone_implicit_closes`. The flash write amplification is
@@ -49,20 +55,12 @@ use std::collections::{BTreeSet, VecDeque};
 #[derive(Clone, Copy, Debug)]
 enum Job {
     /// A page of zone data: the buffer bytes it frees, and the page (zone, index).
-    Program {
-        bytes: u64,
-        zone: u32,
-        page: u64,
-    },
+    Program { bytes: u64, zone: u32, page: u64 },
     /// A padding program of a finish (the command `pid` waits for it); `bytes` of host data
     /// in the buffer it frees (the zone's partial page), and the page.
-    Pad {
-        pid: u32,
-        bytes: u64,
-        zone: u32,
-        page: u64,
-    },
-    Erase,
+    Pad { pid: u32, bytes: u64, zone: u32, page: u64 },
+    /// An erase of a reset zone's block; `Some(pid)`: the reset command waits for it.
+    Erase(Option<u32>),
 }
 
 pub struct Zns {
@@ -90,10 +88,13 @@ pub struct Zns {
     waiting: VecDeque<(u32, u64, u64)>,
     jobs: Vec<Option<Job>>,
     free_jobs: Vec<u32>,
-    /// Padding programs each finish still waits for: (pid, count, latest end).
-    finishing: Vec<(u32, u64, u64)>,
+    /// Flash operations each finish (its padding) or open zone's reset (its erases) still
+    /// waits for: (pid, count, latest end, firmware time after the last).
+    finishing: Vec<(u32, u64, u64, u64)>,
     reset_time: u64,
     reset_lba_time: u64,
+    append_time: u64,
+    open_time: u64,
     /// Host bytes written (appends included).
     host_bytes: u64,
     pages_programmed: u64,
@@ -157,6 +158,16 @@ pub fn check(cfg: &DeviceConfig) -> std::result::Result<(), (String, String)> {
                 z.max_open, z.max_active
             ),
         ));
+    }
+    for (key, d) in [
+        ("reset_time", z.reset_time),
+        ("reset_lba_time", z.reset_lba_time),
+        ("append_time", z.append_time),
+        ("open_time", z.open_time),
+    ] {
+        if d.0 > 1_000_000_000 {
+            return Err((k(key), format!("got {} ns; expected at most 1s", d.0)));
+        }
     }
     let b = blocks_per_zone(cfg, z);
     let have = cfg.geometry.blocks_per_plane as u64;
@@ -227,6 +238,8 @@ pub fn make(cfg: &DeviceConfig) -> Result<Box<dyn Firmware>> {
         finishing: Vec::new(),
         reset_time: z.reset_time.0,
         reset_lba_time: z.reset_lba_time.0,
+        append_time: z.append_time.0,
+        open_time: z.open_time.0,
         host_bytes: 0,
         pages_programmed: 0,
         padding_pages: 0,
@@ -362,7 +375,16 @@ impl Zns {
         let before = self.host_bytes / unit;
         self.host_bytes += req.len;
         dev.counters_mut().host_write_units += self.host_bytes / unit - before;
-        let ready = dev.link(0, dev.now(), req.len);
+        // An append's own firmware time, and an implicit open's, come before its data is
+        // taken.
+        let extra =
+            if req.op == Op::Append { self.append_time } else { 0 } + self.open_time * effect.opened.len() as u64;
+        let start = if extra > 0 {
+            dev.cpu(dev.now(), extra)
+        } else {
+            dev.now()
+        };
+        let ready = dev.link(0, start, req.len);
         self.waiting.push_back((pid, req.len, ready));
         self.admit(dev);
         Ok(())
@@ -428,6 +450,27 @@ impl Zns {
         Ok(())
     }
 
+    /// One of the flash operations command `pid` waits for (a finish's padding, an open zone's
+    /// erase at its reset) ended at `time`; the command completes after the last.
+    fn waited(&mut self, dev: &mut dyn Mechanisms, pid: u32, time: u64) -> Result<()> {
+        let i = self
+            .finishing
+            .iter()
+            .position(|f| f.0 == pid)
+            .ok_or_else(|| Error::Invalid(format!("zns: flash work of an unknown command {pid}")))?;
+        let f = &mut self.finishing[i];
+        f.1 -= 1;
+        f.2 = f.2.max(time);
+        if f.1 == 0 {
+            let (end, after) = (f.2, f.3);
+            self.finishing.swap_remove(i);
+            let end = if after > 0 { dev.cpu(end, after) } else { end };
+            let c = dev.link(0, end, 0);
+            dev.finish_request(pid, c);
+        }
+        Ok(())
+    }
+
     fn manage(&mut self, dev: &mut dyn Mechanisms, pid: u32, action: crate::zones::Action, all: bool) -> Result<()> {
         let req = dev.pending(pid).req;
         let z = self.zones.zone_of(req.offset / self.lba).map_err(Self::zone_error)?;
@@ -442,9 +485,21 @@ impl Zns {
         let e: Effect = self.zones.send(action, z, all).map_err(Self::zone_error)?;
         let now = dev.now();
         let mut done = now;
-        for &(zone, written, _) in &e.reset {
+        let mut erasing = 0;
+        // The firmware time of open zones' resets, charged once their blocks are erased.
+        let mut after = 0;
+        for &(zone, written, active) in &e.reset {
             self.resets += 1;
-            done = dev.cpu(done, self.reset_time + written * self.reset_lba_time);
+            // An open or closed zone's blocks are partly programmed: they are erased first
+            // and the reset's firmware time follows. A full zone's firmware time comes first,
+            // its erases are left to the background.
+            let wait = (active && self.programmed[zone as usize] > 0).then_some(pid);
+            let cpu = self.reset_time + written * self.reset_lba_time;
+            if wait.is_some() {
+                after += cpu;
+            } else {
+                done = dev.cpu(done, cpu);
+            }
             // The zone's data still in the buffer is dropped; its written blocks erased.
             let partial = self.partial(zone);
             self.buffered -= partial.min(self.buffered);
@@ -456,7 +511,8 @@ impl Zns {
                     let (pun, _) = self.place(zone, plane + b * self.pages_per_block * self.planes);
                     let unit = dev.unit_of_pun(pun);
                     let t = dev.ftl().erase_ns();
-                    let tok = self.job(Job::Erase);
+                    let tok = self.job(Job::Erase(wait));
+                    erasing += wait.is_some() as u64;
                     self.erases += 1;
                     dev.ftl_mut().stats.erases += 1;
                     dev.unit_op(unit, Kind::Erase, t, 0, done, Token::Firmware(tok));
@@ -496,8 +552,8 @@ impl Zns {
             }
         }
         // The completion crosses the link as any command's does (its per-command overhead).
-        if pads > 0 {
-            self.finishing.push((pid, pads, now));
+        if pads + erasing > 0 {
+            self.finishing.push((pid, pads + erasing, done, after));
         } else {
             let c = dev.link(0, done, 0);
             dev.finish_request(pid, c);
@@ -538,26 +594,14 @@ impl Firmware for Zns {
                 self.buffered -= bytes.min(self.buffered);
                 self.admit(dev);
             }
+            Job::Erase(None) => {}
+            Job::Erase(Some(pid)) => self.waited(dev, pid, time)?,
             Job::Pad { pid, bytes, zone, page } => {
                 self.in_flight.remove(&(zone, page));
                 self.buffered -= bytes.min(self.buffered);
-                let i = self
-                    .finishing
-                    .iter()
-                    .position(|f| f.0 == pid)
-                    .ok_or_else(|| Error::Invalid(format!("zns: padding of an unknown finish {pid}")))?;
-                let f = &mut self.finishing[i];
-                f.1 -= 1;
-                f.2 = f.2.max(time);
-                if f.1 == 0 {
-                    let end = f.2;
-                    self.finishing.swap_remove(i);
-                    let c = dev.link(0, end, 0);
-                    dev.finish_request(pid, c);
-                }
+                self.waited(dev, pid, time)?;
                 self.admit(dev);
             }
-            Job::Erase => {}
         }
         Ok(())
     }
@@ -572,7 +616,7 @@ impl Firmware for Zns {
             .flatten()
             .map(|j| match *j {
                 Job::Program { bytes, .. } | Job::Pad { bytes, .. } => bytes,
-                Job::Erase => 0,
+                Job::Erase(_) => 0,
             })
             .sum();
         if self.buffered != partial + programming {
@@ -745,13 +789,14 @@ reset_lba_time = "1us""#;
         let done = d
             .run_request(t, &req(Op::Zone(ZoneAction::Reset, false), 0, 4096))
             .unwrap();
-        assert_eq!(done, t + CMD + 100_000 + 10 * 1_000 + 5_000);
+        // The zone is open: its two blocks erased (both planes at once), then the firmware
+        // time, then the completion over the link.
+        assert_eq!(done, t + CMD + E + 100_000 + 10 * 1_000 + 5_000);
         assert_eq!(counter(&d, "zone_erases"), 2);
         let z = d.zones().unwrap().zone(0);
         assert_eq!((z.state, z.wp, z.written), (State::Empty, 0, 0));
-        // The zone written again at once: its first page's program waits for plane 0's erase,
-        // so a read right after the write is served from DRAM, and one after the erase and the
-        // program from flash.
+        // The zone written again at once: its first page's program is under way, so a read
+        // right after the write is served from DRAM, and one after the program from flash.
         d.run_request(done, &req(Op::Write, 0, 8192)).unwrap();
         let r = d.run_request(done + CMD + 30_000, &req(Op::Read, 0, 4096)).unwrap();
         assert_eq!(d.counters.buffer_read_units, 1, "read at {r}");
@@ -771,6 +816,14 @@ reset_lba_time = "1us""#;
             .unwrap();
         assert_eq!(done, t + CMD + 100_000 + 32 * 1_000 + 5_000);
         // 16 pages: 2 blocks on each plane, 4 more erases.
+        assert_eq!(counter(&d, "zone_erases"), 6);
+        // An open zone with nothing programmed (one LBA, in the buffer): nothing to erase.
+        d.run_request(30_000_000, &req(Op::Write, 2 * ZONE, 4096)).unwrap();
+        let t = 35_000_000;
+        let done = d
+            .run_request(t, &req(Op::Zone(ZoneAction::Reset, false), 2 * ZONE, 4096))
+            .unwrap();
+        assert_eq!(done, t + CMD + 100_000 + 1_000 + 5_000);
         assert_eq!(counter(&d, "zone_erases"), 6);
         d.check_firmware().unwrap();
     }

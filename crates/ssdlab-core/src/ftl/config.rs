@@ -132,6 +132,14 @@ pub struct ZoneConfig {
     /// Firmware time per LBA the reset zone held (its mapping entries released).
     #[serde(default)]
     pub reset_lba_time: Duration,
+    /// Firmware time a zone append takes beside a write's command time (the LBA chosen and
+    /// returned with the completion).
+    #[serde(default)]
+    pub append_time: Duration,
+    /// Firmware time a write or append takes beside its own when it opens its zone (an empty
+    /// or closed zone opened implicitly).
+    #[serde(default)]
+    pub open_time: Duration,
 }
 
 fn lba_4k() -> Size {

@@ -55,12 +55,12 @@ fn finish_pads_at_the_flash_rate_as_the_zn540_does() {
         );
     }
     // A zone never written is finished without padding: the command's time (measured 13.5 us;
-    // the preset's write command time, 6.8 us, and the link's 1 us are what it charges, a miss
-    // docs/zns.md names).
+    // the preset's write command time, 5.381 us, the link's 1 us and the command latency,
+    // 4.15 us, are what it charges, a miss docs/zns.md names).
     let cfg = ssdlab_core::load_config("zn540").unwrap();
     let mut d = Device::new(&cfg.device, 1).unwrap();
     let done = d
         .run_request(0, &req(Op::Zone(ZoneAction::Finish, false), ZONE, LBA))
         .unwrap();
-    assert_eq!(done, 6_800 + 1_000);
+    assert_eq!(done, 5_381 + 1_000 + 4_150);
 }

@@ -13,6 +13,7 @@ pub mod hotr;
 pub mod openssd;
 pub mod plan;
 pub mod rodi;
+pub mod zns;
 
 use crate::metrics::RunResult;
 pub use crate::parallel::{run_points, thread_pool};
@@ -28,6 +29,7 @@ pub const REGISTRY: &[&dyn Experiment] = &[
     &hotr::HotR,
     &rodi::Rodi,
     &fdp::Fdp,
+    &zns::Zns,
 ];
 
 /// The experiment called `name`.
@@ -105,6 +107,13 @@ pub enum Work {
         jobs: Vec<JobConfig>,
         seed: u64,
     },
+    /// Zone-management commands timed one by one on a fresh zoned drive
+    /// ([`crate::zone_ops`]).
+    Zones {
+        config: Box<Config>,
+        test: crate::zone_ops::ZoneTest,
+        zones: u32,
+    },
 }
 
 /// A point's result: the SSD simulator's or the disk model's.
@@ -114,6 +123,7 @@ pub enum Outcome {
     Ssd(Box<RunResult>),
     Hdd(Box<crate::hdd::HddResult>),
     Profile(Box<crate::array::profile::DeviceProfile>),
+    Zones(Box<crate::zone_ops::ZoneTestResult>),
 }
 
 impl Outcome {
@@ -121,20 +131,27 @@ impl Outcome {
         match self {
             Outcome::Ssd(r) => &r.jobs,
             Outcome::Hdd(r) => &r.jobs,
-            Outcome::Profile(_) => &[],
+            Outcome::Profile(_) | Outcome::Zones(_) => &[],
         }
     }
     /// The SSD section (none for a disk).
     pub fn ssd(&self) -> Option<&crate::metrics::SsdResult> {
         match self {
             Outcome::Ssd(r) => Some(&r.ssd),
-            Outcome::Hdd(_) | Outcome::Profile(_) => None,
+            Outcome::Hdd(_) | Outcome::Profile(_) | Outcome::Zones(_) => None,
         }
     }
     /// The characterization (a profile point's).
     pub fn profile(&self) -> Option<&crate::array::profile::DeviceProfile> {
         match self {
             Outcome::Profile(p) => Some(p),
+            _ => None,
+        }
+    }
+    /// The timed zone commands (a zone test's).
+    pub fn zones(&self) -> Option<&crate::zone_ops::ZoneTestResult> {
+        match self {
+            Outcome::Zones(z) => Some(z),
             _ => None,
         }
     }
@@ -146,6 +163,7 @@ enum WireRef<'a> {
     Ssd(&'a RunResult),
     Hdd(&'a crate::hdd::HddResult),
     Profile(&'a crate::array::profile::DeviceProfile),
+    Zones(&'a crate::zone_ops::ZoneTestResult),
 }
 
 #[derive(serde::Deserialize)]
@@ -153,6 +171,7 @@ enum Wire {
     Ssd(Box<RunResult>),
     Hdd(Box<crate::hdd::HddResult>),
     Profile(Box<crate::array::profile::DeviceProfile>),
+    Zones(Box<crate::zone_ops::ZoneTestResult>),
 }
 
 impl Outcome {
@@ -163,6 +182,7 @@ impl Outcome {
             Outcome::Ssd(r) => WireRef::Ssd(r),
             Outcome::Hdd(r) => WireRef::Hdd(r),
             Outcome::Profile(p) => WireRef::Profile(p),
+            Outcome::Zones(z) => WireRef::Zones(z),
         };
         rmp_serde::to_vec_named(&w).expect("results serialise")
     }
@@ -176,6 +196,7 @@ impl Outcome {
             Wire::Ssd(r) => Outcome::Ssd(r),
             Wire::Hdd(r) => Outcome::Hdd(r),
             Wire::Profile(p) => Outcome::Profile(p),
+            Wire::Zones(z) => Outcome::Zones(z),
         })
     }
 }
@@ -188,6 +209,9 @@ impl Work {
             Work::Profile { base, sweep } => {
                 Outcome::Profile(Box::new(crate::characterize::characterize(base, sweep, &|_, _| {})?))
             }
+            Work::Zones { config, test, zones } => {
+                Outcome::Zones(Box::new(crate::zone_ops::run(config, *test, *zones)?))
+            }
         })
     }
     fn memory_estimate(&self) -> Result<u64> {
@@ -199,6 +223,7 @@ impl Work {
             }
             // The disk keeps no per-block state: the jobs' histograms and streams.
             Work::Hdd { jobs, .. } => Ok(jobs.len() as u64 * 200_000 + (1 << 20)),
+            Work::Zones { config, .. } => crate::sim::memory_estimate(config),
         }
     }
 }
@@ -980,12 +1005,18 @@ pub fn points_of(exp: &dyn Experiment, scale: Scale, seeds: usize) -> Result<Vec
     }
     let mut all = points.clone();
     for k in 1..seeds as u64 {
-        all.extend(points.iter().filter(|p| exp.in_claims(p)).map(|p| Point {
-            work: p.work.reseeded(k),
-            ..p.clone()
-        }));
+        all.extend(points.iter().filter(|p| exp.in_claims(p)).map(|p| with_seed(p, k)));
     }
     Ok(all)
+}
+
+/// `p` under the `k`-th other simulation seed, as the points of a claim are run again
+/// (`points_of`).
+pub fn with_seed(p: &Point, k: u64) -> Point {
+    Point {
+        work: p.work.reseeded(k),
+        ..p.clone()
+    }
 }
 
 impl Work {
@@ -1022,6 +1053,15 @@ impl Work {
                     .collect(),
                 seed: mix(*seed),
             },
+            Work::Zones { config, test, zones } => {
+                let mut c = config.clone();
+                c.precondition.seed = mix(c.precondition.seed);
+                Work::Zones {
+                    config: c,
+                    test: *test,
+                    zones: *zones,
+                }
+            }
         }
     }
 }

@@ -18,10 +18,21 @@ use job::{JobConfig, JobSource};
 /// `[job.hpc]` table, or the fio-style job. The SSD run, the hard-disk run and `ssdlab lint`
 /// all build their generated sources here.
 pub fn generated_source(job: &JobConfig, capacity: u64, seed: u64) -> Result<Box<dyn RequestSource>> {
+    generated_source_sharing(job, capacity, seed, None)
+}
+
+/// [`generated_source`], a zoned job's write pointers those of the run's other jobs (`wps`,
+/// fio's shared zone information; None: its own).
+pub fn generated_source_sharing(
+    job: &JobConfig,
+    capacity: u64,
+    seed: u64,
+    wps: Option<&zbd::WritePointers>,
+) -> Result<Box<dyn RequestSource>> {
     Ok(match (&job.fs, &job.hpc) {
         (Some(fs), _) => fs::make_source(job, fs, capacity, seed)?,
         (None, Some(h)) => Box::new(hpc::HpcSource::new(job, h, capacity, seed)?),
-        (None, None) if job.zonemode == "zbd" => Box::new(zbd::ZbdSource::new(job, capacity, &|j, cap| {
+        (None, None) if job.zonemode == "zbd" => Box::new(zbd::ZbdSource::new(job, capacity, wps, &|j, cap| {
             Ok(Box::new(JobSource::new(j, cap, seed)?))
         })?),
         (None, None) => Box::new(JobSource::new(job, capacity, seed)?),

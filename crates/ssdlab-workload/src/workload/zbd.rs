@@ -140,6 +140,25 @@ pub fn resolve(job: &JobConfig, zones: Option<&DeviceZones>) -> Result<JobConfig
     Ok(j)
 }
 
+/// fio's view of each zone's write pointer (bytes from the zone's start), one per zone of the
+/// device, shared by the jobs of a run as fio's zone information is shared by the jobs on one
+/// file: a job that starts after another (`stonewall`) reads what the other wrote.
+#[derive(Clone, Debug)]
+pub struct WritePointers(std::sync::Arc<[std::sync::atomic::AtomicU64]>);
+
+impl WritePointers {
+    /// `zones` zones, all empty.
+    pub fn new(zones: u64) -> WritePointers {
+        WritePointers((0..zones).map(|_| std::sync::atomic::AtomicU64::new(0)).collect())
+    }
+    fn get(&self, z: u64) -> u64 {
+        self.0[z as usize].load(std::sync::atomic::Ordering::Relaxed)
+    }
+    fn set(&self, z: u64, v: u64) {
+        self.0[z as usize].store(v, std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
 /// A job's requests on a zoned device (fio's zbd mode; the module's text says what it does).
 pub struct ZbdSource {
     inner: Box<dyn RequestSource>,
@@ -148,8 +167,10 @@ pub struct ZbdSource {
     first_zone: u64,
     zone: u64,
     cap: u64,
-    /// fio's view of each zone's write pointer (bytes from its start).
-    wp: Vec<u64>,
+    /// fio's view of the write pointers (the device's zones, shared with the run's other jobs).
+    wps: WritePointers,
+    /// Zones in the range.
+    zones: usize,
     /// Zones written and not full, in the order they opened.
     open: Vec<usize>,
     limit: usize,
@@ -171,10 +192,12 @@ pub struct ZbdSource {
 
 impl ZbdSource {
     /// The source of `job` (resolved by [`resolve`]) on a device of `capacity` bytes; `make`
-    /// builds the job's own generator for a job and a capacity.
+    /// builds the job's own generator for a job and a capacity. `wps`: the write pointers the
+    /// run's jobs share (None: this job's own, every zone empty).
     pub fn new(
         job: &JobConfig,
         capacity: u64,
+        wps: Option<&WritePointers>,
         make: &dyn Fn(&JobConfig, u64) -> crate::Result<Box<dyn RequestSource>>,
     ) -> crate::Result<ZbdSource> {
         let bad = |m: String| crate::Error::Invalid(format!("zonemode=zbd: {m}"));
@@ -224,7 +247,8 @@ impl ZbdSource {
             first_zone,
             zone,
             cap,
-            wp: vec![0; zones as usize],
+            wps: wps.cloned().unwrap_or_else(|| WritePointers::new(capacity / zone)),
+            zones: zones as usize,
             open: Vec::new(),
             limit,
             append: job.zone_append,
@@ -246,6 +270,15 @@ impl ZbdSource {
         (self.first_zone + k as u64) * self.zone
     }
 
+    /// Zone `k` of the range's write pointer.
+    fn wp(&self, k: usize) -> u64 {
+        self.wps.get(self.first_zone + k as u64)
+    }
+
+    fn set_wp(&self, k: usize, v: u64) {
+        self.wps.set(self.first_zone + k as u64, v)
+    }
+
     /// A management command for zone `k`, at `time` (the request's).
     fn manage(&self, action: ZoneAction, k: usize, time: u64) -> Request {
         Request {
@@ -265,15 +298,15 @@ impl ZbdSource {
             return Some(r);
         }
         let min = self.min_bs;
-        if self.wp[k] < min || (!self.random && within + min > self.wp[k]) {
+        if self.wp(k) < min || (!self.random && within + min > self.wp(k)) {
             // The next zone with a block written, wrapping round the range.
-            let n = self.wp.len();
-            k = (1..=n).map(|i| (k + i) % n).find(|&i| self.wp[i] >= min)?;
+            let n = self.zones;
+            k = (1..=n).map(|i| (k + i) % n).find(|&i| self.wp(i) >= min)?;
             if !self.random {
                 within = 0;
             }
         }
-        let range = self.wp[k];
+        let range = self.wp(k);
         let within = if range <= r.len {
             0
         } else if self.random {
@@ -292,14 +325,14 @@ impl ZbdSource {
             let i = ((r.offset as u128 * self.open.len() as u128) / self.span.max(1) as u128) as usize;
             k = self.open[i.min(self.open.len() - 1)];
         }
-        let rest = self.cap - self.wp[k];
+        let rest = self.cap - self.wp(k);
         if rest > 0 && rest < self.min_bs && !self.remainders {
             // The zone's tail is shorter than a block: finish it, write in the next zone.
             self.finishes += 1;
-            self.wp[k] = self.cap;
+            self.set_wp(k, self.cap);
             self.open.retain(|&z| z != k);
             let finish = self.manage(ZoneAction::Finish, k, r.time_ns);
-            let next = (k + 1) % self.wp.len();
+            let next = (k + 1) % self.zones;
             self.held = Some(Request {
                 offset: next as u64 * self.cap,
                 ..r
@@ -311,13 +344,13 @@ impl ZbdSource {
             self.countdown -= 1;
             if self.countdown == 0 {
                 self.countdown = self.every;
-                reset |= self.wp[k] > 0;
+                reset |= self.wp(k) > 0;
             }
         }
         if reset {
             self.resets += 1;
-            self.valid -= self.wp[k];
-            self.wp[k] = 0;
+            self.valid -= self.wp(k);
+            self.set_wp(k, 0);
             self.open.retain(|&z| z != k);
             self.held = Some(Request {
                 offset: k as u64 * self.cap,
@@ -325,7 +358,7 @@ impl ZbdSource {
             });
             return self.manage(ZoneAction::Reset, k, r.time_ns);
         }
-        let wp = self.wp[k];
+        let wp = self.wp(k);
         let room = self.cap - wp;
         let len = if r.len <= room {
             r.len
@@ -338,9 +371,9 @@ impl ZbdSource {
         } else {
             room
         };
-        self.wp[k] += len;
+        self.set_wp(k, wp + len);
         self.valid += len;
-        if self.wp[k] == self.cap {
+        if wp + len == self.cap {
             self.open.retain(|&z| z != k);
         } else if !self.open.contains(&k) {
             self.open.push(k);
@@ -403,7 +436,7 @@ mod tests {
     }
 
     fn source(j: &JobConfig) -> ZbdSource {
-        ZbdSource::new(j, 16 * Z, &|j, cap| {
+        ZbdSource::new(j, 16 * Z, None, &|j, cap| {
             Ok(Box::new(crate::workload::job::JobSource::new(j, cap, 3)?))
         })
         .unwrap()
@@ -472,13 +505,35 @@ mod tests {
     }
 
     #[test]
+    fn jobs_sharing_the_write_pointers_read_what_another_wrote() {
+        // fio's zone information is the file's: a read job started after a write job finds the
+        // zones it filled (here 3 of the 4 zones' 768 KiB, written in 64 KiB requests).
+        let wps = WritePointers::new(16);
+        let make = |j: &JobConfig, shared: Option<&WritePointers>| {
+            ZbdSource::new(j, 16 * Z, shared, &|j, cap| {
+                Ok(Box::new(crate::workload::job::JobSource::new(j, cap, 3)?))
+            })
+            .unwrap()
+        };
+        let w = job("[w]\nzonemode=zbd\nrw=write\nbs=64k\nsize=4z\nio_size=2304k\n");
+        let mut writer = make(&w, Some(&wps));
+        assert_eq!(take(&mut writer, 40).len(), 36);
+        let r = job("[r]\nzonemode=zbd\nrw=randread\nbs=64k\nsize=4z\n");
+        for q in take(&mut make(&r, Some(&wps)), 200) {
+            assert!(q.offset % Z + q.len <= CAP && q.offset < 3 * Z, "{q:?}");
+        }
+        // Its own view: nothing written, the read job ends at once.
+        assert!(make(&r, None).next_request(0).unwrap().is_none());
+    }
+
+    #[test]
     fn reads_stay_below_the_write_pointer() {
         let j = job("[r]\nzonemode=zbd\nrw=randread\nbs=64k\nsize=4z\n");
         let mut s = source(&j);
         // Nothing written: no read has a zone to go to, the job ends.
         assert!(s.next_request(0).unwrap().is_none());
         let mut s = source(&j);
-        s.wp[2] = 128 << 10;
+        s.set_wp(2, 128 << 10);
         for r in take(&mut s, 50) {
             assert!(r.offset >= 2 * Z && r.offset + r.len <= 2 * Z + (128 << 10), "{r:?}");
         }

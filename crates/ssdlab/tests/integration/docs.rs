@@ -234,7 +234,7 @@ fn readme_python_example_prints_what_it_shows() {
 /// record (`ssdlab experiment NAME --redraw`): a change to the plots redraws the docs.
 #[test]
 fn the_experiments_figures_are_this_builds_drawing_of_their_records() {
-    let names = ["fdp", "friendly", "hotr", "openssd", "plan", "rodi"];
+    let names = ["fdp", "friendly", "hotr", "openssd", "plan", "rodi", "zns"];
     let tmp = tempfile::tempdir().unwrap();
     let mut stale = Vec::new();
     for e in names {

@@ -324,8 +324,9 @@ fn claims_judged_by_their_rules(r: &Value, stdout: &str) {
 /// there only) when the shared folder is absent outside CI.
 fn seed_text(doc: &str) -> Option<String> {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    // An experiment against published results keeps its sources in the repository.
-    if doc.starts_with("docs/") {
+    // An experiment against published results keeps its sources in the repository (its
+    // quotes in docs/, a drive's measurements as data/).
+    if doc.starts_with("docs/") || doc.starts_with("data/") {
         let t = std::fs::read_to_string(root.join(doc)).expect("the experiment's sources");
         return Some(t.split_whitespace().collect());
     }
@@ -1286,4 +1287,72 @@ fn fdp_quick_runs_cachelib_and_warp_with_and_without_placement() {
     // handle writes).
     let host = placement("plan-fio/fdp", "host_bytes_per_slot");
     assert!(host.iter().filter(|&&h| h > 0).count() > 1, "{host:?}");
+}
+
+#[test]
+fn zns_quick_compares_every_point_with_the_drives_measured_row() {
+    let files = [
+        "result.json",
+        "table.md",
+        "write-size.svg",
+        "write-zones.svg",
+        "append-depth.svg",
+        "randread-depth.svg",
+        "reset.svg",
+        "finish.svg",
+    ];
+    let (out, stdout) = run_quick("zns", &files);
+    let r: Value = serde_json::from_str(&std::fs::read_to_string(out.join("result.json")).unwrap()).unwrap();
+    assert_eq!(r["seed_document"], "data/zn540/measured.csv");
+    claims_judged_by_their_rules(&r, &stdout);
+    let measured =
+        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/zn540/measured.csv"))
+            .unwrap();
+    let claims = r["claims"].as_array().unwrap();
+    for c in claims {
+        // Each claim quotes the drive's rows: the measured value is theirs (one row, or the
+        // mean of the runs' rows), with the source file each names.
+        let rows: Vec<&str> = c["source"].as_str().unwrap().split('…').collect();
+        assert!(rows.iter().all(|row| measured.lines().any(|l| l == *row)), "{c}");
+        let col = if c["unit"] == "MiB/s" { 7 } else { 9 };
+        let mean = rows
+            .iter()
+            .map(|row| row.split(',').nth(col).unwrap().parse::<f64>().unwrap())
+            .sum::<f64>()
+            / rows.len() as f64;
+        assert!((c["seed_value"].as_f64().unwrap() - mean).abs() < 1e-9, "{c}");
+        assert!(
+            rows.iter()
+                .all(|row| row.ends_with(".json") || row.contains("data/custom/")),
+            "{c}"
+        );
+    }
+    // The preset's inputs are checks; every other point a counted claim.
+    let kind = |id: &str| claim(&r, id)["kind"].as_str().unwrap().to_string();
+    assert_eq!(kind("randread/4k/1z/qd1"), "check");
+    assert_eq!(kind("zone/write_explicit"), "check");
+    assert_eq!(kind("write/4k/1z/qd1"), "seed");
+    assert_eq!(kind("zone/finish/1"), "seed");
+    let run = |id: &str| -> &Value {
+        &r["runs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["id"] == id)
+            .unwrap_or_else(|| panic!("{id}"))["result"]
+    };
+    // Finish pads: its time falls with the data the zone holds; a reset of an open zone erases
+    // first, so it takes longer than the firmware time alone (1.6 ms + 50 ns per LBA).
+    assert!(ours(&r, "zone/finish/1") > ours(&r, "zone/finish/68928"));
+    assert!(ours(&r, "zone/reset/68928") > 1600.0 + 0.05 * 68928.0 + 3000.0);
+    assert!((ours(&r, "zone/reset/1") - (1600.0 + 0.05 + 5.381 + 1.0 + 4.15)).abs() < 1.0);
+    let timed = run("zone/finish/1")["timed"].as_array().unwrap();
+    assert_eq!(timed[0]["name"], "finish");
+    // Random reads read what the fill job wrote: the zone is read, not its empty part.
+    assert!(
+        run("randread/4k/1z/qd64")["jobs"][1]["read"]["total_ios"]
+            .as_u64()
+            .unwrap()
+            > 1000
+    );
 }
