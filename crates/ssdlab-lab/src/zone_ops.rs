@@ -222,15 +222,25 @@ mod tests {
     use super::*;
 
     fn config() -> Config {
+        crate::config::parse_config(&text(), "z.toml", std::path::Path::new(".")).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// The drive's run file with `from` replaced by `to` (once).
+    fn toml(from: &str, to: &str) -> String {
+        let t = text();
+        assert!(t.contains(from), "{from}");
+        t.replacen(from, to, 1)
+    }
+
+    fn text() -> String {
         let timing = crate::config::TEST_SLC_TIMING;
-        let text = format!(
+        format!(
             "[device]\nname = \"zoned\"\n[device.geometry]\nchannels = 2\nways = 1\nblocks_per_plane = 12\n\
              pages_per_block = 4\npage_size = \"8KiB\"\nmapping_unit = \"4KiB\"\noverprovisioning = 0.1\n\
              {timing}design = \"zns\"\nwrite_buffer = \"32KiB\"\n[device.ftl.zones]\ncount = 4\nsize = \"256KiB\"\n\
              capacity = \"128KiB\"\nmax_open = 2\nmax_active = 2\nreset_time = \"100us\"\nreset_lba_time = \"1us\"\n\
              [device.controller]\ncpus = 1\ncommand_time = \"10us\"\nqueue_depth = 1\n"
-        );
-        crate::config::parse_config(&text, "z.toml", std::path::Path::new(".")).unwrap_or_else(|e| panic!("{e}"))
+        )
     }
 
     #[test]
@@ -280,6 +290,57 @@ mod tests {
         .unwrap();
         let counts: Vec<_> = io.timed.iter().map(|t| (t.name.as_str(), t.count)).collect();
         assert_eq!(counts, [("append_implicit_opened", 2), ("append_implicit", 4)]);
+        // An append's and an implicit open's firmware time add to the command's own, exactly.
+        let text = toml(
+            "reset_lba_time = \"1us\"\n",
+            "reset_lba_time = \"1us\"\nappend_time = \"2us\"\nopen_time = \"3us\"\n",
+        );
+        let slow = crate::config::parse_config(&text, "z.toml", std::path::Path::new(".")).unwrap();
+        let w = run(
+            &slow,
+            ZoneTest::Io {
+                append: false,
+                explicit: false,
+                lbas: 3,
+            },
+            1,
+        )
+        .unwrap();
+        assert_eq!(w.mean_us("write_implicit_opened") - w.mean_us("write_implicit"), 3.0);
+        assert_eq!(w.mean_us("write_implicit"), lone);
+        let a = run(
+            &slow,
+            ZoneTest::Io {
+                append: true,
+                explicit: true,
+                lbas: 3,
+            },
+            1,
+        )
+        .unwrap();
+        assert_eq!(a.mean_us("append_explicit"), lone + 2.0);
+        // Zone times above a second, and a command latency above one, are refused by key.
+        for (from, to, key) in [
+            (
+                "reset_lba_time = \"1us\"\n",
+                "reset_lba_time = \"1us\"\nopen_time = \"2s\"\n",
+                "zones.open_time",
+            ),
+            (
+                "command_overhead = \"5us\"\n",
+                "command_overhead = \"5us\"\ncommand_latency = \"2s\"\n",
+                "device.host.command_latency",
+            ),
+        ] {
+            let bad = toml(from, to);
+            let e = crate::config::parse_config(&bad, "z.toml", std::path::Path::new("."))
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.contains("z.toml:") && e.contains(key) && e.contains("expected at most 1s"),
+                "{e}"
+            );
+        }
         // Not a zoned drive, or zones it lacks: one line.
         let plain = crate::config::load_config("tlc-nvme").unwrap();
         assert!(run(&plain, ZoneTest::Finish { lbas: 0 }, 1)

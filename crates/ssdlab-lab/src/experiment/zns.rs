@@ -122,13 +122,16 @@ pub fn randread_job(bs: u64, zones: u32, qd: u32, ramp_ms: u32, run_ms: u32) -> 
 const SIZES: [u64; 6] = [4096, 8192, 16384, 32768, 65536, 131072];
 const DEPTHS: [u32; 10] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
 
+/// The SPDK fio row of (op, bs, zones, qd).
+fn fio_row<'a>(rows: &'a [Row<'static>], op: &str, bs: u64, z: u32, qd: u32) -> Option<&'a Row<'static>> {
+    rows.iter()
+        .find(|r| r.kind == "fio" && r.engine == "spdk" && r.op == op && r.bs == bs && r.zones == z && r.qd == qd)
+}
+
 /// The fio points: (op, bs, zones, qd) of the measured rows this scale runs.
 fn fio_grid(scale: Scale) -> Vec<(&'static str, u64, u32, u32)> {
     let rows = measured();
-    let have = |op: &str, bs: u64, z: u32, qd: u32| {
-        rows.iter()
-            .any(|r| r.kind == "fio" && r.engine == "spdk" && r.op == op && r.bs == bs && r.zones == z && r.qd == qd)
-    };
+    let have = |op: &str, bs: u64, z: u32, qd: u32| fio_row(&rows, op, bs, z, qd).is_some();
     let mut out = Vec::new();
     let mut push = |op: &'static str, bs: u64, z: u32, qd: u32| {
         if have(op, bs, z, qd) && !out.contains(&(op, bs, z, qd)) {
@@ -398,12 +401,7 @@ impl Experiment for Zns {
         for (op, bs, z, qd) in fio_grid(scale) {
             let id = fio_id(op, bs, z, qd);
             let Some(r) = run(runs, &id) else { continue };
-            let m = rows
-                .iter()
-                .find(|m| {
-                    m.kind == "fio" && m.engine == "spdk" && m.op == op && m.bs == bs && m.zones == z && m.qd == qd
-                })
-                .expect("a measured row per fio point");
+            let m = fio_row(&rows, op, bs, z, qd).expect("a measured row per fio point");
             let what = match op {
                 "write" => "writes",
                 "append" => "zone appends",
@@ -466,11 +464,7 @@ impl Experiment for Zns {
 
 fn figures(scale: Scale, runs: &[PointResult], rows: &[Row<'static>]) -> Vec<Figure> {
     let grid = fio_grid(scale);
-    let measured = |op: &str, bs: u64, z: u32, qd: u32| {
-        rows.iter()
-            .find(|m| m.kind == "fio" && m.engine == "spdk" && m.op == op && m.bs == bs && m.zones == z && m.qd == qd)
-            .map_or(f64::NAN, |m| m.mib_s)
-    };
+    let measured = |op: &str, bs: u64, z: u32, qd: u32| fio_row(rows, op, bs, z, qd).map_or(f64::NAN, |m| m.mib_s);
     let ours =
         |op: &str, bs: u64, z: u32, qd: u32| run(runs, &fio_id(op, bs, z, qd)).map_or(f64::NAN, |r| our_mib_s(r, op));
     // A series over one varying parameter, ours and measured, for every fixed setting the grid
@@ -616,4 +610,34 @@ fn figures(scale: Scale, runs: &[PointResult], rows: &[Row<'static>]) -> Vec<Fig
         categories: vec![],
     });
     figures
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deep_queues_measure_fifty_times_what_they_hold_in_flight() {
+        // 128 KiB × 512 = 64 MiB in flight: 50 × 64 / 1,150 MiB/s = 2,783 ms (rounded up).
+        assert_eq!(window_ms(Scale::Full, 131072, 1, 512), 2783);
+        // 4 KiB at depth 1: the scale's window.
+        assert_eq!(window_ms(Scale::Full, 4096, 1, 1), 200);
+        assert_eq!(window_ms(Scale::Quick, 4096, 4, 1), 50);
+        // Zones count as jobs with their own queues: 4 × 128 KiB × 32 = 16 MiB, 696 ms.
+        assert_eq!(window_ms(Scale::Full, 131072, 4, 32), 696);
+    }
+
+    #[test]
+    fn every_fio_point_has_its_row_and_inputs_are_points() {
+        let rows = measured();
+        for scale in [Scale::Full, Scale::Quick] {
+            for (op, bs, z, qd) in fio_grid(scale) {
+                assert!(fio_row(&rows, op, bs, z, qd).is_some(), "{op} {bs} {z} {qd}");
+            }
+        }
+        let full = fio_grid(Scale::Full);
+        assert!(INPUTS.iter().all(|i| full.contains(i)));
+        assert_eq!(full.iter().filter(|p| p.0 == "write").count(), 27);
+        assert_eq!(full.iter().filter(|p| p.0 == "randread").count(), 39);
+    }
 }
