@@ -733,6 +733,13 @@ impl Config {
                 ))
             } else if self.device.ftl.gc_frontier == "shared" {
                 Some("set where GC writes into handle 0's reclaim units (device.ftl.gc_frontier = \"shared\")".into())
+            } else if directive == Directive::None && j.stream == 0 && j.trace.is_none() && j.fs.is_none() {
+                // No identifier on any write: no handle would ever be named in an update.
+                return Err(Error::config(
+                    f,
+                    &format!("job[{i}].ruh_update_every"),
+                    "set on a job whose writes carry no placement identifier (no dataplacement, stream 0), so no handle would be updated; expected dataplacement = \"fdp\" (or a stream) with it".to_string(),
+                ));
             } else {
                 None
             };
@@ -746,6 +753,17 @@ impl Config {
         }
         if directive == Directive::None {
             return Ok(());
+        }
+        if j.stream != 0 {
+            // The directive's identifiers replace the job's stream on every write.
+            return Err(Error::config(
+                f,
+                &format!("job[{i}].stream"),
+                format!(
+                    "set beside dataplacement = \"{}\", whose identifiers every write carries instead; expected one of the two",
+                    j.dataplacement
+                ),
+            ));
         }
         let key = format!("job[{i}].dataplacement");
         if j.trace.is_some() || j.fs.is_some() {

@@ -226,6 +226,17 @@ pub fn check(cfg: &DeviceConfig) -> std::result::Result<(), (String, String)> {
     if plane {
         return Ok(());
     }
+    // The FTL's streams are per-plane frontiers of policy "plane"; a superblock policy places
+    // every host write in its own open superblocks (`host_frontiers`), so they would do nothing.
+    if cfg.ftl.streams > 1 {
+        return Err((
+            "device.ftl.streams".into(),
+            format!(
+                "{} host write frontiers per plane set under placement policy \"{}\", whose open superblocks place every write instead; expected streams = 1 (device.placement.open_superblocks for more), or policy = \"plane\"",
+                cfg.ftl.streams, p.policy
+            ),
+        ));
+    }
     let Some(r) = REGISTRY.iter().find(|r| r.0 == p.policy) else {
         return Err((
             key("policy"),

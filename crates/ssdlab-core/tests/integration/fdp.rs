@@ -485,6 +485,42 @@ fn handle_updates_need_an_fdp_device_with_its_own_gc_frontier() {
         "ruh_update_every = 0\n",
         "job[0].ruh_update_every: got 0; expected a size above 0",
     );
+    // Keys that would do nothing: updates from a job whose writes name no handle, a job's
+    // stream beside a directive whose identifiers replace it, the FTL's per-plane streams
+    // under a policy whose open superblocks place every write.
+    let fdp = "[device.ftl]\ngc_frontier = \"separate\"\n[device.placement]\npolicy = \"fdp\"";
+    refused(
+        fdp,
+        "ruh_update_every = \"1MiB\"\n",
+        "job[0].ruh_update_every: set on a job whose writes carry no placement identifier (no dataplacement, stream 0), so no handle would be updated; expected dataplacement = \"fdp\"",
+    );
+    refused(
+        fdp,
+        "stream = 2\ndataplacement = \"fdp\"\n",
+        "job[0].stream: set beside dataplacement = \"fdp\", whose identifiers every write carries instead; expected one of the two",
+    );
+    refused(
+        "[device.ftl]\nstreams = 2\n[device.placement]\npolicy = \"fdp\"",
+        "",
+        "device.ftl.streams: 2 host write frontiers per plane set under placement policy \"fdp\", whose open superblocks place every write instead; expected streams = 1",
+    );
+    refused(
+        "[device.ftl]\nstreams = 2\n[device.placement]\npolicy = \"multi-stream\"",
+        "",
+        "device.ftl.streams: 2 host write frontiers per plane set under placement policy \"multi-stream\"",
+    );
+    // Each alone is what it was: updates of the handle a stream names, the directive alone,
+    // streams under per-plane placement.
+    let accepted = |device: &str, job: &str| {
+        let text = format!(
+            "[device]\npreset = \"mlc-sata\"\n[device.geometry]\nblocks_per_plane = 40\npages_per_block = 8\noverprovisioning = 0.3\n{device}\n\
+             [[job]]\nrw = \"write\"\nnumber_ios = 1\n{job}"
+        );
+        parse_config(&text, "ruh.toml", Path::new(".")).unwrap_or_else(|e| panic!("{e}"));
+    };
+    accepted(fdp, "stream = 2\nruh_update_every = \"1MiB\"\n");
+    accepted(fdp, "dataplacement = \"fdp\"\nruh_update_every = \"1MiB\"\n");
+    accepted("[device.ftl]\nstreams = 2", "stream = 1\n");
 }
 
 /// The small FDP device of [`device`] in `groups` reclaim groups (each 4 of the 8 chips of
