@@ -98,14 +98,22 @@ struct RuhUpdates {
 impl Stream {
     /// A slot of this clone may start an I/O at `at`: when it reaches the device, after the
     /// thread's host time (once the thread is done with its earlier I/Os').
-    fn host_submit(&mut self, at: u64) -> Result<u64> {
+    /// Past the simulated-time horizon: an error naming the job's `host_time` (`cfg`'s file).
+    fn host_submit(&mut self, at: u64, cfg: &Config) -> Result<u64> {
         if self.host_ns == 0 {
             return Ok(at);
         }
-        let t = check_time(
-            at.max(self.host_free).saturating_add(self.host_ns),
-            "a request's host time",
-        )?;
+        let end = at.max(self.host_free).saturating_add(self.host_ns);
+        let t = check_time(end, "").map_err(|_| {
+            cfg.locate(Error::config(
+                &cfg.file,
+                &format!("job[{}].host_time", self.job),
+                format!(
+                    "{} ns of host time per I/O, one I/O after another on the clone's thread, takes the run past the simulated-time horizon (2^62 ns, 146 years) at {end} ns; expected a shorter host time or fewer I/Os",
+                    self.host_ns
+                ),
+            ))
+        })?;
         self.host_free = t;
         Ok(t)
     }
@@ -929,7 +937,7 @@ impl Simulation {
                 }
             } else {
                 for _ in 0..s.depth {
-                    let t = s.host_submit(t)?;
+                    let t = s.host_submit(t, &self.cfg)?;
                     host.push(Reverse((t, *seq, si as u32)));
                     *seq += 1;
                     live[phase] += 1;
@@ -1217,7 +1225,7 @@ impl Simulation {
                         })?,
                         None => c,
                     };
-                    let next = s.host_submit(next)?;
+                    let next = s.host_submit(next, &self.cfg)?;
                     host.push(Reverse((next, seq, is.stream)));
                     seq += 1;
                     live[phase_of[s.job]] += 1;

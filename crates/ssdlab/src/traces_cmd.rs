@@ -153,6 +153,12 @@ fn state(path: &Path, t: &PublicTrace) -> Result<State> {
 }
 
 fn list(dir: &Path) -> Result<()> {
+    if dir.exists() && !dir.is_dir() {
+        return Err(Error::Invalid(format!(
+            "traces list: {}: not a folder; expected the traces folder (--traces DIR or {ENV})",
+            dir.display()
+        )));
+    }
     let mut out = format!("traces folder: {} (--traces DIR or {ENV} to change)\n", dir.display());
     let mut missing = 0;
     for t in &TRACES {
@@ -176,7 +182,11 @@ fn list(dir: &Path) -> Result<()> {
 }
 
 fn fetch(wanted: &[&'static PublicTrace], dir: &Path, mirror: Option<&str>, quiet: bool) -> Result<()> {
-    ssdlab_core::output::check_dir(dir, true).map_err(|e| Error::Invalid(format!("traces fetch: {e}")))?;
+    ssdlab_core::output::check_dir(dir, true).map_err(|e| {
+        Error::Invalid(format!(
+            "traces fetch: {e}; expected a folder that can be created and written (--traces DIR or {ENV})"
+        ))
+    })?;
     let mut fetched = Vec::new();
     let mut kept = 0;
     for t in wanted {

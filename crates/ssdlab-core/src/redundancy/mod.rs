@@ -164,6 +164,16 @@ pub fn geometry_of(cfg: &DeviceConfig, file: &str) -> Result<Geometry> {
     // HotR's scratch blocks added to every plane: the same host and logical capacity (so the
     // same over-provisioning for the GC), more blocks.
     if cfg.redundancy.scheme() == "hotr" && cfg.redundancy.scratch_added() {
+        // The share sizes the blocks added: out of range, it is the key to name, not the
+        // geometry it would make.
+        let v = cfg.redundancy.scratch_share();
+        if !(v > 0.0 && v <= 1.0) {
+            return Err(crate::Error::config(
+                file,
+                "device.redundancy.scratch_share",
+                format!("got {v}; expected a share above 0 and at most 1"),
+            ));
+        }
         let added = hotr::reserved_per_plane(cfg, &geo);
         let mut g = cfg.geometry.clone();
         g.blocks_per_plane = g.blocks_per_plane.saturating_add(added as u32);

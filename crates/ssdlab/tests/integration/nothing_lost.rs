@@ -514,10 +514,35 @@ fn unclear_messages_name_the_flag_or_key_and_what_was_expected() {
             "[device]\npreset = \"slc-sata\"\n[device.geometry]\npage_size = \"3KiB\"\n",
             "pg.toml:4:1: device.geometry.page_size: a mapping unit of 4096 bytes with pages of 3072; expected",
         ),
+        // Host time that takes a clone past the simulated-time horizon: the job's key, not a
+        // trace's timestamps.
+        (
+            "ht.toml",
+            "[device]\npreset = \"slc-sata\"\n[precondition]\nmode = \"none\"\n[[job]]\nrw = \"randread\"\nhost_time = \"1000000000s\"\nnumber_ios = 100\n",
+            "ht.toml:7:1: job[0].host_time: 1000000000000000000 ns of host time per I/O, one I/O after another on the clone's thread, takes the run past the simulated-time horizon",
+        ),
+        // A scratch share out of range is the share's fault, not the geometry's it sizes.
+        (
+            "ss.toml",
+            "[device]\npreset = \"slc-sata\"\n[device.redundancy]\nscheme = \"hotr\"\nscratch = \"op\"\nscratch_share = inf\n",
+            "ss.toml:6:1: device.redundancy.scratch_share: got inf; expected a share above 0 and at most 1",
+        ),
     ] {
         std::fs::write(p.join(file), text).unwrap();
         one_line(&ssdlab_in(p, &["run", file, "-q"]), prefix, file);
     }
+    // The traces folder that is a file: fetch cannot create it, list cannot read it.
+    std::fs::write(p.join("afile"), "").unwrap();
+    one_line(
+        &ssdlab_in(p, &["traces", "fetch", "--traces", "afile", "example.ascii"]),
+        "traces fetch: afile: cannot create it (",
+        "traces fetch into a file",
+    );
+    one_line(
+        &ssdlab_in(p, &["traces", "list", "--traces", "afile"]),
+        "traces list: afile: not a folder; expected the traces folder (--traces DIR or SSDLAB_TRACES)",
+        "traces list of a file",
+    );
     // An option given twice (clap's own words had no "expected"), and fio's hours.
     std::fs::write(p.join("j.fio"), "[j]\nrw=randread\nsize=1m\n").unwrap();
     one_line(
