@@ -691,3 +691,34 @@ fn a_reclaim_group_asked_to_hold_more_than_its_flash_is_refused_at_once() {
         .unwrap();
     assert!(Simulation::new(&cfg).unwrap().run(&mut |_| {}).is_ok());
 }
+
+#[test]
+fn the_two_wafs_count_the_same_pages_over_units_touched_and_over_bytes() {
+    // 2 KiB writes on 4 KiB mapping units: each touches a whole unit (the FTL programs
+    // whole units), so `ssd.waf`, over the units the host's writes touched, is half of FDP's
+    // media bytes over host bytes (fdp_statistics), which counts the bytes the host sent.
+    let text = "[device]\npreset = \"femu-bbssd\"\n[device.geometry]\nblocks_per_plane = 32\npages_per_block = 32\noverprovisioning = 0.3\n\
+         [device.ftl]\ngc_threshold = 3\nbg_gc_threshold = 9\ngc_frontier = \"separate\"\n\
+         [device.placement]\npolicy = \"fdp\"\nopen_superblocks = 2\n\
+         [[job]]\nrw = \"randwrite\"\nbs = \"2k\"\nblockalign = \"4k\"\nsize = \"20%\"\nnumber_ios = 60000\nio_size = \"1000TiB\"\ndataplacement = \"fdp\"\nplids = \"1\"\n";
+    let cfg = parse_config(text, "waf.toml", Path::new(".")).unwrap();
+    let r = Simulation::new(&cfg).unwrap().run(&mut |_| {}).unwrap();
+    let p = r.ssd.placement.as_ref().unwrap();
+    let s = &p["fdp_statistics"];
+    let (host_bytes, media) = (
+        s["host_bytes_written"].as_u64().unwrap(),
+        s["media_bytes_written"].as_u64().unwrap(),
+    );
+    let unit = r.ssd.host["unit_bytes"].as_u64().unwrap();
+    let units = r.ssd.host["write_units"].as_u64().unwrap();
+    assert_eq!(host_bytes, 60000 * 2048);
+    assert_eq!(units, 60000, "each 2 KiB write touches one whole unit");
+    let by_bytes = media as f64 / host_bytes as f64;
+    let by_units = media as f64 / (units * unit) as f64;
+    assert!(by_units > 1.0, "GC moved data: {by_units}");
+    assert!((r.ssd.waf - by_units).abs() < 1e-3, "{} against {by_units}", r.ssd.waf);
+    assert!(
+        (by_bytes - 2.0 * by_units).abs() < 1e-9,
+        "{by_bytes} against 2 × {by_units}"
+    );
+}
