@@ -465,6 +465,42 @@ fn an_accepted_runs_peak_memory_stays_under_its_limit() {
         let o = ssdlab_in(p, &args.iter().map(|s| s.as_str()).collect::<Vec<_>>());
         assert_eq!(o.status.code(), Some(2), "{what}");
     }
+    // Run files of their own: FDP in two reclaim groups with a plain sequential writer over
+    // 60 % of the drive (unidentified writes spread over the groups), and an array of three
+    // drives preconditioned each to its own state.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let fdp = std::fs::read_to_string(root.join("examples/fdp.toml"))
+        .unwrap()
+        .replace("open_superblocks = 4\n", "open_superblocks = 4\nreclaim_groups = 2\n")
+        .replace(
+            "[[job]]\nrw = \"write\"\nnumber_ios = 1\n",
+            "[[job]]\nrw = \"write\"\nbs = \"128KiB\"\nsize = \"60%\"\n",
+        );
+    assert!(
+        fdp.contains("reclaim_groups = 2") && fdp.contains("size = \"60%\""),
+        "{fdp}"
+    );
+    let array = std::fs::read_to_string(root.join("examples/raid0-sata.toml")).unwrap();
+    for (name, text) in [("fdp-groups.toml", fdp), ("array.toml", array)] {
+        std::fs::write(p.join(name), &text).unwrap();
+        let cfg = ssdlab_core::config::parse_config(&text, name, p).unwrap();
+        let limit = ssdlab_core::sim::memory_estimate(&cfg).unwrap();
+        let args: Vec<String> = ["run", name, "-q", "-o", "out.txt", "--max-memory"]
+            .iter()
+            .map(|s| s.to_string())
+            .chain([limit.to_string()])
+            .collect();
+        let (status, peak) = peak_rss(p, &args);
+        assert!(status.success(), "{name}: refused or failed under its own estimate");
+        eprintln!(
+            "{name}: peak {peak} B, limit {limit} B, {:.3}",
+            peak as f64 / limit as f64
+        );
+        assert!(
+            peak <= limit,
+            "{name}: peaked at {peak} bytes, above the limit of {limit}"
+        );
+    }
 }
 
 /// Messages that named no flag or key, or said nothing of what was expected, in the one-line
