@@ -709,6 +709,73 @@ fn sum_sections(
     Some(acc)
 }
 
+/// An array's `placement` section: each member's own (`members`: its handles, reclaim groups
+/// and per-slot lists, which do not add across drives: one member's GC slot is not another's
+/// handle), beside the totals that do add: the policy (or "mixed"), superblocks opened,
+/// victims and their valid-share histogram, the events and FDP's statistics log page.
+fn volume_placement(all: &[MemberResult]) -> Option<serde_json::Value> {
+    use serde_json::{json, Value};
+    let each: Vec<(&MemberResult, &Value)> = all
+        .iter()
+        .filter_map(|m| Some((m, m.ssd.as_ref()?.placement.as_ref()?)))
+        .collect();
+    let first = each.first()?.1["policy"].clone();
+    let mut o = serde_json::Map::new();
+    o.insert(
+        "policy".into(),
+        if each.iter().all(|(_, p)| p["policy"] == first) {
+            first
+        } else {
+            json!("mixed")
+        },
+    );
+    for k in [
+        "superblocks_opened",
+        "victims",
+        "writes_without_placement_id",
+        "invalid_placement_id_events",
+        "ru_not_fully_written_events",
+    ] {
+        if each.iter().any(|(_, p)| p.get(k).is_some()) {
+            let total: u64 = each.iter().filter_map(|(_, p)| p.get(k)?.as_u64()).sum();
+            o.insert(k.into(), json!(total));
+        }
+    }
+    // The victims' valid shares, percent by percent.
+    let mut hist: Vec<u64> = Vec::new();
+    for (_, p) in &each {
+        for (i, c) in p["victim_valid_percent"].as_array().into_iter().flatten().enumerate() {
+            if hist.len() <= i {
+                hist.resize(i + 1, 0);
+            }
+            hist[i] += c.as_u64().unwrap_or(0);
+        }
+    }
+    o.insert("victim_valid_percent".into(), json!(hist));
+    let mut log: Option<Value> = None;
+    for (_, p) in &each {
+        if let Some(v) = p.get("fdp_statistics") {
+            match &mut log {
+                Some(l) => add_json(l, v),
+                None => log = Some(v.clone()),
+            }
+        }
+    }
+    if let Some(l) = log {
+        o.insert("fdp_statistics".into(), l);
+    }
+    let members: Vec<Value> = each
+        .iter()
+        .map(|(m, p)| {
+            let mut q = json!({"member": m.member, "name": m.name});
+            add_json(&mut q, p);
+            q
+        })
+        .collect();
+    o.insert("members".into(), Value::Array(members));
+    Some(Value::Object(o))
+}
+
 /// An array's `ssd` section: `base` (the first member's section over the volume's requests,
 /// which gives the volume's span, throughput and time series) with the members' device
 /// sections added up. Counters add; per-die and histogram lists are the members' in order;
@@ -749,7 +816,7 @@ pub fn volume_ssd(mut base: SsdResult, layout: &str, logical_bytes: u64, all: &[
     };
     base.endurance = sims.iter().map(|m| m.1.endurance).min().unwrap_or(0);
     base.firmware = sum(&|s| Some(&s.firmware)).unwrap_or_default();
-    base.placement = sum(&|s| s.placement.as_ref());
+    base.placement = volume_placement(members);
     base.redundancy = sum(&|s| s.redundancy.as_ref());
     base.host = sum(&|s| Some(&s.host)).unwrap_or_default();
     base.flash = sum(&|s| Some(&s.flash)).unwrap_or_default();

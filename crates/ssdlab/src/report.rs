@@ -411,8 +411,20 @@ pub fn normal(r: &RunResult) -> String {
             out,
             "  placement {}: {}, GC victims={n} (mean valid {mean:.1} %)",
             o["policy"].as_str().unwrap_or(""),
-            counters(o, &["policy", "victim_valid_percent", "victims"])
+            counters(o, &["policy", "victim_valid_percent", "victims", "members"])
         );
+        // An array's members, each its own handles and slots.
+        for m in o.get("members").and_then(|m| m.as_array()).into_iter().flatten() {
+            if let Some(mo) = m.as_object() {
+                let _ = writeln!(
+                    out,
+                    "    member {} ({}): {}",
+                    m["member"],
+                    m["name"].as_str().unwrap_or(""),
+                    counters(mo, &["member", "name", "victim_valid_percent"])
+                );
+            }
+        }
     }
     if let Some(o) = s.redundancy.as_ref().and_then(|p| p.as_object()) {
         let scheme = o["scheme"].as_str().unwrap_or("");

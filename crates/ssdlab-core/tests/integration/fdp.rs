@@ -722,3 +722,53 @@ fn the_two_wafs_count_the_same_pages_over_units_touched_and_over_bytes() {
         "{by_bytes} against 2 × {by_units}"
     );
 }
+
+#[test]
+fn an_array_of_fdp_drives_reports_each_member_s_handles_and_adds_only_what_adds_up() {
+    // RAID 0 over two copies of the small FDP drive, one reclaim group of 2 handles each;
+    // the volume's writes carry no identifier (an array passes none on).
+    let text = "[device]\npreset = \"femu-bbssd\"\n[device.geometry]\nblocks_per_plane = 32\npages_per_block = 32\noverprovisioning = 0.3\n\
+         [device.ftl]\ngc_threshold = 3\nbg_gc_threshold = 9\ngc_frontier = \"separate\"\n\
+         [device.placement]\npolicy = \"fdp\"\nopen_superblocks = 2\n\
+         [array]\nlayout = \"raid0\"\nstripe_unit = \"64KiB\"\n[[array.member]]\nname = \"a\"\n[[array.member]]\nname = \"b\"\n\
+         [[job]]\nrw = \"randwrite\"\nbs = \"4k\"\nsize = \"50%\"\nnumber_ios = 40000\nio_size = \"1000TiB\"\n";
+    let cfg = parse_config(text, "fdp-array.toml", Path::new(".")).unwrap();
+    let r = Simulation::new(&cfg).unwrap().run(&mut |_| {}).unwrap();
+    let p = r.ssd.placement.as_ref().expect("placement of the volume");
+    // No count of handles or groups summed across drives, no per-slot list joined.
+    for k in [
+        "open_superblocks",
+        "reclaim_groups",
+        "waf_per_slot",
+        "host_bytes_per_slot",
+        "gc_bytes_per_slot",
+    ] {
+        assert!(p.get(k).is_none(), "{k} at the volume: {p}");
+    }
+    assert_eq!(p["policy"], "fdp");
+    let members = p["members"].as_array().unwrap();
+    assert_eq!(members.len(), 2);
+    let mut host_total = 0;
+    for (i, m) in members.iter().enumerate() {
+        assert_eq!(
+            (m["member"].as_u64(), m["name"].as_str()),
+            (Some(i as u64), Some(["a", "b"][i]))
+        );
+        assert_eq!(
+            (m["open_superblocks"].as_u64(), m["reclaim_groups"].as_u64()),
+            (Some(2), Some(1))
+        );
+        // Its own two handles' host bytes (GC's slot is in its own list, after them).
+        let host = u64s(&m["host_bytes_per_slot"]);
+        assert_eq!(host.len(), 2, "{m}");
+        assert!(host.iter().sum::<u64>() > 0, "{m}");
+        assert_eq!(m["waf_per_slot"].as_array().unwrap().len(), 2);
+        assert_eq!(u64s(&m["gc_bytes_per_slot"]).len(), 3, "{m}");
+        host_total += host.iter().sum::<u64>();
+    }
+    // What adds: the host's bytes (the volume's 40,000 writes of 4 KiB), the log page.
+    assert_eq!(host_total, 40000 * 4096);
+    assert_eq!(p["fdp_statistics"]["host_bytes_written"].as_u64(), Some(host_total));
+    let opened: u64 = members.iter().map(|m| m["superblocks_opened"].as_u64().unwrap()).sum();
+    assert_eq!(p["superblocks_opened"].as_u64(), Some(opened));
+}
