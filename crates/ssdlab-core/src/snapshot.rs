@@ -310,6 +310,15 @@ impl Opened {
         // every index and count is checked before a run uses it.
         ftl.check_loaded(&crate::device::Device::ftl_params(&header.device, 0))
             .map_err(|e| self.bad(format!("its FTL state does not hold together ({e})")))?;
+        // Superblocks, if the state has them, laid out as its device's placement lays them
+        // out (a state of another isolation or width would run with its slots mislabelled).
+        if let Some(sb) = ftl.superblocks() {
+            let layout = match crate::placement::make(&header.device, &ftl.geo) {
+                Some((_, layout)) => sb.check_layout(&layout, &ftl.geo),
+                None => Err("it has superblocks where its device places writes per plane".into()),
+            };
+            layout.map_err(|e| self.bad(format!("its FTL state is not its device's ({e})")))?;
+        }
         let report = PreconditionReport {
             max_overwrites: header.max_overwrites,
             gc_seen: header.gc_seen,

@@ -534,3 +534,31 @@ fn edit_number(v: &mut rmpv::Value, at: &[usize], f: impl FnOnce(u64) -> u64) {
         _ => unreachable!("a path collect_numbers gave"),
     }
 }
+
+/// A state of another placement under a snapshot's header, the file written whole (its
+/// checksum holds): refused, not run with its GC slots mislabelled.
+#[test]
+fn a_state_of_another_isolation_is_refused_though_its_checksum_holds() {
+    let _turn = turn();
+    let fdp = |isolation: &str| {
+        config(&format!(
+            "[device.ftl]\ngc_frontier = \"separate\"\ngc_threshold = 4\n[device.placement]\npolicy = \"fdp\"\nopen_superblocks = 2\nisolation = \"{isolation}\"\n"
+        ))
+    };
+    let (initial, persistent) = (fdp("initial"), fdp("persistent"));
+    let (_dir, path) = tmp("fdp.snap");
+    // Its own state loads and runs.
+    aged(&initial).save(&path).unwrap();
+    Simulation::from_snapshot(&initial, Snapshot::load(&path).unwrap(), &path, &mut |_, _| {}).unwrap();
+    // Initial isolation's header (one GC slot) over persistent isolation's state (one per handle).
+    let mut swapped = aged(&initial);
+    swapped.ftl = aged(&persistent).ftl;
+    swapped.save(&path).unwrap();
+    let e = err(Snapshot::load(&path));
+    assert!(
+        e.contains("its FTL state is not its device's (its superblocks are laid out as 2 host slot(s) and 2 of GC's"),
+        "{e}"
+    );
+    assert!(e.contains("where its device's placement gives 2 and 1"), "{e}");
+    assert!(!e.contains('\n'), "{e}");
+}

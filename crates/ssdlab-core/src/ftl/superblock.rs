@@ -667,6 +667,35 @@ impl Ftl {
 }
 
 impl Superblocks {
+    /// Whether these superblocks are laid out as [`Ftl::enable_superblocks`] lays out
+    /// `layout` on `g` (a snapshot's state against its device's placement): the host slots
+    /// and their widths, GC's slots after them (one, or one per handle under persistent
+    /// isolation), whole-superblock GC, the reclaim groups.
+    pub fn check_layout(&self, layout: &crate::placement::Layout, g: &crate::geometry::Geometry) -> Result<(), String> {
+        let group_ways = g.ways / layout.reclaim_groups.max(1);
+        let mut widths = layout.widths.clone();
+        widths.extend(std::iter::repeat_n(group_ways, layout.gc_slots.max(1)));
+        // 0: a snapshot of a build before reclaim groups (one group).
+        let groups_ok = self.group_ways == group_ways || (self.group_ways == 0 && layout.reclaim_groups <= 1);
+        if self.host_slots != layout.widths.len()
+            || self.widths != widths
+            || self.whole != layout.whole
+            || self.parked_gc_pages.len() != layout.gc_slots.max(1)
+            || !groups_ok
+        {
+            return Err(format!(
+                "its superblocks are laid out as {} host slot(s) and {} of GC's, widths {:?}, in groups of {} chips per channel, where its device's placement gives {} and {}, widths {widths:?}, in groups of {group_ways}",
+                self.host_slots,
+                self.widths.len().saturating_sub(self.host_slots),
+                self.widths,
+                self.group_ways,
+                layout.widths.len(),
+                layout.gc_slots.max(1),
+            ));
+        }
+        Ok(())
+    }
+
     /// GC collects whole superblocks (else a block at a time).
     pub(super) fn collects_whole(&self) -> bool {
         self.whole
