@@ -88,6 +88,26 @@ fn remove_temporaries_where(pick: impl Fn(&Path) -> bool) -> usize {
     gone.iter().filter(|p| std::fs::remove_file(p).is_ok()).count()
 }
 
+/// Opens of a device, pipe or socket under way: opening a FIFO for writing waits for a
+/// reader, in a call no flag can stop, so a signal that comes meanwhile ends the process
+/// ([`waiting_to_open`]).
+static OPENING_SPECIAL: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Whether the process waits in the open of a device, pipe or socket (nothing of it written
+/// yet): a signal handler then ends the process instead of asking the work to stop.
+pub fn waiting_to_open() -> bool {
+    OPENING_SPECIAL.load(std::sync::atomic::Ordering::SeqCst) > 0
+}
+
+/// `path` opened for writing, counted in [`waiting_to_open`] while the open waits.
+fn open_special(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::sync::atomic::Ordering;
+    OPENING_SPECIAL.fetch_add(1, Ordering::SeqCst);
+    let f = std::fs::OpenOptions::new().write(true).open(path);
+    OPENING_SPECIAL.fetch_sub(1, Ordering::SeqCst);
+    f
+}
+
 /// An existing target that is not a regular file or a directory (a device, a pipe, a socket).
 fn special(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
@@ -149,10 +169,7 @@ impl AtomicFile {
             .file_name()
             .map_or("out".into(), |n| n.to_string_lossy().into_owned());
         if special(&path) {
-            let f = std::fs::OpenOptions::new()
-                .write(true)
-                .open(&path)
-                .map_err(|e| write_error(&path, e))?;
+            let f = open_special(&path).map_err(|e| write_error(&path, e))?;
             return Ok(AtomicFile {
                 out: Out::InPlace(f),
                 path,
@@ -361,9 +378,7 @@ pub fn check_dir(dir: impl AsRef<Path>, create: bool) -> std::result::Result<(),
 pub fn check_file_dir(path: impl AsRef<Path>) -> std::result::Result<(), String> {
     let path = path.as_ref();
     if special(path) {
-        return std::fs::OpenOptions::new()
-            .write(true)
-            .open(path)
+        return open_special(path)
             .map(drop)
             .map_err(|e| format!("{}: cannot write it ({e})", path.display()));
     }

@@ -36,6 +36,19 @@ pub fn install(message: &str) {
                 eprintln!("{line}");
                 std::process::exit(status as i32);
             }
+            if ssdlab_core::output::waiting_to_open() {
+                // Waiting for a reader of a FIFO (or a device) the output goes to: no check
+                // of the flag comes until the open returns, so the first signal ends it.
+                let removed = ssdlab_core::output::remove_temporaries();
+                let (line, status) = report();
+                let also = if removed > 0 {
+                    format!("; {removed} temporary file(s) removed")
+                } else {
+                    String::new()
+                };
+                eprintln!("{line}, while it waited for a reader of its output{also}");
+                std::process::exit(status as i32);
+            }
             ssdlab_core::sim::interrupt();
         }
     });

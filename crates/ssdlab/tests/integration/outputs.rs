@@ -630,3 +630,38 @@ fn a_second_signal_ends_at_once_removing_the_temporaries() {
     no_temporaries(d.path());
     assert_eq!(tree(d.path()), ["r.toml"]);
 }
+
+#[test]
+fn a_fifo_as_output_does_not_outlast_the_first_signal() {
+    // Opening a FIFO for writing waits for a reader; one SIGINT or SIGTERM ends the command
+    // there, with its status and one line, the FIFO untouched.
+    let d = tempfile::tempdir().unwrap();
+    let fifo = d.path().join("out.fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo runs");
+    assert!(made.success());
+    for (command, sig, code, name) in [
+        ("run", SIGINT, 130, "SIGINT"),
+        ("precondition", SIGTERM, 143, "SIGTERM"),
+    ] {
+        let child = spawn(&[command, "examples/small.toml", "-q", "-o", fifo.to_str().unwrap()]);
+        // Until it waits in the open (the kernel's name for that wait; a kernel that does not
+        // say gets the two seconds arguments take at most).
+        let wchan = format!("/proc/{}/wchan", child.id());
+        let mut polls = 0;
+        wait_for(|| {
+            polls += 1;
+            std::fs::read_to_string(&wchan).is_ok_and(|w| w == "wait_for_partner") || polls > 100
+        });
+        kill(&child, sig);
+        let (status, err) = finish(child);
+        assert_eq!(status, Some(code), "{command}: {err}");
+        assert_eq!(
+            err,
+            format!(
+                "ssdlab: interrupted ({name}): {command} stopped; nothing written ({} untouched), while it waited for a reader of its output\n",
+                fifo.display()
+            ),
+            "{command}"
+        );
+    }
+}
