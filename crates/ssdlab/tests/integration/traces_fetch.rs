@@ -312,3 +312,48 @@ fn every_command_that_reads_traces_takes_traces_dir_before_the_environment() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(String::from_utf8_lossy(&o.stdout).contains("requests"));
 }
+
+#[test]
+fn a_stalled_download_ends_on_the_first_signal_and_keeps_nothing() {
+    // A server that sends the head and the first 1,000 bytes, then nothing (its connection
+    // held open past the client's 60 s receive timeout).
+    let Some(src) = ssdlab_core::trace::catalogue::for_test(&["fin1"]) else {
+        return;
+    };
+    let good = std::fs::read(src.join("fin1")).unwrap();
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let (sent, started) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let Ok((mut s, _)) = listener.accept() else { return };
+        let mut head = Vec::new();
+        let mut byte = [0u8; 1];
+        while !head.ends_with(b"\r\n\r\n") && s.read(&mut byte).unwrap_or(0) == 1 {
+            head.push(byte[0]);
+        }
+        let _ = s.write_all(format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n", good.len()).as_bytes());
+        let _ = s.write_all(&good[..1000]);
+        let _ = s.flush();
+        let _ = sent.send(());
+        std::thread::sleep(std::time::Duration::from_secs(120));
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+        .args(["traces", "fetch", "fin1", "--traces", d, "--mirror", &url, "-q"])
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    started.recv().expect("the client asked for the file");
+    // SAFETY: kill(2) on the child's pid, which it keeps until it is waited for.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(130), "{err}");
+    assert_eq!(
+        err,
+        "ssdlab: interrupted (SIGINT): traces fetch stopped; 0 fetched, 0 already there, nothing of fin1 kept\n"
+    );
+    assert_eq!(files(dir.path()), Vec::<String>::new());
+}
