@@ -12,18 +12,6 @@ use std::sync::Mutex;
 
 /// The first signal received (0: none).
 static SIGNAL: AtomicI32 = AtomicI32::new(0);
-/// Work under way that no flag can stop ([`at_once`]).
-static AT_ONCE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// Run `f`, a wait no check of the flag can cut short (a network read that waits up to its
-/// timeout): a signal meanwhile ends the process at once, its temporaries removed, with the
-/// line and status a first signal gives.
-pub fn at_once<T>(f: impl FnOnce() -> T) -> T {
-    AT_ONCE.store(true, Ordering::SeqCst);
-    let r = f();
-    AT_ONCE.store(false, Ordering::SeqCst);
-    r
-}
 /// What the interrupted command stopped and kept, e.g. `run stopped; nothing written`.
 static MESSAGE: Mutex<String> = Mutex::new(String::new());
 
@@ -48,24 +36,17 @@ pub fn install(message: &str) {
                 eprintln!("{line}");
                 std::process::exit(status as i32);
             }
-            let fifo = ssdlab_core::output::waiting_to_open();
-            if fifo || AT_ONCE.load(Ordering::SeqCst) {
-                // Waiting for a reader of a FIFO (or a device) the output goes to, or for the
-                // network: no check of the flag comes until the wait ends, so the first
-                // signal ends the process.
+            if ssdlab_core::output::waiting_to_open() {
+                // Waiting for a reader of a FIFO (or a device) the output goes to: no check
+                // of the flag comes until the open returns, so the first signal ends it.
                 let removed = ssdlab_core::output::remove_temporaries();
                 let (line, status) = report();
-                let wait = if fifo {
-                    ", while it waited for a reader of its output"
-                } else {
-                    ""
-                };
                 let also = if removed > 0 {
                     format!("; {removed} temporary file(s) removed")
                 } else {
                     String::new()
                 };
-                eprintln!("{line}{wait}{also}");
+                eprintln!("{line}, while it waited for a reader of its output{also}");
                 std::process::exit(status as i32);
             }
             ssdlab_core::sim::interrupt();

@@ -212,8 +212,7 @@ fn fetch(wanted: &[&'static PublicTrace], dir: &Path, mirror: Option<&str>, quie
         ));
         match &local {
             Some(src) => copy(t, src, &dest, quiet)?,
-            // A stalled server holds a read for up to its timeout: a signal ends it at once.
-            None => crate::interrupt::at_once(|| download(t, &url, &dest, quiet))?,
+            None => download(t, &url, &dest, quiet)?,
         }
         eprintln!("traces fetch: {} ({} bytes) from {url}", t.name, t.bytes);
         fetched.push(t.name);
