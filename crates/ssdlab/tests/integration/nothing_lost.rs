@@ -430,25 +430,14 @@ fn an_accepted_runs_peak_memory_stays_under_its_limit() {
             ),
         ),
     ];
-    for (what, text) in cases {
-        std::fs::write(p.join("j.fio"), &text).unwrap();
-        let mut cfg = ssdlab_core::config::load_config("slc-sata").unwrap();
-        cfg.set_jobs_from_fio("j.fio", &text).unwrap();
-        let limit = ssdlab_core::sim::memory_estimate(&cfg).unwrap();
-        let args: Vec<String> = [
-            "run",
-            "slc-sata",
-            "--job",
-            "j.fio",
-            "-q",
-            "-o",
-            "out.txt",
-            "--max-memory",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .chain([limit.to_string()])
-        .collect();
+    // `ssdlab ARGS --max-memory LIMIT` runs and peaks at or under LIMIT; the arguments.
+    let under_limit = |what: &str, run: &[&str], limit: u64| -> Vec<String> {
+        let args: Vec<String> = run
+            .iter()
+            .chain(&["-q", "-o", "out.txt", "--max-memory"])
+            .map(|s| s.to_string())
+            .chain([limit.to_string()])
+            .collect();
         let (status, peak) = peak_rss(p, &args);
         assert!(status.success(), "{what}: refused or failed under its own estimate");
         eprintln!(
@@ -459,8 +448,15 @@ fn an_accepted_runs_peak_memory_stays_under_its_limit() {
             peak <= limit,
             "{what}: peaked at {peak} bytes, above the limit of {limit} it was accepted under"
         );
+        args
+    };
+    for (what, text) in cases {
+        std::fs::write(p.join("j.fio"), &text).unwrap();
+        let mut cfg = ssdlab_core::config::load_config("slc-sata").unwrap();
+        cfg.set_jobs_from_fio("j.fio", &text).unwrap();
+        let limit = ssdlab_core::sim::memory_estimate(&cfg).unwrap();
+        let mut args = under_limit(what, &["run", "slc-sata", "--job", "j.fio"], limit);
         // One byte less and it is refused.
-        let mut args = args;
         *args.last_mut().unwrap() = (limit - 1).to_string();
         let o = ssdlab_in(p, &args.iter().map(|s| s.as_str()).collect::<Vec<_>>());
         assert_eq!(o.status.code(), Some(2), "{what}");
@@ -485,21 +481,7 @@ fn an_accepted_runs_peak_memory_stays_under_its_limit() {
         std::fs::write(p.join(name), &text).unwrap();
         let cfg = ssdlab_core::config::parse_config(&text, name, p).unwrap();
         let limit = ssdlab_core::sim::memory_estimate(&cfg).unwrap();
-        let args: Vec<String> = ["run", name, "-q", "-o", "out.txt", "--max-memory"]
-            .iter()
-            .map(|s| s.to_string())
-            .chain([limit.to_string()])
-            .collect();
-        let (status, peak) = peak_rss(p, &args);
-        assert!(status.success(), "{name}: refused or failed under its own estimate");
-        eprintln!(
-            "{name}: peak {peak} B, limit {limit} B, {:.3}",
-            peak as f64 / limit as f64
-        );
-        assert!(
-            peak <= limit,
-            "{name}: peaked at {peak} bytes, above the limit of {limit}"
-        );
+        under_limit(name, &["run", name], limit);
     }
 }
 
